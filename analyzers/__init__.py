@@ -1,0 +1,31 @@
+"""Argus analyzers: Triton source in, `Finding`s out. Pure Python + numpy; imports nothing of ours.
+
+Public entry points (the CLI, the language server and the agent use only these):
+- `check_source(text, path, select=, ignore=)` -> sorted list of `Finding`
+- `list_kernels(text)` -> the kernels in a file with their spans
+- `describe_at(text, byte_offset)` -> what the interpreter knows about the name under the cursor
+- `RULES` (code -> RuleInfo with name, severity and documentation)
+"""
+
+from __future__ import annotations
+
+from analyzers.engine import KernelCache, check_source, describe_at, list_kernels
+from analyzers.findings import Finding, Fix, Related, Severity, Span, TextEdit
+from analyzers.registry import RULES, RuleInfo, selected, unknown_codes
+
+__all__ = [
+    "RULES",
+    "Finding",
+    "Fix",
+    "KernelCache",
+    "Related",
+    "RuleInfo",
+    "Severity",
+    "Span",
+    "TextEdit",
+    "check_source",
+    "describe_at",
+    "list_kernels",
+    "selected",
+    "unknown_codes",
+]
