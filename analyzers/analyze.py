@@ -9,8 +9,8 @@ from analyzers.frontend.queries import find_kernels
 from analyzers.registry import RULES
 
 
-def analyze_module(source: bytes, cache: KernelCache | None = None) -> list[Finding]:
-    tree = parse(source)
+def analyze_module(source: bytes, cache: KernelCache | None = None, tree=None) -> list[Finding]:
+    tree = tree or parse(source)
     out = []
     for site in find_kernels(tree.root_node):
         err = first_error(site.node)

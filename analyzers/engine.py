@@ -12,6 +12,8 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from tree_sitter import Tree
+
 from analyzers.findings import Finding, Span
 from analyzers.frontend.parse import parse, span_of
 from analyzers.frontend.queries import find_kernels
@@ -72,13 +74,17 @@ def check_source(
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
     cache: KernelCache | None = None,
+    tree: Tree | None = None,
 ) -> list[Finding]:
-    """Check every Triton kernel in one Python source text. Never raises on bad kernel code."""
+    """Check every Triton kernel in one Python source text. Never raises on bad kernel code.
+
+    `tree` may be a tree-sitter tree the caller already holds for exactly this text (the language
+    server re-parses incrementally and passes it), which saves the parse."""
     from analyzers.analyze import analyze_module
     from analyzers.suppressions import apply_suppressions
 
     source = _as_bytes(text)
-    findings = analyze_module(source, cache=cache)
+    findings = analyze_module(source, cache=cache, tree=tree)
     findings = apply_suppressions(source, findings)
     sel = list(select) if select is not None else None
     ign = list(ignore) if ignore is not None else None
