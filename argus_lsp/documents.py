@@ -1,0 +1,98 @@
+"""Open documents as the server sees them: UTF-8 bytes, a version and one tree-sitter tree.
+
+Each LSP content change is applied to the bytes and mirrored as a tree-sitter `InputEdit`
+(bytes and (row, byte column) points), so the next parse re-uses every subtree the edit did not
+touch. Changes and parses happen on the message loop only; the analysis worker gets its own copy
+of the tree, because `Tree.edit` mutates a tree in place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lsprotocol import types
+from tree_sitter import Tree
+
+from analyzers.frontend.parse import parse
+from argus_lsp.convert import LineIndex, encode, ts_point
+
+
+@dataclass
+class Document:
+    uri: str
+    version: int
+    source: bytes
+    tree: Tree | None = None  # None: the next parse starts from scratch
+    _index: LineIndex | None = field(default=None, repr=False)
+
+    @classmethod
+    def open(cls, uri: str, version: int, text: str) -> Document:
+        return cls(uri, version, encode(text))
+
+    def index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.source)
+        return self._index
+
+    def apply(self, change: types.TextDocumentContentChangeEvent, encoding: str) -> None:
+        """Apply one LSP content change (in the client's `encoding`) to the bytes and the tree."""
+        if not isinstance(change, types.TextDocumentContentChangePartial):
+            self.source = encode(change.text)
+            self.tree = None
+            self._index = None
+            return
+        index = self.index()
+        start = index.offset(change.range.start, encoding)
+        end = index.offset(change.range.end, encoding)
+        start, end = min(start, end), max(start, end)
+        self.replace(start, end, encode(change.text))
+
+    def replace(self, start: int, end: int, new: bytes) -> None:
+        """Replace bytes [start, end) by `new`, recording the edit on the tree for re-use."""
+        old = self.source
+        self.source = old[:start] + new + old[end:]
+        self._index = None
+        if self.tree is not None:
+            new_end = start + len(new)
+            self.tree.edit(
+                start_byte=start,
+                old_end_byte=end,
+                new_end_byte=new_end,
+                start_point=ts_point(old, start),
+                old_end_point=ts_point(old, end),
+                new_end_point=ts_point(self.source, new_end),
+            )
+
+    def parse(self) -> Tree:
+        """Re-parse (incrementally when a tree exists) and return a private copy for a worker."""
+        self.tree = parse(self.source, self.tree)
+        return self.tree.copy()
+
+
+class DocumentStore:
+    """uri -> Document for every open document."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, Document] = {}
+
+    def open(self, item: types.TextDocumentItem) -> Document:
+        doc = self._docs[item.uri] = Document.open(item.uri, item.version, item.text)
+        return doc
+
+    def change(self, params: types.DidChangeTextDocumentParams, encoding: str) -> Document | None:
+        doc = self._docs.get(params.text_document.uri)
+        if doc is None:
+            return None
+        for change in params.content_changes:
+            doc.apply(change, encoding)
+        doc.version = params.text_document.version
+        return doc
+
+    def close(self, uri: str) -> None:
+        self._docs.pop(uri, None)
+
+    def get(self, uri: str) -> Document | None:
+        return self._docs.get(uri)
+
+    def __iter__(self):
+        return iter(list(self._docs.values()))

@@ -1,0 +1,1 @@
+"""Language features of the server, one module each (diagnostics, code actions, hover)."""
