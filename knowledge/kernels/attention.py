@@ -1,0 +1,146 @@
+"""Reference attention forward: softmax(Q K^T * scale) V, bf16, causal or not, head dim 64 or 128, GQA.
+
+Layout (B, H, S, D) for Q and O and (B, H_KV, S, D) for K and V, contiguous (what SDPA takes).
+One program owns BLOCK_M query rows of one head and streams the keys in BLOCK_N blocks:
+- online softmax in base 2: scores are scaled by sm_scale * log2(e) once, so each probability is one
+  exp2 (MUFU.EX2) instead of exp's extra multiply (card online-softmax-exp2);
+- causal: key blocks wholly above the diagonal are skipped, blocks wholly below it run without a mask,
+  and only the diagonal blocks pay for masking; the longest query blocks are scheduled first
+  (card causal-block-skipping);
+- GQA: query head h reads KV head h // (H / H_KV); programs of heads that share a KV head run side by
+  side, so the shared K/V stays in L2 (card gqa-head-packing);
+- 3-D tensor descriptors ([B*H, S, D]) bound every load and store by the head's own S: a ragged last
+  query block neither reads another head's keys as its own nor writes into the next head
+  (card tma-descriptors).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+from knowledge.kernels._common import install_allocator, interpreting
+
+
+def _configs() -> list[triton.Config]:
+    if interpreting():
+        return [triton.Config({"BLOCK_M": 16, "BLOCK_N": 16}, num_warps=4, num_stages=1)]
+    return [
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128}, num_warps=8, num_stages=3),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128}, num_warps=8, num_stages=2),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64}, num_warps=8, num_stages=3),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64}, num_warps=4, num_stages=3),
+    ]
+
+
+@triton.jit
+def _attn_block(
+    acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m,
+    lo, hi, S, qk_scale,
+    HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    MASKED: tl.constexpr, CAUSAL: tl.constexpr,
+):
+    """Folds keys [lo, hi) into the running (acc, l_i, m_i). MASKED blocks apply the causal and length masks."""
+    for start_n in tl.range(lo, hi, BLOCK_N):
+        k = tl.reshape(k_desc.load([kv_row, start_n, 0]), (BLOCK_N, HEAD_D))
+        qk = tl.dot(q, tl.trans(k))
+        if MASKED:
+            offs_n = start_n + tl.arange(0, BLOCK_N)
+            keep = offs_n[None, :] < S
+            if CAUSAL:
+                keep = keep & (offs_n[None, :] <= offs_m[:, None])
+            qk = tl.where(keep, qk, float("-inf"))
+        # m_i starts finite (-1e30), so m_new is finite even for a fully masked block: no inf - inf.
+        m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.reshape(v_desc.load([kv_row, start_n, 0]), (BLOCK_N, HEAD_D))
+        acc = acc * alpha[:, None]
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_new
+    return acc, l_i, m_i
+
+
+@triton.autotune(configs=_configs(), key=["S", "HEAD_D", "CAUSAL"])
+@triton.jit
+def attention_fwd_kernel(
+    q_ptr, k_ptr, v_ptr, o_ptr,
+    sm_scale, S, H, H_KV, BH, BH_KV,
+    HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    if CAUSAL:  # noqa: SIM108 (constexpr branch)
+        # Longest rows (most key blocks) first, so the short ones fill the tail of the wave.
+        pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    else:
+        pid_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    batch = bh // H
+    head = bh % H
+    kv_row = batch * H_KV + head // (H // H_KV)
+
+    q_desc = tl.make_tensor_descriptor(q_ptr, shape=[BH, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_M, HEAD_D])
+    o_desc = tl.make_tensor_descriptor(o_ptr, shape=[BH, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_M, HEAD_D])
+    k_desc = tl.make_tensor_descriptor(k_ptr, shape=[BH_KV, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_N, HEAD_D])
+    v_desc = tl.make_tensor_descriptor(v_ptr, shape=[BH_KV, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_N, HEAD_D])
+
+    start_m = pid_m * BLOCK_M
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    q = tl.reshape(q_desc.load([bh, start_m, 0]), (BLOCK_M, HEAD_D))
+    qk_scale = sm_scale * 1.4426950408889634  # log2(e): softmax in base 2
+
+    acc = tl.zeros((BLOCK_M, HEAD_D), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    m_i = tl.full((BLOCK_M,), -1.0e30, dtype=tl.float32)
+    if CAUSAL:
+        full_end = start_m  # keys below the diagonal block: no mask needed
+        stop = min(start_m + BLOCK_M, S)  # keys past the diagonal block: skipped
+    else:
+        full_end = (S // BLOCK_N) * BLOCK_N
+        stop = S
+    acc, l_i, m_i = _attn_block(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, 0, full_end, S, qk_scale,
+                                HEAD_D, BLOCK_M, BLOCK_N, False, CAUSAL)
+    acc, l_i, m_i = _attn_block(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, full_end, stop, S, qk_scale,
+                                HEAD_D, BLOCK_M, BLOCK_N, True, CAUSAL)
+
+    l_safe = tl.where(l_i > 0.0, l_i, 1.0)
+    out = acc / l_safe[:, None]
+    o_desc.store([bh, start_m, 0], tl.reshape(out.to(o_ptr.dtype.element_ty), (1, BLOCK_M, HEAD_D)))
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
+              sm_scale: float | None = None) -> torch.Tensor:
+    """O = softmax(Q K^T * sm_scale [+ causal mask]) V for Q (B, H, S, D), K and V (B, H_KV, S, D)."""
+    b, h, s, d = q.shape
+    h_kv = k.shape[1]
+    assert k.shape == v.shape == (b, h_kv, s, d), "K and V must be (B, H_KV, S, D) with Q's S and D"
+    assert h % h_kv == 0 and d in (64, 128)
+    assert q.dtype == k.dtype == v.dtype and q.dtype in (torch.bfloat16, torch.float16)
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    if sm_scale is None:
+        sm_scale = 1.0 / math.sqrt(d)
+    out = torch.empty_like(q)
+    install_allocator(q.device)
+
+    def grid(meta: dict) -> tuple[int, int]:
+        return (triton.cdiv(s, meta["BLOCK_M"]), b * h)
+
+    attention_fwd_kernel[grid](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv, HEAD_D=d, CAUSAL=causal)
+    return out
+
+
+def reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False) -> torch.Tensor:
+    """fp32 torch reference (KV heads repeated for GQA)."""
+    rep = q.shape[1] // k.shape[1]
+    kf = k.float().repeat_interleave(rep, dim=1)
+    vf = v.float().repeat_interleave(rep, dim=1)
+    scores = q.float() @ kf.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if causal:
+        s = q.shape[2]
+        mask = torch.ones(s, s, dtype=torch.bool, device=q.device).tril()
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return (scores.softmax(-1) @ vf).to(q.dtype)

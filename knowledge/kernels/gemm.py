@@ -1,0 +1,237 @@
+"""Reference GEMM: C = A @ B, bf16 in and out, fp32 accumulation, any M, N, K.
+
+fp16 works too: the CPU tests use it because Triton 3.9's interpreter computes tl.dot on bf16
+operands wrongly (it reads their bits as integers); the compiled kernels are exercised in bf16 on the GPU.
+
+Three paths, picked by the launcher `matmul`:
+- `gemm_tma_kernel`: persistent grid (one program per SM walks the output tiles), GROUP_M program-id
+  swizzle for L2 reuse, tensor descriptors (TMA on sm90) and a software-pipelined K loop. Used when
+  the rows of A, B and C are 16-byte aligned (K % 8 == 0 and N % 8 == 0), which TMA requires.
+- `gemm_splitk_kernel` with SPLIT_K > 1: small M (decode-like shapes), where M x N has too few tiles
+  to fill 132 SMs; K is cut into SPLIT_K slices whose fp32 partial sums `splitk_reduce_kernel` adds.
+- `gemm_splitk_kernel` with SPLIT_K == 1: masked plain pointers, for shapes that TMA cannot take.
+Cards: pid-swizzle-l2, persistent-kernels, tma-descriptors, software-pipelining, split-k-stream-k,
+autotune-served-shapes.
+"""
+
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+
+from knowledge.kernels._common import install_allocator, interpreting, is_hopper, num_sms
+
+
+def _tma_configs() -> list[triton.Config]:
+    if interpreting():
+        return [triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 2, "SUBTILE": True})]
+    out = []
+    for bm, bn, bk, stages, warps, sub in [
+        (128, 256, 64, 3, 8, True),
+        (128, 256, 64, 4, 8, True),
+        (256, 128, 64, 3, 8, True),
+        (128, 128, 64, 4, 8, False),
+        (128, 128, 64, 3, 4, False),
+        (128, 64, 64, 4, 4, False),
+        (64, 128, 64, 4, 4, False),
+    ]:
+        cfg = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "SUBTILE": sub}
+        out.append(triton.Config(cfg, num_stages=stages, num_warps=warps))
+    return out
+
+
+def _prune_tma(configs: list[triton.Config], named_args: dict, **kwargs: object) -> list[triton.Config]:
+    """Drop tiles much taller than M (decode-sized M wastes most of a 256-row tile)."""
+    m = named_args["M"]
+    kept = [c for c in configs if c.kwargs["BLOCK_M"] <= max(64, triton.next_power_of_2(m))]
+    return kept or configs[:1]
+
+
+@triton.autotune(configs=_tma_configs(), key=["M", "N", "K"], prune_configs_by={"early_config_prune": _prune_tma})
+@triton.jit
+def gemm_tma_kernel(
+    a_ptr, b_ptr, c_ptr,
+    M, N, K,
+    stride_am, stride_bk, stride_cm,
+    NUM_PROGRAMS: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr, SUBTILE: tl.constexpr,
+):
+    # Descriptors carry the full shape: loads past an edge read zeros, stores past an edge are dropped.
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[stride_bk, 1], block_shape=[BLOCK_K, BLOCK_N])
+    if SUBTILE:
+        # The epilogue stores two half-width tiles: half the shared memory for C leaves room for a
+        # deeper K pipeline.
+        c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[stride_cm, 1], block_shape=[BLOCK_M, BLOCK_N // 2])
+    else:
+        c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[stride_cm, 1], block_shape=[BLOCK_M, BLOCK_N])
+
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    num_tiles = tiles_m * tiles_n
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    per_group = GROUP_M * tiles_n
+
+    for tile in tl.range(tl.program_id(0), num_tiles, NUM_PROGRAMS, flatten=True):
+        # GROUP_M swizzle: consecutive tiles walk down a band of GROUP_M rows, so the programs that run
+        # at the same time share their B columns (and A rows) in L2.
+        group = tile // per_group
+        first_m = group * GROUP_M
+        rows = min(tiles_m - first_m, GROUP_M)
+        pid_m = first_m + (tile % per_group) % rows
+        pid_n = (tile % per_group) // rows
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
+
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for kt in range(k_tiles):
+            a = a_desc.load([off_m, kt * BLOCK_K])
+            b = b_desc.load([kt * BLOCK_K, off_n])
+            acc = tl.dot(a, b, acc)
+
+        if SUBTILE:
+            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+            left, right = tl.split(halves)
+            c_desc.store([off_m, off_n], left.to(c_ptr.dtype.element_ty))
+            c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(c_ptr.dtype.element_ty))
+        else:
+            c_desc.store([off_m, off_n], acc.to(c_ptr.dtype.element_ty))
+
+
+def _splitk_configs() -> list[triton.Config]:
+    if interpreting():
+        return [triton.Config({"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 2})]
+    out = []
+    for bm, bn, bk, stages, warps in [
+        (64, 64, 128, 4, 4),
+        (64, 128, 64, 4, 4),
+        (64, 128, 128, 3, 4),
+        (128, 128, 64, 4, 8),
+        (128, 256, 64, 3, 8),
+    ]:
+        out.append(triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_stages=stages, num_warps=warps))
+    return out
+
+
+@triton.autotune(configs=_splitk_configs(), key=["M", "N", "K", "SPLIT_K"])
+@triton.jit
+def gemm_splitk_kernel(
+    a_ptr, b_ptr, c_ptr, ws_ptr,
+    M, N, K, K_PER_SPLIT,
+    stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    SPLIT_K: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    split = tl.program_id(1)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * tiles_n
+    first_m = (pid // per_group) * GROUP_M
+    rows = min(tiles_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % per_group) % rows
+    pid_n = (pid % per_group) // rows
+
+    offs_m = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n.to(tl.int64) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    k_start = split * K_PER_SPLIT
+    k_stop = min(k_start + K_PER_SPLIT, K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + (k_start + offs_k)[None, :].to(tl.int64) * stride_ak
+    b_ptrs = b_ptr + (k_start + offs_k)[:, None].to(tl.int64) * stride_bk + offs_n[None, :] * stride_bn
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(k_start, k_stop, BLOCK_K):
+        k_ok = offs_k < k_stop - k
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & k_ok[None, :], other=0.0)
+        b = tl.load(b_ptrs, mask=k_ok[:, None] & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    if SPLIT_K == 1:
+        tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty), mask=mask)
+    else:
+        # Each split owns its own fp32 slice of the workspace: no atomics, so no autotune side effect.
+        ws = ws_ptr + split.to(tl.int64) * M * N + offs_m[:, None] * N + offs_n[None, :]
+        tl.store(ws, acc, mask=mask)
+
+
+@triton.jit
+def splitk_reduce_kernel(ws_ptr, c_ptr, numel, N, stride_cm, stride_cn, SPLIT_K: tl.constexpr, BLOCK: tl.constexpr):
+    """Sums the SPLIT_K fp32 slices (each numel = M * N long) and casts once, at the end."""
+    pid = tl.program_id(0)
+    offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    ok = offs < numel
+    total = tl.zeros((BLOCK,), dtype=tl.float32)
+    ptrs = ws_ptr + offs
+    for _ in tl.static_range(SPLIT_K):
+        total += tl.load(ptrs, mask=ok, other=0.0)
+        ptrs += numel
+    row = offs // N
+    col = offs % N
+    tl.store(c_ptr + row * stride_cm + col * stride_cn, total.to(c_ptr.dtype.element_ty), mask=ok)
+
+
+def choose_split_k(m: int, n: int, k: int, sms: int) -> int:
+    """Split K only when the M x N tiles (128 x 128) fill less than half the SMs and K is long."""
+    tiles = triton.cdiv(m, 128) * triton.cdiv(n, 128)
+    if tiles * 2 > sms or k < 1024:
+        return 1
+    split = 1
+    while tiles * split * 2 <= sms and k // (split * 2) >= 512 and split < 16:
+        split *= 2
+    return split
+
+
+def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None, split_k: int | None = None) -> torch.Tensor:
+    """C = A @ B for bf16 (or fp16) A (M, K) and B (K, N), fp32 accumulation; returns C (M, N) in that dtype."""
+    assert a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0], "shapes must be (M, K) @ (K, N)"
+    assert a.dtype == b.dtype and a.dtype in (torch.bfloat16, torch.float16)
+    m, k = a.shape
+    n = b.shape[1]
+    if out is None:
+        out = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    sms = num_sms(a.device)
+    if split_k is None:
+        split_k = choose_split_k(m, n, k, sms)
+    tma_ok = (
+        a.stride(1) == 1 and b.stride(1) == 1 and out.stride(1) == 1
+        and all(s % 8 == 0 for s in (a.stride(0), b.stride(0), out.stride(0)))
+        and all(t.data_ptr() % 16 == 0 for t in (a, b, out))
+        and (is_hopper(a.device) or interpreting())
+    )
+    if split_k == 1 and tma_ok:
+        install_allocator(a.device)
+
+        def grid(meta: dict) -> tuple[int]:
+            tiles = triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"])
+            return (min(sms, tiles),)
+
+        gemm_tma_kernel[grid](a, b, out, m, n, k, a.stride(0), b.stride(0), out.stride(0), NUM_PROGRAMS=sms)
+        return out
+
+    k_per_split = triton.cdiv(triton.cdiv(k, split_k), 128) * 128 if split_k > 1 else k
+    split_k = triton.cdiv(k, k_per_split)
+    ws = torch.empty((split_k, m, n) if split_k > 1 else (1,), dtype=torch.float32, device=a.device)
+
+    def grid2(meta: dict) -> tuple[int, int]:
+        return (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]), split_k)
+
+    gemm_splitk_kernel[grid2](
+        a, b, out, ws, m, n, k, k_per_split,
+        a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1),
+        SPLIT_K=split_k,
+    )
+    if split_k > 1:
+        block = 1024
+        splitk_reduce_kernel[(triton.cdiv(m * n, block),)](ws, out, m * n, n, out.stride(0), out.stride(1), SPLIT_K=split_k, BLOCK=block)
+    return out
+
+
+def reference(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """fp32 torch reference, rounded to bf16 like the kernel's output."""
+    return (a.float() @ b.float()).to(a.dtype)

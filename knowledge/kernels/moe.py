@@ -1,0 +1,285 @@
+"""Reference fused MoE layer (Mixtral- or DeepSeek-like): routing, expert SwiGLU MLPs, weighted combine.
+
+    out[t] = sum over the top-k experts e of t:  w[t, e] * W2[e] @ (silu(W1g[e] @ x[t]) * (W1u[e] @ x[t]))
+
+Stages, each a Triton kernel except the sort:
+1. `topk_softmax_kernel`: softmax over the router logits and top-k selection per token, renormalized
+   or not (card fused-topk-weighting).
+2. `align_by_expert` (torch sort and scans, no host sync): the (token, slot) pairs sorted by expert,
+   each expert's run padded to a multiple of BLOCK_M so that every row block belongs to one expert
+   (card moe-token-alignment).
+3. `moe_gate_up_kernel`: gathers the tokens' rows, multiplies by the gate and up halves of W1 in the
+   same K loop, and stores silu(gate) * up: the 2*I wide intermediate never reaches memory
+   (card epilogue-fusion).
+4. `moe_down_kernel`: the down projection with the top-k weight applied in the epilogue.
+5. `moe_combine_kernel`: sums each token's top-k rows in fp32.
+Weights are stored like nn.Linear's, K contiguous: W1 (E, 2*I, H) with gate rows first, W2 (E, H, I).
+"""
+
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+
+from knowledge.kernels._common import interpreting
+
+
+@triton.jit
+def topk_softmax_kernel(
+    logits_ptr, weights_ptr, ids_ptr,
+    T, E, stride_lt,
+    TOP_K: tl.constexpr, RENORM: tl.constexpr, BLOCK_T: tl.constexpr, BLOCK_E: tl.constexpr,
+):
+    """One program routes BLOCK_T tokens: softmax over E experts, then TOP_K rounds of argmax."""
+    rows = tl.program_id(0).to(tl.int64) * BLOCK_T + tl.arange(0, BLOCK_T)
+    cols = tl.arange(0, BLOCK_E)
+    row_ok = rows < T
+    ok = row_ok[:, None] & (cols[None, :] < E)
+    logits = tl.load(logits_ptr + rows[:, None] * stride_lt + cols[None, :], mask=ok, other=-1.0e30)
+    logits = logits.to(tl.float32)  # a finite fill: padded rows give exp(0), never -inf - -inf
+    z = tl.exp(logits - tl.max(logits, 1)[:, None])
+    z = tl.where(ok, z, 0.0)
+    probs = z / tl.maximum(tl.sum(z, 1), 1e-30)[:, None]
+    probs = tl.where(ok, probs, -1.0)  # padded experts can never be picked
+    picked_sum = tl.zeros((BLOCK_T,), dtype=tl.float32)
+    for slot in tl.static_range(TOP_K):
+        best = tl.argmax(probs, 1)
+        best_p = tl.max(probs, 1)
+        picked_sum += best_p
+        tl.store(ids_ptr + rows * TOP_K + slot, best.to(tl.int32), mask=row_ok)
+        tl.store(weights_ptr + rows * TOP_K + slot, best_p, mask=row_ok)
+        probs = tl.where(cols[None, :] == best[:, None], -1.0, probs)
+    if RENORM:
+        denom = tl.maximum(picked_sum, 1e-30)
+        for slot in tl.static_range(TOP_K):
+            w = tl.load(weights_ptr + rows * TOP_K + slot, mask=row_ok, other=0.0)
+            tl.store(weights_ptr + rows * TOP_K + slot, w / denom, mask=row_ok)
+
+
+def route(logits: torch.Tensor, top_k: int, renormalize: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Top-k softmax routing: returns fp32 weights (T, top_k) and int32 expert ids (T, top_k)."""
+    t, e = logits.shape
+    weights = torch.empty((t, top_k), dtype=torch.float32, device=logits.device)
+    ids = torch.empty((t, top_k), dtype=torch.int32, device=logits.device)
+    block_t = 16 if interpreting() else 64
+    topk_softmax_kernel[(triton.cdiv(t, block_t),)](
+        logits, weights, ids, t, e, logits.stride(0),
+        TOP_K=top_k, RENORM=renormalize, BLOCK_T=block_t, BLOCK_E=triton.next_power_of_2(e),
+    )
+    return weights, ids
+
+
+def align_by_expert(ids: torch.Tensor, num_experts: int, block_m: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sorts the flat (token * top_k + slot) indices by expert and pads each expert to block_m rows.
+
+    Returns sorted_ids (padding holds T * top_k, one past the last real index) and the expert of each
+    row block (-1 for blocks past the padded total). Sizes are upper bounds, so nothing syncs the host.
+    """
+    flat = ids.flatten().to(torch.int64)
+    n = flat.numel()
+    capacity = triton.cdiv(n + num_experts * (block_m - 1), block_m) * block_m
+    counts = torch.bincount(flat, minlength=num_experts)
+    padded = (counts + block_m - 1) // block_m * block_m
+    ends = torch.cumsum(padded, 0)
+    starts = ends - padded
+    order = torch.argsort(flat, stable=True)
+    experts_sorted = flat[order]
+    first_of_expert = torch.cumsum(counts, 0) - counts
+    rank = torch.arange(n, device=ids.device) - first_of_expert[experts_sorted]
+    sorted_ids = torch.full((capacity,), n, dtype=torch.int32, device=ids.device)
+    sorted_ids[starts[experts_sorted] + rank] = order.to(torch.int32)
+    block_start = torch.arange(0, capacity, block_m, device=ids.device)
+    block_expert = torch.searchsorted(ends, block_start, right=True).to(torch.int32)
+    block_expert = torch.where(block_expert < num_experts, block_expert, -1)
+    return sorted_ids, block_expert
+
+
+def _gemm_configs(gate_up: bool) -> list[triton.Config]:
+    if interpreting():
+        return [triton.Config({"BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 2}, num_warps=4, num_stages=1)]
+    shapes = [(64, 64, 4, 4), (64, 128, 4, 3), (128, 64, 8, 3), (128, 64, 4, 4)]
+    if not gate_up:
+        shapes.append((128, 128, 8, 3))
+    return [triton.Config({"BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s) for bn, bk, w, s in shapes]
+
+
+@triton.jit
+def _row_block(pid, num_row_blocks, N, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    """GROUP_M swizzle over (row block, column block): a band of row blocks shares each weight tile in L2."""
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * tiles_n
+    first_m = (pid // per_group) * GROUP_M
+    rows = min(num_row_blocks - first_m, GROUP_M)
+    pid_m = first_m + (pid % per_group) % rows
+    pid_n = (pid % per_group) // rows
+    return pid_m, pid_n
+
+
+@triton.autotune(configs=_gemm_configs(True), key=["N", "K", "BLOCK_M"])
+@triton.jit
+def moe_gate_up_kernel(
+    x_ptr, w_ptr, out_ptr, sorted_ids_ptr, block_expert_ptr,
+    N, K, num_valid, num_row_blocks, top_k,
+    stride_xm, stride_we, stride_wn, stride_om,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+):
+    """out[r, n] = silu(x[r // top_k] . W1[e, n]) * (x[r // top_k] . W1[e, N + n]) for the rows r of one expert e."""
+    pid_m, pid_n = _row_block(tl.program_id(0), num_row_blocks, N, BLOCK_N, GROUP_M)
+    expert = tl.load(block_expert_ptr + pid_m)
+    if expert < 0:
+        return  # past the padded total: no rows here
+    slots = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
+    flat = tl.load(sorted_ids_ptr + slots)
+    row_ok = flat < num_valid  # padding rows hold num_valid
+    tokens = tl.where(row_ok, flat // top_k, 0).to(tl.int64)
+
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    n_ok = offs_n < N
+    offs_k = tl.arange(0, BLOCK_K)
+    x_ptrs = x_ptr + tokens[:, None] * stride_xm + offs_k[None, :]
+    w_base = w_ptr + expert.to(tl.int64) * stride_we
+    g_ptrs = w_base + offs_n[:, None].to(tl.int64) * stride_wn + offs_k[None, :]
+    # The up half sits N rows below the gate half.
+    u_ptrs = w_base + (offs_n + N)[:, None].to(tl.int64) * stride_wn + offs_k[None, :]
+
+    acc_g = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    acc_u = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_ok = offs_k < K - k * BLOCK_K
+        a = tl.load(x_ptrs, mask=row_ok[:, None] & k_ok[None, :], other=0.0)
+        g = tl.load(g_ptrs, mask=n_ok[:, None] & k_ok[None, :], other=0.0)
+        u = tl.load(u_ptrs, mask=n_ok[:, None] & k_ok[None, :], other=0.0)
+        acc_g = tl.dot(a, tl.trans(g), acc_g)
+        acc_u = tl.dot(a, tl.trans(u), acc_u)
+        x_ptrs += BLOCK_K
+        g_ptrs += BLOCK_K
+        u_ptrs += BLOCK_K
+
+    act = acc_g / (1.0 + tl.exp(-acc_g)) * acc_u  # SwiGLU in fp32, fused into the epilogue
+    out_ptrs = out_ptr + flat[:, None].to(tl.int64) * stride_om + offs_n[None, :]
+    tl.store(out_ptrs, act.to(out_ptr.dtype.element_ty), mask=row_ok[:, None] & n_ok[None, :])
+
+
+@triton.autotune(configs=_gemm_configs(False), key=["N", "K", "BLOCK_M"])
+@triton.jit
+def moe_down_kernel(
+    a_ptr, w_ptr, out_ptr, sorted_ids_ptr, block_expert_ptr, topk_weights_ptr,
+    N, K, num_valid, num_row_blocks,
+    stride_am, stride_we, stride_wn, stride_om,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+):
+    """out[r, n] = topk_weight[r] * (a[r] . W2[e, n]) for the rows r (flat token*top_k+slot) of expert e."""
+    pid_m, pid_n = _row_block(tl.program_id(0), num_row_blocks, N, BLOCK_N, GROUP_M)
+    expert = tl.load(block_expert_ptr + pid_m)
+    if expert < 0:
+        return
+    slots = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
+    flat = tl.load(sorted_ids_ptr + slots)
+    row_ok = flat < num_valid
+    rows = tl.where(row_ok, flat, 0).to(tl.int64)
+
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    n_ok = offs_n < N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + rows[:, None] * stride_am + offs_k[None, :]
+    w_ptrs = w_ptr + expert.to(tl.int64) * stride_we + offs_n[:, None].to(tl.int64) * stride_wn + offs_k[None, :]
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_ok = offs_k < K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=row_ok[:, None] & k_ok[None, :], other=0.0)
+        w = tl.load(w_ptrs, mask=n_ok[:, None] & k_ok[None, :], other=0.0)
+        acc = tl.dot(a, tl.trans(w), acc)
+        a_ptrs += BLOCK_K
+        w_ptrs += BLOCK_K
+
+    weight = tl.load(topk_weights_ptr + rows, mask=row_ok, other=0.0)
+    acc = acc * weight[:, None]  # top-k weighting in the epilogue: no extra pass over the rows
+    out_ptrs = out_ptr + rows[:, None] * stride_om + offs_n[None, :]
+    tl.store(out_ptrs, acc.to(out_ptr.dtype.element_ty), mask=row_ok[:, None] & n_ok[None, :])
+
+
+@triton.jit
+def moe_combine_kernel(y_ptr, out_ptr, H, TOP_K: tl.constexpr, BLOCK_H: tl.constexpr):
+    """out[t] = sum of the TOP_K weighted expert rows y[t * TOP_K + slot], added in fp32."""
+    token = tl.program_id(0).to(tl.int64)
+    offs = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
+    ok = offs < H
+    total = tl.zeros((BLOCK_H,), dtype=tl.float32)
+    for slot in tl.static_range(TOP_K):
+        total += tl.load(y_ptr + (token * TOP_K + slot) * H + offs, mask=ok, other=0.0).to(tl.float32)
+    tl.store(out_ptr + token * H + offs, total.to(out_ptr.dtype.element_ty), mask=ok)
+
+
+def choose_block_m(num_rows: int, num_experts: int) -> int:
+    """Row block per expert: about the average rows per expert (16..128), so padding stays small."""
+    avg = num_rows // max(num_experts, 1)
+    if interpreting():
+        return 16
+    for bm in (16, 32, 64):
+        if avg <= bm:
+            return bm
+    return 128
+
+
+def fused_moe(x: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor, logits: torch.Tensor, top_k: int,
+              renormalize: bool = True) -> torch.Tensor:
+    """MoE layer for x (T, H), W1 (E, 2*I, H), W2 (E, H, I) and router logits (T, E); returns (T, H)."""
+    t, h = x.shape
+    e, two_i, h1 = w1.shape
+    inter = two_i // 2
+    assert h1 == h and w2.shape == (e, h, inter) and logits.shape == (t, e)
+    assert x.stride(1) == 1 and w1.stride(2) == 1 and w2.stride(2) == 1
+    weights, ids = route(logits, top_k, renormalize)
+    block_m = choose_block_m(t * top_k, e)
+    sorted_ids, block_expert = align_by_expert(ids, e, block_m)
+    num_row_blocks = block_expert.numel()
+    num_valid = t * top_k
+
+    act = torch.empty((num_valid, inter), dtype=x.dtype, device=x.device)
+
+    def grid_up(meta: dict) -> tuple[int]:
+        return (num_row_blocks * triton.cdiv(inter, meta["BLOCK_N"]),)
+
+    moe_gate_up_kernel[grid_up](
+        x, w1, act, sorted_ids, block_expert,
+        inter, h, num_valid, num_row_blocks, top_k,
+        x.stride(0), w1.stride(0), w1.stride(1), act.stride(0),
+        BLOCK_M=block_m,
+    )
+    y = torch.empty((num_valid, h), dtype=x.dtype, device=x.device)
+
+    def grid_down(meta: dict) -> tuple[int]:
+        return (num_row_blocks * triton.cdiv(h, meta["BLOCK_N"]),)
+
+    moe_down_kernel[grid_down](
+        act, w2, y, sorted_ids, block_expert, weights,
+        h, inter, num_valid, num_row_blocks,
+        act.stride(0), w2.stride(0), w2.stride(1), y.stride(0),
+        BLOCK_M=block_m,
+    )
+    out = torch.empty((t, h), dtype=x.dtype, device=x.device)
+    block_h = 256 if interpreting() else 1024
+    moe_combine_kernel[(t, triton.cdiv(h, block_h))](y, out, h, TOP_K=top_k, BLOCK_H=block_h)
+    return out
+
+
+def reference(x: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor, logits: torch.Tensor, top_k: int,
+              renormalize: bool = True) -> torch.Tensor:
+    """fp32 torch reference: a loop over experts."""
+    probs = logits.float().softmax(-1)
+    weights, ids = probs.topk(top_k, dim=-1)
+    if renormalize:
+        weights = weights / weights.sum(-1, keepdim=True)
+    xf = x.float()
+    out = torch.zeros_like(xf)
+    inter = w2.shape[2]
+    for expert in range(w1.shape[0]):
+        tok, slot = (ids == expert).nonzero(as_tuple=True)
+        if tok.numel() == 0:
+            continue
+        hidden = xf[tok] @ w1[expert].float().t()
+        act = torch.nn.functional.silu(hidden[:, :inter]) * hidden[:, inter:]
+        out.index_add_(0, tok, (act.to(x.dtype).float() @ w2[expert].float().t()) * weights[tok, slot, None])
+    return out.to(x.dtype)

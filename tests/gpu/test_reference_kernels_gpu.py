@@ -1,0 +1,58 @@
+"""The reference kernels, compiled, in bf16, on an NVIDIA GPU (sm90 for the TMA paths).
+
+Run through the device tool: `python3 -m pytest -m gpu tests/gpu/test_reference_kernels_gpu.py`
+(scripts/gpu/kernels_h200.sh does this before the benchmark). Never collected in CI (marker gpu).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("triton")
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+]
+
+
+def _rel(x, y) -> float:
+    x, y = x.float(), y.float()
+    assert torch.isfinite(x).all(), "non-finite output (an unwritten element or NaN)"
+    return float((x - y).norm() / y.norm())
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 8, 8), (16, 4096, 4096), (129, 264, 520), (1000, 1000, 1000), (4096, 4096, 4096), (77, 130, 45)])
+def test_gemm(m: int, n: int, k: int) -> None:
+    from knowledge.kernels import gemm
+
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    gemm.matmul(a, b, out=out)
+    assert _rel(out, gemm.reference(a, b)) < 1e-2
+
+
+@pytest.mark.parametrize("h,h_kv,s,d", [(8, 8, 1000, 128), (8, 2, 517, 64), (4, 4, 2048, 128), (8, 1, 129, 128)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention(h: int, h_kv: int, s: int, d: int, causal: bool) -> None:
+    from knowledge.kernels import attention
+
+    q = torch.randn(2, h, s, d, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(2, h_kv, s, d, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn(2, h_kv, s, d, device="cuda", dtype=torch.bfloat16)
+    out = attention.attention(q, k, v, causal=causal)
+    assert _rel(out, attention.reference(q, k, v, causal=causal)) < 2e-2
+
+
+@pytest.mark.parametrize("t,e,top_k,h,inter,renorm", [(16, 8, 2, 4096, 14336, True), (333, 64, 6, 2048, 1408, False), (2048, 8, 2, 1024, 768, True)])
+def test_moe(t: int, e: int, top_k: int, h: int, inter: int, renorm: bool) -> None:
+    from knowledge.kernels import moe
+
+    x = torch.randn(t, h, device="cuda", dtype=torch.bfloat16)
+    w1 = torch.randn(e, 2 * inter, h, device="cuda", dtype=torch.bfloat16) / h**0.5
+    w2 = torch.randn(e, h, inter, device="cuda", dtype=torch.bfloat16) / inter**0.5
+    logits = torch.randn(t, e, device="cuda")
+    out = moe.fused_moe(x, w1, w2, logits, top_k, renorm)
+    assert _rel(out, moe.reference(x, w1, w2, logits, top_k, renorm)) < 3e-2
