@@ -147,20 +147,28 @@ def _patch_interpreter():
 
     o_load, o_store, o_rmw = b.create_masked_load, b.create_masked_store, b.create_atomic_rmw
 
-    def load(ptrs, mask, other, cache, vol):
+    def as_bool(mask):  # interpreter bug: (vector bool) & (loaded scalar bool) comes out int32
+        if mask is not None and np.asarray(mask.data).dtype != np.bool_:
+            mask = I.TensorHandle(np.asarray(mask.data).astype(bool), mask.dtype)
+        return mask
+
+    def load(ptrs, mask, other, cache_policy=None, is_volatile=False):
+        mask = as_bool(mask)
         check("load", ptrs, mask)
         if other is None and not np.asarray(mask.data, bool).all():
             ty = ptrs.get_element_ty()
             npt = I._get_np_dtype(ty)
             fill = np.nan if np.issubdtype(npt, np.floating) else (INT_POISON if np.iinfo(npt).bits >= 32 else 0)
             other = I.TensorHandle(np.full(ptrs.data.shape, fill, dtype=npt), ty)
-        return o_load(ptrs, mask, other, cache, vol)
+        return o_load(ptrs, mask, other, cache_policy, is_volatile)
 
-    def store(ptrs, value, mask, cache):
+    def store(ptrs, value, mask, cache_policy=None):
+        mask = as_bool(mask)
         check("store", ptrs, mask)
-        return o_store(ptrs, value, mask, cache)
+        return o_store(ptrs, value, mask, cache_policy)
 
     def rmw(op, ptr, val, mask, sem, scope):
+        mask = as_bool(mask)
         check("atomic", ptr, mask)
         return o_rmw(op, ptr, val, mask, sem, scope)
 
