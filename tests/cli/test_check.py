@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import GOOD_KERNEL, HALF_TYPED, HALF_TYPED_ERROR_LINE, NO_KERNEL, REPO
+from cli_helpers import GOOD_KERNEL, HALF_TYPED, HALF_TYPED_ERROR_LINE, NO_KERNEL, REPO
 
 
 def write(folder: Path, name: str, text: str | bytes) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from conftest import GOOD_KERNEL, HALF_TYPED
+from cli_helpers import GOOD_KERNEL, HALF_TYPED
 
 from analyzers import RULES
 from argus_lsp import cli

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import HALF_TYPED, HALF_TYPED_ERROR_LINE
+from cli_helpers import HALF_TYPED, HALF_TYPED_ERROR_LINE
 
 from analyzers import RULES, Finding, Fix, Related, Severity, Span, TextEdit
 from argus_lsp.render import RENDERERS, Report
