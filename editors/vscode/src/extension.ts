@@ -1,0 +1,64 @@
+// Entry point. Activation happens for any Python file (package.json), but the server starts only
+// once a Python file with a Triton kernel is open, or when a command asks for it.
+import * as vscode from 'vscode';
+import { ArgusClient } from './client';
+import { onInterpreterChange } from './pythonExtension';
+import { openRuleDocumentation } from './ruleDocs';
+import { LIVE_KEYS, RESTART_KEYS } from './settings';
+import { StatusItem } from './status';
+import { containsTritonKernel } from './triton';
+
+let argus: ArgusClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+    const output = vscode.window.createOutputChannel('Argus', { log: true });
+    const status = new StatusItem();
+    const client = new ArgusClient(output, status);
+    argus = client;
+    context.subscriptions.push(output, status);
+
+    let started = false;
+    const ensureStarted = () => {
+        if (started) return;
+        started = true;
+        void client.start();
+    };
+    const consider = (doc: vscode.TextDocument) => {
+        if (!started && doc.languageId === 'python' && containsTritonKernel(doc.getText())) ensureStarted();
+    };
+
+    context.subscriptions.push(
+        vscode.commands.registerCommand('argus.restartServer', async () => {
+            started = true;
+            await client.restart(true);
+        }),
+        vscode.commands.registerCommand('argus.showOutput', () => output.show(true)),
+        vscode.commands.registerCommand('argus.openRuleDocumentation', (code?: unknown) => openRuleDocumentation(code)),
+        vscode.workspace.onDidOpenTextDocument(consider),
+        // A new file becomes a kernel file when the user writes the decorator; check on save only
+        // (cheap), not on every keystroke.
+        vscode.workspace.onDidSaveTextDocument(consider),
+        vscode.workspace.onDidChangeConfiguration((e) => {
+            if (!started) return;
+            if (RESTART_KEYS.some((k) => e.affectsConfiguration(k))) void client.restart();
+            else if (LIVE_KEYS.some((k) => e.affectsConfiguration(k))) void client.settingsChanged();
+        }),
+        // Trust granted: restart so the Python extension's interpreter may be used and restricted
+        // mode ends. (Trust cannot be revoked without a window reload.)
+        vscode.workspace.onDidGrantWorkspaceTrust(() => {
+            if (started) void client.restart();
+        }),
+        { dispose: () => void client.dispose() },
+    );
+
+    const sub = await onInterpreterChange(() => {
+        if (started && client.source === 'python-extension') void client.restart();
+    });
+    if (sub) context.subscriptions.push(sub);
+
+    for (const doc of vscode.workspace.textDocuments) consider(doc);
+}
+
+export async function deactivate(): Promise<void> {
+    await argus?.stop();
+}
