@@ -172,8 +172,7 @@ def run_serve(tcp: str | None) -> int:
     except ModuleNotFoundError as exc:
         _err(f"cannot start the language server: module {exc.name!r} is not installed")
         return USAGE_ERROR
-    run_server(tcp)
-    return 0
+    return int(run_server(tcp) or 0)
 
 
 def run_rules(args: argparse.Namespace) -> int:
