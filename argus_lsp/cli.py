@@ -73,8 +73,9 @@ def _decode_error(display: str, data: bytes, exc: UnicodeDecodeError) -> str:
     return f"cannot read {display}: not UTF-8 (byte 0x{data[exc.start]:02x} at line {line}, byte {column})"
 
 
-def check_file(cand: Candidate, report: Report, select: list[str] | None, ignore: list[str] | None,
-               problems: RunProblems) -> None:
+def check_file(
+    cand: Candidate, report: Report, select: list[str] | None, ignore: list[str] | None, problems: RunProblems
+) -> None:
     """Check one file into `report`; unreadable files and crashes go to stderr and `problems`."""
     try:
         data = cand.path.read_bytes()
@@ -111,14 +112,17 @@ def _selection(args: argparse.Namespace) -> tuple[list[str] | None, list[str] | 
         bad = unknown_codes(codes or [])
         if bad:
             where = flag if cli_value is not None else f"{settings.source} ([tool.argus] {flag[2:]})"
-            raise ValueError(f"unknown rule code{'s' if len(bad) > 1 else ''} in {where}: "
-                             f"{', '.join(bad)} (`argus rules` lists them)")
+            raise ValueError(
+                f"unknown rule code{'s' if len(bad) > 1 else ''} in {where}: "
+                f"{', '.join(bad)} (`argus rules` lists them)"
+            )
     return select, ignore
 
 
 def _use_colour(args: argparse.Namespace, stream: TextIO) -> bool:
-    return (args.format == "text" and args.output is None and not os.environ.get("NO_COLOR")
-            and stream.isatty())
+    return (
+        args.format == "text" and args.output is None and not os.environ.get("NO_COLOR") and stream.isatty()
+    )
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -196,8 +200,10 @@ def run_delegate(command: str, rest: list[str]) -> int:
         if exc.name and (exc.name == module_name or module_name.startswith(exc.name + ".")):
             _err(f"`argus {command}` is not available: module {module_name} is not installed")
         else:
-            _err(f"`argus {command}` needs the module {exc.name!r}, which is not installed "
-                 "(try: pip install 'argus-lsp[agent]')")
+            _err(
+                f"`argus {command}` needs the module {exc.name!r}, which is not installed "
+                "(try: pip install 'argus-lsp[agent]')"
+            )
         return USAGE_ERROR
     result = module.main(rest)
     return int(result or 0)
@@ -208,18 +214,27 @@ def run_delegate(command: str, rest: list[str]) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="argus", description="Data-flow invariant checker and language server for Triton kernels.")
+        prog="argus", description="Data-flow invariant checker and language server for Triton kernels."
+    )
     parser.add_argument("--version", action="version", version=f"argus {tool_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check = sub.add_parser("check", help="check Triton kernels in files and folders",
-                           description="Check every Triton kernel in the given files and folders "
-                                       "(default: the current folder).")
+    check = sub.add_parser(
+        "check",
+        help="check Triton kernels in files and folders",
+        description="Check every Triton kernel in the given files and folders (default: the current folder).",
+    )
     check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (folders: *.py files)")
-    check.add_argument("--format", choices=sorted(RENDERERS), default="text", help="output format (default: text)")
-    check.add_argument("--select", metavar="CODES", help="comma-separated code prefixes to report, e.g. DF,MB001")
+    check.add_argument(
+        "--format", choices=sorted(RENDERERS), default="text", help="output format (default: text)"
+    )
+    check.add_argument(
+        "--select", metavar="CODES", help="comma-separated code prefixes to report, e.g. DF,MB001"
+    )
     check.add_argument("--ignore", metavar="CODES", help="comma-separated code prefixes to leave out")
-    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors or warnings are found")
+    check.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when errors or warnings are found"
+    )
     check.add_argument("--output", metavar="FILE", help="write the report to FILE instead of stdout")
     check.set_defaults(handler=run_check)
 

@@ -22,7 +22,6 @@ class Settings:
     source: Path | None = None  # the pyproject.toml the values came from
 
 
-
 def find_pyproject(start: Path) -> Path | None:
     """The nearest pyproject.toml in `start` or one of its parents."""
     start = start.resolve()

@@ -14,8 +14,21 @@ from pathlib import Path
 
 SKIP_DIRS = frozenset(
     {
-        ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".eggs", "node_modules", "__pycache__",
-        "__pypackages__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages",
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".eggs",
+        "node_modules",
+        "__pycache__",
+        "__pypackages__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "site-packages",
     }
 )
 MARKER = b"triton"

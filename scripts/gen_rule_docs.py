@@ -54,8 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     load_rule_docs()
     pages = expected_pages()
     present = {p.name for p in args.out.glob("*.md")} if args.out.is_dir() else set()
-    stale = [name for name, text in pages.items()
-             if not (args.out / name).is_file() or (args.out / name).read_text(encoding="utf-8") != text]
+    stale = [
+        name
+        for name, text in pages.items()
+        if not (args.out / name).is_file() or (args.out / name).read_text(encoding="utf-8") != text
+    ]
     extra = sorted(present - set(pages))
 
     if args.check:

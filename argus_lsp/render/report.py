@@ -180,7 +180,9 @@ def to_diagnostic(path: str, index: LineIndex, finding: Finding) -> Diagnostic:
     span = finding.span
     fix = None
     if finding.fix is not None:
-        edits = tuple(Edit(_range_of_bytes(index, e.start_byte, e.end_byte), e.new_text) for e in finding.fix.edits)
+        edits = tuple(
+            Edit(_range_of_bytes(index, e.start_byte, e.end_byte), e.new_text) for e in finding.fix.edits
+        )
         fix = FixView(finding.fix.title, edits)
     related = tuple(
         RelatedView(_range_of_points(index, r.span.start_point, r.span.end_point), r.message)

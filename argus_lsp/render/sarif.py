@@ -41,8 +41,12 @@ def _region(r: Range) -> dict[str, int]:
 def _rule_object(code: str, example: Diagnostic) -> dict[str, Any]:
     info = RULES.get(code)
     if info is None:  # a code the catalogue does not know yet: still report it, with what we have
-        return {"id": code, "name": example.name, "shortDescription": {"text": example.name},
-                "defaultConfiguration": {"level": _LEVEL[example.severity]}}
+        return {
+            "id": code,
+            "name": example.name,
+            "shortDescription": {"text": example.name},
+            "defaultConfiguration": {"level": _LEVEL[example.severity]},
+        }
     return {
         "id": code,
         "name": info.name,

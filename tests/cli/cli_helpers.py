@@ -19,7 +19,7 @@ CORPUS = REPO.parent / "shared" / "corpus"
 if not CORPUS.is_dir():  # CI lays shared/ beside the clone; a session has it at /work/shared
     CORPUS = Path("/work/shared/corpus")
 
-GOOD_KERNEL = '''\
+GOOD_KERNEL = """\
 import triton
 import triton.language as tl
 
@@ -29,17 +29,20 @@ def fill_kernel(x_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, 1.0, mask=offs < n)
-'''
+"""
 
 # Two kernels; the second is being typed (an unclosed call), so only it gets AR002.
-HALF_TYPED = GOOD_KERNEL + '''
+HALF_TYPED = (
+    GOOD_KERNEL
+    + """
 
 @triton.jit
 def unfinished_kernel(x_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0,
     tl.store(x_ptr + offs, 1.0, mask=offs < n)
-'''
+"""
+)
 HALF_TYPED_ERROR_LINE = 15
 
 NO_KERNEL = '''\
@@ -69,6 +72,10 @@ def run_argus(*args: str | os.PathLike[str], cwd: Path, env: dict[str, str] | No
     full_env.pop("ARGUS_DEBUG", None)
     proc = subprocess.run(
         [sys.executable, "-m", "argus_lsp", *map(str, args)],
-        cwd=cwd, env=full_env, capture_output=True, text=True, timeout=60,
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     return Result(proc)

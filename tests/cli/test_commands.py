@@ -50,7 +50,10 @@ def test_delegated_command_gets_its_own_flags(monkeypatch, tmp_path, capsys):
 def test_missing_delegate_module_is_reported(monkeypatch, capsys):
     monkeypatch.setitem(cli.DELEGATES, "profile", ("argus_no_such_pkg.cli", "profile"))
     assert cli.main(["profile", "k.py::kernel"]) == 2
-    assert "`argus profile` is not available: module argus_no_such_pkg.cli is not installed" in capsys.readouterr().err
+    assert (
+        "`argus profile` is not available: module argus_no_such_pkg.cli is not installed"
+        in capsys.readouterr().err
+    )
 
 
 def test_internal_error_in_one_file_is_reported_and_others_checked(monkeypatch, tmp_path, capsys):

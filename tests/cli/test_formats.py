@@ -25,11 +25,7 @@ from argus_lsp.render import github as github_fmt
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
 
 # Line 3 holds a two-byte character before the span, so byte and character columns differ.
-SOURCE = (
-    "@triton.jit\n"
-    "def k(b_ptrs, BLOCK_K: tl.constexpr):\n"
-    "    s = 'é'; b_ptrs += BLOCK_K\n"
-).encode()
+SOURCE = ("@triton.jit\ndef k(b_ptrs, BLOCK_K: tl.constexpr):\n    s = 'é'; b_ptrs += BLOCK_K\n").encode()
 
 
 def _span(source: bytes, needle: bytes) -> Span:
@@ -44,9 +40,18 @@ def sample_report(path: str = "pkg/k.py") -> Report:
     span = _span(SOURCE, b"b_ptrs += BLOCK_K")
     info = RULES["DF002"]
     finding = Finding(
-        "DF002", info.name, info.severity, "k", span,
+        "DF002",
+        info.name,
+        info.severity,
+        "k",
+        span,
         "`b_ptrs` moves by BLOCK_K per iteration; expected BLOCK_K * stride_bk",
-        witness={"summary": "iteration 1 reads b[0, 32] instead of b[32, 0]", "M": 16, "K": 64, "pid": [0, 0]},
+        witness={
+            "summary": "iteration 1 reads b[0, 32] instead of b[32, 0]",
+            "M": 16,
+            "K": 64,
+            "pid": [0, 0],
+        },
         fix=Fix("advance by BLOCK_K * stride_bk", (TextEdit(span.end_byte, span.end_byte, " * stride_bk"),)),
         related=(Related(_span(SOURCE, b"BLOCK_K: tl.constexpr"), "the tile size"),),
     )
@@ -83,8 +88,14 @@ def test_text_colour_only_when_asked():
 
 def _run_on_tty(args: list[str], cwd: Path, env: dict[str, str]) -> str:
     leader, follower = pty.openpty()
-    proc = subprocess.run([sys.executable, "-m", "argus_lsp", *args], cwd=cwd, env=env,
-                          stdout=follower, stderr=subprocess.PIPE, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "argus_lsp", *args],
+        cwd=cwd,
+        env=env,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
     os.close(follower)
     chunks = []
     try:
@@ -133,12 +144,25 @@ def test_json_follows_the_contract():
     assert doc["version"] == 1
     assert doc["summary"] == {"files": 1, "kernels": 1, "errors": 1, "warnings": 0, "hints": 1, "infos": 0}
     df = doc["diagnostics"][1]
-    assert list(df) == ["path", "kernel", "code", "name", "severity", "line", "column", "end_line",
-                        "end_column", "message", "witness", "fix"]
+    assert list(df) == [
+        "path",
+        "kernel",
+        "code",
+        "name",
+        "severity",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "message",
+        "witness",
+        "fix",
+    ]
     assert (df["line"], df["column"], df["end_line"], df["end_column"]) == (3, 14, 3, 31)
-    assert df["fix"] == {"title": "advance by BLOCK_K * stride_bk",
-                         "edits": [{"line": 3, "column": 31, "end_line": 3, "end_column": 31,
-                                    "new_text": " * stride_bk"}]}
+    assert df["fix"] == {
+        "title": "advance by BLOCK_K * stride_bk",
+        "edits": [{"line": 3, "column": 31, "end_line": 3, "end_column": 31, "new_text": " * stride_bk"}],
+    }
     assert df["witness"]["pid"] == [0, 0]
     assert doc["diagnostics"][0]["fix"] is None
 
@@ -149,7 +173,12 @@ def test_json_end_to_end(argus, tmp_path):
     assert doc["summary"] == {"files": 1, "kernels": 2, "errors": 1, "warnings": 0, "hints": 0, "infos": 0}
     (d,) = doc["diagnostics"]
     assert (d["path"], d["kernel"], d["severity"], d["line"], d["column"]) == (
-        "two.py", "unfinished_kernel", "error", HALF_TYPED_ERROR_LINE, 5)
+        "two.py",
+        "unfinished_kernel",
+        "error",
+        HALF_TYPED_ERROR_LINE,
+        5,
+    )
 
 
 # --- sarif --------------------------------------------------------------------------------------
@@ -201,8 +230,10 @@ def test_sarif_end_to_end_validates(argus, tmp_path, corpus):
 
 def test_github_commands_and_levels():
     out = RENDERERS["github"](sample_report()).splitlines()
-    assert out[0].startswith("::notice file=pkg/k.py,line=2,endLine=2,col=1,endColumn=6,"
-                             "title=Argus PF001 (no-autotune)::k: fixed tile sizes")
+    assert out[0].startswith(
+        "::notice file=pkg/k.py,line=2,endLine=2,col=1,endColumn=6,"
+        "title=Argus PF001 (no-autotune)::k: fixed tile sizes"
+    )
     assert out[1] == (
         "::error file=pkg/k.py,line=3,endLine=3,col=14,endColumn=31,title=Argus DF002 (stale-reduction-pointer)"
         "::k: `b_ptrs` moves by BLOCK_K per iteration; expected BLOCK_K * stride_bk"
@@ -212,9 +243,11 @@ def test_github_commands_and_levels():
 
 @pytest.mark.parametrize(
     ("raw", "data", "prop"),
-    [("100% done", "100%25 done", "100%25 done"),
-     ("a\r\nb", "a%0D%0Ab", "a%0D%0Ab"),
-     ("dir,x:y.py", "dir,x:y.py", "dir%2Cx%3Ay.py")],
+    [
+        ("100% done", "100%25 done", "100%25 done"),
+        ("a\r\nb", "a%0D%0Ab", "a%0D%0Ab"),
+        ("dir,x:y.py", "dir,x:y.py", "dir%2Cx%3Ay.py"),
+    ],
 )
 def test_github_escaping(raw, data, prop):
     assert github_fmt.escape_data(raw) == data

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import REPO
+from cli_helpers import REPO
 
 SCRIPT = REPO / "scripts" / "gen_rule_docs.py"
 
