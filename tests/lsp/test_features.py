@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from lsp_support import Session
+from lsp_support import SERVER, Session, make_client
 from lsprotocol import types
 from test_diagnostics import HALF_TYPED
 
@@ -121,3 +121,18 @@ async def test_on_save_mode_waits_for_save(session: Session) -> None:
     async with asyncio.timeout(20):
         while "AR002" in [d.code for d in await session.diagnostics(uri, timeout=20)]:
             await asyncio.sleep(0.02)
+
+
+async def test_utf8_is_preferred_whenever_offered() -> None:
+    """pygls would take the client's first choice; the analyzers count bytes, so UTF-8 wins."""
+    client = make_client()
+    await client.start_io(*SERVER)
+    try:
+        caps = types.ClientCapabilities(
+            general=types.GeneralClientCapabilities(position_encodings=["utf-16", "utf-8"])
+        )
+        result = await client.initialize_session(types.InitializeParams(capabilities=caps))
+        assert result.capabilities.position_encoding == "utf-8"
+        await client.shutdown_session()
+    finally:
+        await client.stop()
