@@ -284,6 +284,8 @@ def _check_formula(where: str, formula: str) -> None:
         if not isinstance(node, ast.Expression | ast.BinOp | ast.UnaryOp | ast.Constant | ast.Name
                           | ast.Call | ast.Load | ast.operator | ast.unaryop):
             raise TaskError(f"{where}: formula {formula!r}: {type(node).__name__} is not allowed")
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCS):
+            raise TaskError(f"{where}: formula {formula!r}: only {', '.join(_FUNCS)} may be called")
 
 
 def _eval(node: ast.AST, sizes: dict[str, int], text: str) -> float | int:

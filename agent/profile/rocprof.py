@@ -126,7 +126,7 @@ def parse_compute_analyze(text: str) -> dict[str, dict[str, dict[str, str]]]:
         if header and pending:
             cells = [" ".join(p.strip() for p in parts if p.strip()) for parts in zip(*pending, strict=True)]
             row = dict(zip(header, cells, strict=True))
-            key = row.get("Metric") or row.get("KernelName") or cells[0]
+            key = row.get("Metric") or row.get("KernelName") or row.get("Kernel_Name") or cells[0]
             if key:
                 sections.setdefault(title, {})[key] = row
         pending.clear()
