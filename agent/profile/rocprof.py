@@ -146,7 +146,7 @@ def parse_compute_analyze(text: str) -> dict[str, dict[str, dict[str, str]]]:
         elif stripped.startswith("╒"):
             header, pending = None, []
         elif (m := _SECTION.match(line)) and "│" not in line and not stripped.startswith("-"):
-            title = f"{m.group(1)}. {m.group(2)}"
+            title = stripped
     return sections
 
 
