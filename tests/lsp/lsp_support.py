@@ -191,3 +191,34 @@ class Session:
                     return list(p.diagnostics)
             await asyncio.sleep(0.005)
         raise TimeoutError(f"no diagnostics for {uri} version {version} within {timeout}s")
+
+
+# -- shared sources ---------------------------------------------------------------------------------
+HALF_TYPED = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n
+    y = x * 2.0 +
+"""
+
+UNICODE_HALF_TYPED = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def label_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    # é and 🎉 before the error, on the same line and above it
+    x = foo("é🎉", tl.program_id(0) if)
+"""
+
+
+def edits_of(edit: types.WorkspaceEdit | None, uri: str) -> list[types.TextEdit]:
+    assert edit is not None
+    if edit.document_changes:
+        return [e for dc in edit.document_changes if dc.text_document.uri == uri for e in dc.edits]
+    return list((edit.changes or {}).get(uri, []))

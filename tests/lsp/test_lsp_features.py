@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from lsp_support import SERVER, Session, make_client
+from lsp_support import HALF_TYPED, SERVER, Session, make_client
 from lsprotocol import types
-from test_diagnostics import HALF_TYPED
 
 from argus_lsp.convert import UTF8, UTF16, LineIndex
 from argus_lsp.features.code_actions import ignore_edit

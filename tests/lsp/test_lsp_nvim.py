@@ -13,8 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lsp_support import REPO, SERVER, mutant
-from test_diagnostics import HALF_TYPED, UNICODE_HALF_TYPED
+from lsp_support import HALF_TYPED, REPO, SERVER, UNICODE_HALF_TYPED, mutant
 
 from analyzers import check_source
 

@@ -2,32 +2,10 @@
 
 from __future__ import annotations
 
-from lsp_support import Session, diag_key, finding_key, mutant
+from lsp_support import HALF_TYPED, UNICODE_HALF_TYPED, Session, diag_key, edits_of, finding_key, mutant
 from lsprotocol import types
 
 from analyzers import RULES, check_source
-
-HALF_TYPED = """import triton
-import triton.language as tl
-
-
-@triton.jit
-def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    pid = tl.program_id(0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + offs, mask=offs < n
-    y = x * 2.0 +
-"""
-
-UNICODE_HALF_TYPED = """import triton
-import triton.language as tl
-
-
-@triton.jit
-def label_kernel(x_ptr, n, BLOCK: tl.constexpr):
-    # é and 🎉 before the error, on the same line and above it
-    x = foo("é🎉", tl.program_id(0) if)
-"""
 
 
 def second_kernel() -> tuple[str, int]:
@@ -160,10 +138,3 @@ async def test_pull_clients_are_not_pushed_to(session: Session) -> None:
     )
     assert report.kind == "unchanged" and report.result_id == f"{uri}@1", report
     assert first
-
-
-def edits_of(edit: types.WorkspaceEdit | None, uri: str) -> list[types.TextEdit]:
-    assert edit is not None
-    if edit.document_changes:
-        return [e for dc in edit.document_changes if dc.text_document.uri == uri for e in dc.edits]
-    return list((edit.changes or {}).get(uri, []))
