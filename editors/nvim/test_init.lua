@@ -1,4 +1,4 @@
--- Headless Neovim session for tests/lsp/test_nvim.py: loads argus.lua next to this file, starts
+-- Headless Neovim session for tests/lsp/test_lsp_nvim.py: loads argus.lua next to this file, starts
 -- the server given in $ARGUS_LSP_CMD (a JSON list), waits for the first publishDiagnostics on the
 -- file given on the command line, then writes vim.diagnostic.get() as JSON to $ARGUS_NVIM_OUT and
 -- quits. Not meant for interactive use: see README.md for that.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Neovim for tests/lsp/test_nvim.py (a real editor talking to the language server).
+# Neovim for tests/lsp/test_lsp_nvim.py (a real editor talking to the language server).
 # Debian 12 ships 0.7.2, which editors/nvim/argus.lua supports. Idempotent and quiet.
 set -euo pipefail
 command -v nvim >/dev/null 2>&1 || {
