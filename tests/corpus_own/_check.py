@@ -69,7 +69,7 @@ def guards_intact():
     return [] if bad == 0 else [f"{bad} padding element(s) overwritten"]
 
 
-def close(name, got, want, atol=1e-4, rtol=1e-4):
+def close(name, got, want, atol=1e-4, rtol=1e-4, rel_norm=None):
     got, want = got.detach().cpu().double(), want.detach().cpu().double()
     if got.shape != want.shape:
         return [f"{name}: shape {tuple(got.shape)} vs {tuple(want.shape)}"]
@@ -79,6 +79,10 @@ def close(name, got, want, atol=1e-4, rtol=1e-4):
     if bad.any():
         i = tuple(bad.nonzero()[0].tolist())
         return [f"{name}: {int(bad.sum())} mismatches, first {i}: {got[i].item():.5g} vs {want[i].item():.5g}"]
+    if rel_norm is not None and want.numel():
+        rel = float((got - want).norm() / max(float(want.norm()), 1e-30))
+        if not rel <= rel_norm:
+            return [f"{name}: relative error norm {rel:.3g} > {rel_norm:.3g}"]
     return []
 
 
