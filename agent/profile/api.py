@@ -124,6 +124,10 @@ def build_result(task: Task, request: dict, run: WorkerRun, target: str, *, dtyp
         result.do_bench_ms = res["do_bench"].get("median_ms")
     if res.get("counters"):
         result.counters = summarize_counters(res["counters"], task.kernel, pk)
+        dur = result.counters.get("duration_s")
+        pflops = pk.flops_per_s(the_dtype) if pk else None
+        if dur and result.flops and pflops:  # our FLOP count over ncu's time, against our table
+            result.counters["compute_pct_of_table_peak"] = 100 * result.flops / dur / pflops
     if res.get("proton"):
         p = res["proton"]
         result.proton = {"error": p["error"]} if "error" in p else proton.parse_hatchet(p.get("hatchet"))

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 # Unit names as ncu prints them, to SI base units (bytes, seconds, 1/s). "%" and counts pass through.
 _UNIT_SCALE = {
     "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0,
+    "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0,
     "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12,
     "KB": 1e3, "MB": 1e6, "GB": 1e9,
     "cycle/nsecond": 1e9, "cycle/usecond": 1e6, "cycle/second": 1.0,
-    "hz": 1.0, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9,
+    "hz": 1.0, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9, "Hz": 1.0, "KHz": 1e3, "MHz": 1e6, "GHz": 1e9,
     "byte/second": 1.0, "Kbyte/second": 1e3, "Mbyte/second": 1e6, "Gbyte/second": 1e9, "Tbyte/second": 1e12,
 }
 

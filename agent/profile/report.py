@@ -74,8 +74,14 @@ def _counter_rows(results: Sequence[ProfileResult]) -> list[tuple[str, list[str]
                                 else (_fmt_time(c["median_ns"] / 1e6) if c.get("median_ns") else "-"))
                            for r in results]),
         ("  SM throughput", [cell(r, lambda c: _num(c.get("sm_pct"), ".1f", "%")) for r in results]),
+        ("  FLOPs / ncu time", [cell(r, lambda c: _num(c.get("compute_pct_of_table_peak"), ".1f", "% of table peak"))
+                                for r in results]),
+        ("  SM clock", [cell(r, lambda c: _num((c.get("sm_clock_hz") or 0) / 1e9 or None, ".2f", " GHz"))
+                        for r in results]),
         ("  DRAM throughput", [cell(r, lambda c: _num(c.get("dram_pct"), ".1f", "%")
-                                    + f" ({_num(c.get('dram_tbs'), '.2f')} TB/s)") for r in results]),
+                                    + f" ({_num(c.get('dram_tbs'), '.2f')} TB/s, "
+                                    + _num(c.get("dram_pct_of_table_peak"), ".1f", "% of table peak)"))
+                               for r in results]),
         ("  tensor pipe", [cell(r, lambda c: _num(c.get("tensor_pct"), ".1f", "%")) for r in results]),
         ("  occupancy", [cell(r, lambda c: _num(c.get("occupancy_pct"), ".1f", "%")) for r in results]),
     ]

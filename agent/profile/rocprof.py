@@ -145,7 +145,7 @@ def parse_compute_analyze(text: str) -> dict[str, dict[str, dict[str, str]]]:
                 header = None
         elif stripped.startswith("╒"):
             header, pending = None, []
-        elif (m := _SECTION.match(line)) and "│" not in line and not stripped.startswith("-"):
+        elif _SECTION.match(line) and "│" not in line and not stripped.startswith("-"):
             title = stripped
     return sections
 

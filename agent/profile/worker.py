@@ -242,19 +242,27 @@ def time_gpu(runner: Runner, timing: dict) -> list[float]:
     flush_bytes = max(int(timing.get("flush_mb", 256)) << 20, 2 * getattr(props, "L2_cache_size", 0))
     flush = torch.empty(flush_bytes // 4, dtype=torch.int32, device="cuda")
     torch.cuda.synchronize()
+    # Warm up by wall time, not by count: GPUs boost from idle and settle to a sustained clock
+    # under load, so timing a cold chip reports a speed it cannot hold (seen on the H200: 14%).
+    t0 = time.perf_counter()
+    i = 0
+    while time.perf_counter() - t0 < float(timing.get("warmup_ms", 250)) / 1e3:
+        flush.zero_()
+        runner.call(i)
+        i += 1
+        if i % 8 == 0:
+            torch.cuda.synchronize()
+    torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    for i in range(5):
+    for i in range(10):
         flush.zero_()
         runner.call(i)
     end.record()
     torch.cuda.synchronize()
-    est = max(start.elapsed_time(end) / 5, 1e-3)
-    n_warm = max(1, int(timing.get("warmup_ms", 25) / est))
-    n_rep = int(timing.get("rep_ms", 100) / est)
+    est = max(start.elapsed_time(end) / 10, 1e-3)
+    n_rep = int(float(timing.get("rep_ms", 300)) / est)
     n_rep = max(int(timing.get("min_reps", 10)), min(int(timing.get("max_reps", 1000)), n_rep))
-    for i in range(n_warm):
-        runner.call(i)
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
     step = max(1, n_rep // 20)

@@ -51,14 +51,20 @@ def test_percent_of_peak_consistent_with_ncu(results: list[dict]) -> None:
     for r in results:
         c = r["counters"]
         assert c and not c.get("error"), c
-        # ncu's duration of the one profiled launch (no clock control) against our median
-        assert abs(c["duration_s"] * 1e3 / r["median_ms"] - 1) < 0.15, (c["duration_s"], r["median_ms"])
-        # our compute % (counted FLOPs / table peak) against ncu's SM throughput % of its own peak:
-        # both compute-bound kernels keep the tensor cores busy, so the two agree within 15 points
         ours = r["roofline"]["pct_compute"]
-        theirs = c.get("tensor_pct") or c["sm_pct"]
-        assert abs(ours - theirs) < 15, (r["task"], ours, theirs)
-        # DRAM: ncu's measured bytes over its duration, against our table's HBM peak, agrees with
-        # ncu's own dram__throughput % (so the table and ncu's peak are the same ceiling)
-        if c.get("dram_pct") and c.get("dram_pct_of_table_peak") and c["dram_pct"] > 5:
-            assert abs(c["dram_pct_of_table_peak"] / c["dram_pct"] - 1) < 0.15, c
+        # 1. the same FLOPs over ncu's duration of its one profiled launch. ncu (like Proton) sees a
+        #    short burst on a chip that has not reached its sustained, power-limited clock, so it is
+        #    faster than the median we report (H200 run: GEMM 1.42 ms vs 1.64 ms, do_bench 1.65 ms;
+        #    attention 2.43 vs 2.53): never slower than our median, and within 20% of it
+        ncu_pct = c["compute_pct_of_table_peak"]
+        assert ours * 0.97 <= ncu_pct <= ours * 1.20, (ours, ncu_pct)
+        # 2. ncu's tensor-pipe activity is a % of the peak at the SM clock it measured; rescaled to
+        #    the clock the datasheet figure assumes (peak / (SMs * 4096 dense bf16 FLOP per clock
+        #    per Hopper SM)), it matches the FLOPs we counted over ncu's time within 15%
+        sms = r["env"]["sm_count"]
+        datasheet_clock = r["roofline"]["peak_tflops"] * 1e12 / (sms * 4096)
+        pipe_pct = c["tensor_pct"] * c["sm_clock_hz"] / datasheet_clock
+        assert abs(pipe_pct / ncu_pct - 1) < 0.15, (pipe_pct, ncu_pct)
+        # 3. DRAM: ncu's measured bytes over its duration against our table's HBM peak agree with
+        #    ncu's own dram__throughput % (the table and ncu use the same bandwidth ceiling)
+        assert abs(c["dram_pct_of_table_peak"] / c["dram_pct"] - 1) < 0.15, c
