@@ -1,25 +1,289 @@
-"""Per-module driver (placeholder until the interpreter lands): AR002 on syntax errors."""
+"""Per-module driver: kernels -> models -> probe launches -> interpreter -> facts -> findings.
+
+Each kernel is independent: a syntax error, an unmodelled construct or an internal error in one
+kernel becomes a finding (AR002/AR001) for that kernel only, never an exception.
+"""
 
 from __future__ import annotations
 
-from analyzers.engine import KernelCache
-from analyzers.findings import Finding
-from analyzers.frontend.parse import first_error, parse, span_of
-from analyzers.frontend.queries import find_kernels
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from tree_sitter import Node, Tree
+
+from analyzers.engine import KernelCache, cache_key
+from analyzers.findings import Finding, Span
+from analyzers.frontend.parse import first_error, parse, span_of, text_of
+from analyzers.frontend.queries import KernelSite, find_kernels
+from analyzers.interp.facts import Fact, FactSink
+from analyzers.interp.interpreter import Helper, Interpreter
+from analyzers.interp.ops import Retype
+from analyzers.interp.values import Unmodelled
+from analyzers.model.kernel import KernelModel, build_kernel_model, line_starts, parse_snippet
+from analyzers.model.launch import LaunchBinder, LaunchSite, Unbindable, find_launch_calls
+from analyzers.model.scan import scan_kernel
 from analyzers.registry import RULES
+from analyzers.rules import REGISTRY, RuleContext
+
+PROBE_KINDS = ("ragged", "half", "exact", "one")
+MAX_CONFIGS = 4
 
 
-def analyze_module(source: bytes, cache: KernelCache | None = None, tree=None) -> list[Finding]:
+@dataclass
+class ModuleView:
+    """What every kernel of one file shares: source, line table, tree, helpers, constants."""
+
+    source: bytes
+    starts: list[int]
+    tree: Tree
+    sites: list[KernelSite]
+    consts: dict[str, Any]
+    const_nodes: dict[str, ast.expr]
+    const_text: bytes
+
+
+def analyze_module(source: bytes, cache: KernelCache | None = None, tree: Tree | None = None) -> list[Finding]:
     tree = tree or parse(source)
-    out = []
-    for site in find_kernels(tree.root_node):
-        err = first_error(site.node)
-        if err is not None:
-            info = RULES["AR002"]
-            out.append(Finding("AR002", info.name, info.severity, site.name, span_of(err),
-                               f"kernel `{site.name}` does not parse here; nothing else is reported for it"))
+    view = _module_view(source, tree)
+    out: list[Finding] = []
+    for site in view.sites:
+        launchers = _launcher_nodes(view, site.name)
+        key = cache_key(source[site.node.start_byte : site.node.end_byte], view.const_text,
+                        *[source[h.node.start_byte : h.node.end_byte] for h in view.sites if h is not site],
+                        *[source[n.start_byte : n.end_byte] for n in launchers],
+                        site.node.start_byte.to_bytes(8, "little"))
+        cached = cache.get(key) if cache is not None else None
+        if cached is None:
+            cached = analyze_kernel(view, site, launchers)
+            if cache is not None:
+                cache.put(key, cached)
+        out.extend(cached)
     return out
 
 
+def _module_view(source: bytes, tree: Tree) -> ModuleView:
+    starts = line_starts(source)
+    consts: dict[str, Any] = {}
+    const_nodes: dict[str, ast.expr] = {}
+    parts: list[bytes] = []
+    for child in tree.root_node.children:
+        if child.type != "expression_statement" or not child.named_children:
+            continue
+        stmt = child.named_children[0]
+        if stmt.type != "assignment":
+            continue
+        text = source[child.start_byte : child.end_byte]
+        try:
+            mod = ast.parse(text.decode("utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        st = mod.body[0] if mod.body else None
+        if isinstance(st, ast.Assign | ast.AnnAssign):
+            target = st.targets[0] if isinstance(st, ast.Assign) else st.target
+            value = st.value
+            if isinstance(target, ast.Name) and value is not None:
+                const_nodes[target.id] = value
+                v = _const_value(value)
+                if v is not None:
+                    consts[target.id] = v
+                    parts.append(text)
+    return ModuleView(source, starts, tree, find_kernels(tree.root_node), consts, const_nodes, b"\n".join(parts))
+
+
+def _const_value(node: ast.expr) -> Any:
+    from analyzers.interp.values import scalar
+
+    if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("constexpr") and node.args:
+        node = node.args[0]
+    try:
+        v = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        try:
+            v = eval(compile(ast.Expression(node), "<const>", "eval"), {"__builtins__": {}}, {}) if _is_arith(node) else None
+        except Exception:  # noqa: BLE001 - only literal arithmetic reaches eval
+            v = None
+    if isinstance(v, bool | int | float):
+        return scalar(v, constexpr=True)
+    return None
+
+
+def _is_arith(node: ast.expr) -> bool:
+    return all(isinstance(n, ast.BinOp | ast.UnaryOp | ast.Constant | ast.operator | ast.unaryop) for n in ast.walk(node))
+
+
+def _launcher_nodes(view: ModuleView, kernel: str) -> list[Node]:
+    """Function definitions (or module statements) containing `kernel[grid](...)`."""
+    out: list[Node] = []
+    needle = kernel.encode() + b"["
+    if needle not in view.source:
+        return out
+    stack = [view.tree.root_node]
+    while stack:
+        n = stack.pop()
+        if n.type == "call":
+            fn = n.child_by_field_name("function")
+            if fn is not None and fn.type == "subscript":
+                val = fn.child_by_field_name("value")
+                name = text_of(val).split(".")[-1] if val is not None else ""
+                if name == kernel:
+                    owner = n
+                    while owner.parent is not None and owner.type not in ("function_definition",) and owner.parent.type != "module":
+                        owner = owner.parent
+                    if owner not in out:
+                        out.append(owner)
+                    continue
+        stack.extend(n.children)
+    return out
+
+
+def _finding(code: str, kernel: str, span: Span, message: str) -> Finding:
+    info = RULES[code]
+    return Finding(code, info.name, info.severity, kernel, span, message)
+
+
+def analyze_kernel(view: ModuleView, site: KernelSite, launchers: list[Node]) -> list[Finding]:
+    err = first_error(site.node)
+    if err is not None:
+        return [_finding("AR002", site.name, span_of(err), f"kernel `{site.name}` does not parse here; nothing else is reported for it")]
+    try:
+        module, smap = parse_snippet(view.source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0])
+        func = next(n for n in module.body if isinstance(n, ast.FunctionDef))
+    except (SyntaxError, StopIteration, UnicodeDecodeError, ValueError) as e:
+        line = getattr(e, "lineno", 1) or 1
+        row = site.node.start_point[0] + line - 1
+        start = view.starts[min(row, len(view.starts) - 1)]
+        return [_finding("AR002", site.name, Span(start, start, (row, 0), (row, 0)), f"kernel `{site.name}` does not parse: {e}")]
+    try:
+        return _interpret(view, site, func, smap, launchers)
+    except RecursionError:
+        return [_finding("AR001", site.name, span_of(site.function.child_by_field_name("name") or site.function),
+                         "the kernel nests too deeply to be analyzed")]
+
+
+def _helpers(view: ModuleView, site: KernelSite) -> dict[str, Helper]:
+    out: dict[str, Helper] = {}
+    for other in view.sites:
+        if other is site or first_error(other.node) is not None:
+            continue
+        try:
+            mod, smap = parse_snippet(view.source, other.node.start_byte, other.node.end_byte, view.starts, other.node.start_point[0])
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
+        if fn is not None:
+            out[fn.name] = Helper(fn, smap)
+    return out
+
+
+def _launch_sites(view: ModuleView, kernel: str, launchers: list[Node]) -> list[LaunchSite]:
+    out = []
+    for node in launchers:
+        try:
+            mod, smap = parse_snippet(view.source, node.start_byte, node.end_byte, view.starts, node.start_point[0])
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        func = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
+        body = func.body if func is not None else mod.body
+        for call in find_launch_calls(mod, kernel):
+            out.append(LaunchSite(call, func, body, smap))
+    return out
+
+
+def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: Any, launchers: list[Node]) -> list[Finding]:
+    kernel = build_kernel_model(func, smap, view.const_nodes)
+    helpers = _helpers(view, site)
+    scan = scan_kernel(func, [p.name for p in kernel.params], {k: h.func for k, h in helpers.items()})
+    sites = _launch_sites(view, site.name, launchers)
+    sink = FactSink()
+    name_span = smap.span(func)
+    notes: list[Fact] = []
+    binder = LaunchBinder(kernel, scan, sites[0] if sites else None)
+    try:
+        binder.record()
+    except Unbindable as e:
+        notes.append(Fact("unmodelled", func, smap, {"what": f"the launch ({e})"}))
+        binder = LaunchBinder(kernel, scan, None)
+        binder.record()
+    except (ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+        notes.append(Fact("unmodelled", func, smap, {"what": f"the launch site (host code: {type(e).__name__})"}))
+        binder = LaunchBinder(kernel, scan, None)
+        binder.record()
+    configs: list[dict[str, Any] | None] = list(kernel.autotune.configs[:MAX_CONFIGS]) if kernel.autotune and kernel.autotune.configs else [None]
+    int_tensors: set[str] = set()
+    aborted: Fact | None = None
+    for ci, config in enumerate(configs):
+        for kind in PROBE_KINDS if ci == 0 else ("ragged",):
+            try:
+                launch = binder.probe(kind, config)
+            except (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+                what = str(e) if isinstance(e, Unbindable) else f"the launch site (host code: {type(e).__name__})"
+                notes.append(Fact("unmodelled", func, smap, {"what": what}))
+                break
+            for _attempt in range(6):
+                interp = Interpreter(kernel, scan, launch, helpers, view.consts, sink, int_tensors)
+                try:
+                    interp.run()
+                    break
+                except Retype as r:
+                    if r.name in int_tensors:
+                        aborted = Fact("unmodelled", func, smap, {"what": f"the contents of `{r.name}`"})
+                        break
+                    int_tensors.add(r.name)
+                    _drop_local(sink)
+                    continue
+                except Unmodelled as u:
+                    node = u.node if isinstance(u.node, ast.AST) else func
+                    aborted = Fact("unmodelled", node, interp.smap if u.node is not None else smap, {"what": u.what})
+                    _drop_global(sink)
+                    break
+                except (ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError, AssertionError) as e:
+                    aborted = Fact("unmodelled", func, smap, {"what": f"part of this kernel (internal: {type(e).__name__}: {e})"})
+                    _drop_global(sink)
+                    break
+            if aborted is not None:
+                break
+        if aborted is not None:
+            break
+    facts = list(sink.facts.values())
+    if aborted is not None:
+        facts.append(aborted)
+    facts.extend(notes)
+    if any(f.kind in ("grid-axis", "grid-decomposition") for f in facts):
+        facts = [f for f in facts if f.kind != "uncovered"]
+    ctx = RuleContext(site.name, view.source)
+    by_kind: dict[str, list[Any]] = {}
+    for rule in REGISTRY:
+        for k in rule.reads:
+            by_kind.setdefault(k, []).append(rule)
+    findings: list[Finding] = []
+    seen: set[tuple[str, int]] = set()
+    for fact in facts:
+        fact.data.setdefault("_func", func)
+        for rule in by_kind.get(fact.kind, []):
+            for f in rule.check(fact, ctx):
+                key = (f.code, f.span.start_byte)
+                if key not in seen:
+                    seen.add(key)
+                    findings.append(f)
+    del name_span
+    return findings
+
+
+def _drop_local(sink: FactSink) -> None:
+    sink.facts.clear()
+
+
+def _drop_global(sink: FactSink) -> None:
+    for k in [k for k, f in sink.facts.items() if f.global_]:
+        del sink.facts[k]
+
+
 def describe_variable(source: bytes, byte_offset: int) -> str | None:
+    from analyzers.describe import describe
+
+    return describe(source, byte_offset)
+
+
+def _unused(model: KernelModel) -> None:  # pragma: no cover - keeps the import for type readers
     return None

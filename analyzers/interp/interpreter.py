@@ -1,0 +1,664 @@
+"""The tag interpreter: runs a kernel body abstractly for one probe launch, program by program.
+
+Integer index math is exact (numpy int64 with Triton's int32/int64 typing tracked beside it);
+every loaded element carries its tag; memory operations, dots, reductions and stores check their
+invariants as they execute and record `Fact`s. Statements and expressions follow Python's `ast`
+(the grammar Triton compiles); `tl.*` builtins live in ops.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from analyzers.interp import ops
+from analyzers.interp.facts import Fact, FactSink
+from analyzers.interp.values import (
+    BlockPtr,
+    Descriptor,
+    DType,
+    KernelReturn,
+    Ptr,
+    PtrDType,
+    TensorInfo,
+    Unmodelled,
+    Val,
+    is_float,
+    norm_dtype,
+    scalar,
+)
+from analyzers.model.kernel import KernelModel, SourceMap
+from analyzers.model.launch import ProbeLaunch, random_floats
+from analyzers.model.scan import KernelScan
+
+MAX_PROGRAMS = 96
+MAX_ITERATIONS = 512
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+@dataclass
+class Helper:
+    func: ast.FunctionDef
+    smap: SourceMap
+
+
+@dataclass
+class LoopFrame:
+    node: ast.For | ast.While
+    iteration: int = 0
+    updates: dict[str, ast.AST] = field(default_factory=dict)
+
+
+@dataclass
+class MemoryLog:
+    """Who wrote which element of each tensor, across the programs of one probe."""
+
+    writer: dict[int, np.ndarray] = field(default_factory=dict)  # tensor -> program index per offset (-1)
+    atomic: dict[int, np.ndarray] = field(default_factory=dict)
+    last_store: dict[int, tuple[ast.AST, SourceMap]] = field(default_factory=dict)
+    loaded: set[int] = field(default_factory=set)
+    coverage: dict[tuple[int, int], Any] = field(default_factory=dict)
+
+
+class Interpreter:
+    def __init__(self, kernel: KernelModel, scan: KernelScan, launch: ProbeLaunch, helpers: dict[str, Helper],
+                 module_consts: dict[str, Any], sink: FactSink, int_tensors: set[str]) -> None:
+        self.kernel = kernel
+        self.scan = scan
+        self.launch = launch
+        self.helpers = helpers
+        self.module_consts = module_consts
+        self.sink = sink
+        self.int_tensors = int_tensors  # pointer params whose contents are integers (learned)
+        self.smap = kernel.smap
+        self.mem = MemoryLog()
+        self.float_cache: dict[int, np.ndarray] = {}
+        self.int_cache: dict[int, np.ndarray] = {}
+        self.lineage_ids = itertools.count(1)
+        self.pid: tuple[int, int, int] = (0, 0, 0)
+        self.program_index = 0
+        self.loops: list[LoopFrame] = []
+        self.branch_checked: set[int] = set()
+        self.load_history: dict[int, list[tuple[tuple[int, ...], np.ndarray, TensorInfo]]] = {}
+        self.dot_operands: list[tuple[ast.AST, SourceMap, Any, int, str, int, ast.AST | None]] = []
+        self.scalar_loads: dict[int, set[int]] = {}
+        self.trusted_tensors: set[int] = set()
+        self.complete = True  # all programs ran (coverage and races can be judged)
+        self.grid_problem = False
+        self.site_tensor: dict[int, int] = {}
+        self.site_name: dict[int, str] = {}
+        self.program_ids: list[tuple[int, int, int]] = []
+        self.symbol_sizes: dict[str, int] = {}
+        for v in launch.args.values():
+            if isinstance(v, TensorInfo):
+                for sym, size in zip(v.symbols, v.shape, strict=True):
+                    self.symbol_sizes.setdefault(sym, size)
+        self.accumulating = _accumulating_dots(kernel.func, [h.func for h in helpers.values()])
+
+    # ---- driving ---------------------------------------------------------------------------
+    def programs(self) -> list[tuple[int, int, int]]:
+        g = self.launch.grid
+        total = g[0] * g[1] * g[2]
+        all_ids = [(x, y, z) for z in range(g[2]) for y in range(g[1]) for x in range(g[0])]
+        if total <= MAX_PROGRAMS:
+            return all_ids
+        self.complete = False
+        picks = {0, total - 1, total // 2, 1, total - 2}
+        step = max(total // (MAX_PROGRAMS // 2), 1)
+        picks |= set(range(0, total, step))
+        return [all_ids[i] for i in sorted(picks) if 0 <= i < total][:MAX_PROGRAMS]
+
+    def run(self) -> None:
+        if min(self.launch.grid) <= 0:
+            return
+        self.program_ids = self.programs()
+        for i, pid in enumerate(self.program_ids):
+            self.pid = pid
+            self.program_index = i
+            self.branch_checked = set()
+            self.load_history = {}
+            self.dot_operands = []
+            env = self.bind_params()
+            try:
+                self.block(self.kernel.func.body, env)
+            except KernelReturn:
+                pass
+            self.check_pointer_steps()
+        self.finish()
+
+    def bind_params(self) -> dict[str, Any]:
+        env: dict[str, Any] = {}
+        for p in self.kernel.params:
+            if p.name not in self.launch.args:
+                continue
+            v = self.launch.args[p.name]
+            if isinstance(v, TensorInfo):
+                if p.name in self.int_tensors and not v.dtype.startswith("int"):
+                    v = TensorInfo(v.index, v.name, v.shape, v.strides, v.symbols, "int32", v.created, v.sized)
+                env[p.name] = Ptr(v, np.zeros((), dtype=np.int64))
+            elif isinstance(v, tuple) and v and v[0] == "dtype":
+                env[p.name] = DType(norm_dtype(v[1]))
+            elif isinstance(v, bool):
+                env[p.name] = scalar(v, constexpr=p.constexpr)
+            elif isinstance(v, int):
+                env[p.name] = scalar(v, constexpr=p.constexpr, runtime=not p.constexpr, param=None if p.constexpr else p.name)
+            elif isinstance(v, float):
+                env[p.name] = scalar(v, "fp32", constexpr=p.constexpr)
+            elif isinstance(v, str):
+                env[p.name] = v
+            elif v is None:
+                env[p.name] = None
+            else:
+                raise Unmodelled(f"argument `{p.name}` ({getattr(v, 'what', type(v).__name__)})", self.kernel.func)
+        return env
+
+    # ---- facts -----------------------------------------------------------------------------
+    def fact(self, fact_kind: str, node: ast.AST, global_: bool = False, related: list[tuple[ast.AST, str]] | None = None, **data: Any) -> None:
+        data.setdefault("pid", self.pid[: max(self.launch.grid_axes, 1)])
+        data.setdefault("sizes", self.launch.describe_sizes())
+        data.setdefault("probe", self.launch.kind)
+        if self.launch.config:
+            data.setdefault("config", ", ".join(f"{k}={v}" for k, v in self.launch.config.items() if not k.startswith("num_")))
+        if self.launch.assumed:
+            data.setdefault("assumed", self.launch.notes[0])
+        rel = [(n, self.smap, m) for n, m in (related or [])]
+        self.sink.add(Fact(fact_kind, node, self.smap, data, rel, global_))
+
+    # ---- statements ------------------------------------------------------------------------
+    def block(self, stmts: list[ast.stmt], env: dict[str, Any]) -> None:
+        for st in stmts:
+            self.stmt(st, env)
+
+    def stmt(self, st: ast.stmt, env: dict[str, Any]) -> None:
+        if isinstance(st, ast.Assign):
+            v = self.expr(st.value, env)
+            for t in st.targets:
+                self.assign(t, v, env, st)
+        elif isinstance(st, ast.AugAssign):
+            cur = self.expr(st.target, env)
+            v = self.binop(st.op, cur, self.expr(st.value, env), st)
+            self.assign(st.target, v, env, st)
+        elif isinstance(st, ast.AnnAssign):
+            if st.value is not None:
+                self.assign(st.target, self.expr(st.value, env), env, st)
+        elif isinstance(st, ast.Expr):
+            if isinstance(st.value, ast.Constant):
+                return  # docstring
+            self.expr(st.value, env)
+        elif isinstance(st, ast.If):
+            c = self.expr(st.test, env)
+            cond = self.truth(c, st.test)
+            if isinstance(c, Val):
+                self.branch_checked |= set(c.checked) | set(c.loaded_from)
+            self.block(st.body if cond else st.orelse, env)
+        elif isinstance(st, ast.For):
+            self.for_loop(st, env)
+        elif isinstance(st, ast.While):
+            self.while_loop(st, env)
+        elif isinstance(st, ast.Return):
+            raise KernelReturn(self.expr(st.value, env) if st.value is not None else None)
+        elif isinstance(st, ast.Pass):
+            return
+        elif isinstance(st, ast.Break):
+            raise _Break()
+        elif isinstance(st, ast.Continue):
+            raise _Continue()
+        elif isinstance(st, ast.Assert):
+            c = self.expr(st.test, env)
+            if isinstance(c, Val):
+                self.branch_checked |= set(c.checked) | set(c.loaded_from)
+        elif isinstance(st, ast.With):
+            self.block(st.body, env)
+        else:
+            raise Unmodelled(f"the statement `{type(st).__name__}`", st)
+
+    def assign(self, target: ast.expr, v: Any, env: dict[str, Any], st: ast.stmt) -> None:
+        if isinstance(target, ast.Name):
+            env[target.id] = v
+            for frame in self.loops:
+                frame.updates[target.id] = st
+        elif isinstance(target, ast.Tuple | ast.List):
+            if not isinstance(v, tuple | list) or len(v) != len(target.elts):
+                raise Unmodelled("a tuple assignment of a different length", st)
+            for t, x in zip(target.elts, v, strict=True):
+                self.assign(t, x, env, st)
+        else:
+            raise Unmodelled(f"assignment to `{ast.unparse(target)}`", st)
+
+    def truth(self, c: Any, node: ast.AST) -> bool:
+        if isinstance(c, Val):
+            if c.unknown:
+                raise Unmodelled(f"a branch on {c.unknown}", node)
+            if not c.is_scalar:
+                if c.data.size == 1:
+                    return bool(c.data.reshape(()).item())
+                raise Unmodelled("a branch on a tensor condition", node)
+            return bool(c.data.item())
+        if c is None:
+            return False
+        return bool(c)
+
+    def range_args(self, call: ast.Call, env: dict[str, Any]) -> tuple[list[int], bool, bool]:
+        vals = [self.expr(a, env) for a in call.args]
+        ints, runtime, grows = [], False, False
+        for v in vals:
+            if isinstance(v, Val):
+                if v.unknown:
+                    raise Unmodelled(f"a loop bound from {v.unknown}", call)
+                ints.append(int(v.item()))
+                runtime |= v.runtime or v.grows
+                grows |= v.grows
+            elif isinstance(v, int):
+                ints.append(int(v))
+            else:
+                raise Unmodelled("a loop bound that is not an integer", call)
+        return ints, runtime, grows
+
+    def for_loop(self, st: ast.For, env: dict[str, Any]) -> None:
+        it = st.iter
+        if not isinstance(it, ast.Call):
+            raise Unmodelled(f"a loop over `{ast.unparse(it)}`", st)
+        fname = ast.unparse(it.func)
+        if fname.split(".")[-1] not in ("range", "static_range"):
+            raise Unmodelled(f"a loop over `{fname}`", st)
+        ints, runtime, _grows = self.range_args(it, env)
+        rng = range(*ints)
+        if len(rng) > MAX_ITERATIONS:
+            raise Unmodelled(f"a loop of {len(rng)} iterations at this probe size", st)
+        frame = LoopFrame(st)
+        self.loops.append(frame)
+        try:
+            for i, x in enumerate(rng):
+                frame.iteration = i
+                v = scalar(x, "int32", grows=runtime, runtime=runtime, loopvar=True)
+                self.assign(st.target, v, env, st)
+                try:
+                    self.block(st.body, env)
+                except _Continue:
+                    continue
+                except _Break:
+                    break
+            else:
+                self.block(st.orelse, env)
+        finally:
+            self.loops.pop()
+
+    def while_loop(self, st: ast.While, env: dict[str, Any]) -> None:
+        frame = LoopFrame(st)
+        self.loops.append(frame)
+        try:
+            for i in range(MAX_ITERATIONS + 1):
+                if i == MAX_ITERATIONS:
+                    raise Unmodelled("a while loop that did not end within the probe's budget", st)
+                frame.iteration = i
+                if not self.truth(self.expr(st.test, env), st.test):
+                    break
+                try:
+                    self.block(st.body, env)
+                except _Continue:
+                    continue
+                except _Break:
+                    break
+        finally:
+            self.loops.pop()
+
+    # ---- expressions -----------------------------------------------------------------------
+    def expr(self, e: ast.expr, env: dict[str, Any]) -> Any:
+        m = getattr(self, "e_" + type(e).__name__, None)
+        if m is None:
+            raise Unmodelled(f"the expression `{type(e).__name__}`", e)
+        return m(e, env)
+
+    def e_Constant(self, e: ast.Constant, env: dict[str, Any]) -> Any:
+        v = e.value
+        if isinstance(v, bool | int | float):
+            return scalar(v, constexpr=True)
+        return v
+
+    def e_Name(self, e: ast.Name, env: dict[str, Any]) -> Any:
+        if e.id in env:
+            return env[e.id]
+        if e.id in self.module_consts:
+            return self.module_consts[e.id]
+        if e.id in ("None", "True", "False"):
+            return {"None": None, "True": scalar(True), "False": scalar(False)}[e.id]
+        if e.id in ("tl", "triton", "math", "libdevice", "tlm"):
+            return ("module", e.id)
+        if e.id in self.helpers:
+            return ("helper", e.id)
+        if e.id in ("float", "int", "min", "max", "range", "len", "abs", "bool", "print", "isinstance", "getattr"):
+            return ("builtin", e.id)
+        raise Unmodelled(f"the name `{e.id}` (not a parameter, local or module constant)", e)
+
+    def e_Tuple(self, e: ast.Tuple, env: dict[str, Any]) -> Any:
+        return tuple(self.expr(x, env) for x in e.elts)
+
+    def e_List(self, e: ast.List, env: dict[str, Any]) -> Any:
+        return [self.expr(x, env) for x in e.elts]
+
+    def e_IfExp(self, e: ast.IfExp, env: dict[str, Any]) -> Any:
+        return self.expr(e.body, env) if self.truth(self.expr(e.test, env), e.test) else self.expr(e.orelse, env)
+
+    def e_JoinedStr(self, e: ast.JoinedStr, env: dict[str, Any]) -> Any:
+        return "<str>"
+
+    def e_Attribute(self, e: ast.Attribute, env: dict[str, Any]) -> Any:
+        dotted = _dotted(e)
+        if dotted:
+            head = dotted.split(".")[0]
+            if head in ("tl", "triton", "libdevice", "tlm") and head not in env:
+                return ops.module_attribute(dotted, e)
+        base = self.expr(e.value, env)
+        if isinstance(base, tuple) and base and base[0] == "module":
+            return ops.module_attribute(base[1] + "." + e.attr, e)
+        if isinstance(base, Ptr):
+            if e.attr == "dtype":
+                return PtrDType(base.tensor.dtype.rstrip("?"))
+        if isinstance(base, PtrDType) and e.attr == "element_ty":
+            return DType(base.element)
+        if isinstance(base, Val):
+            if e.attr == "dtype":
+                return DType(base.dtype)
+            if e.attr == "T":
+                return ops.trans(self, [base], {}, e)
+            if e.attr == "shape":
+                return tuple(scalar(s, constexpr=True) for s in base.shape)
+            return ("method", base, e.attr)
+        if isinstance(base, Ptr | BlockPtr | Descriptor):
+            return ("method", base, e.attr)
+        if isinstance(base, DType) and e.attr in ("primitive_bitwidth", "is_floating", "element_ty"):
+            if e.attr == "element_ty":
+                return base
+            return ("method", base, e.attr)
+        raise Unmodelled(f"the attribute `{ast.unparse(e)}`", e)
+
+    def e_Subscript(self, e: ast.Subscript, env: dict[str, Any]) -> Any:
+        base = self.expr(e.value, env)
+        if isinstance(base, tuple | list):
+            idx = self.expr(e.slice, env)
+            i = int(idx.item()) if isinstance(idx, Val) else idx
+            return base[i]
+        return ops.subscript(self, base, e.slice, e, env)
+
+    def e_UnaryOp(self, e: ast.UnaryOp, env: dict[str, Any]) -> Any:
+        v = self.expr(e.operand, env)
+        if isinstance(e.op, ast.Not):
+            if isinstance(v, Val) and v.is_scalar:
+                return v.with_(data=np.asarray(not bool(v.item())), dtype="int1")
+            return scalar(not v)
+        if not isinstance(v, Val):
+            raise Unmodelled(f"`{ast.unparse(e)}`", e)
+        if isinstance(e.op, ast.USub):
+            r = v.with_(data=-v.data)
+            if v.maxinfo is not None:
+                r.maxinfo = None
+            return r
+        if isinstance(e.op, ast.UAdd):
+            return v
+        if isinstance(e.op, ast.Invert):
+            if v.dtype == "int1":
+                return v.with_(data=~v.data.astype(bool))
+            return v.with_(data=~v.data)
+        raise Unmodelled(f"`{ast.unparse(e)}`", e)
+
+    def e_BinOp(self, e: ast.BinOp, env: dict[str, Any]) -> Any:
+        return self.binop(e.op, self.expr(e.left, env), self.expr(e.right, env), e)
+
+    def binop(self, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:
+        return ops.binop(self, op, a, b, node)
+
+    def e_Compare(self, e: ast.Compare, env: dict[str, Any]) -> Any:
+        left = self.expr(e.left, env)
+        result = None
+        for op, comp in zip(e.ops, e.comparators, strict=True):
+            right = self.expr(comp, env)
+            r = ops.compare(self, op, left, right, e)
+            result = r if result is None else ops.binop(self, ast.BitAnd(), result, r, e)
+            left = right
+        return result
+
+    def e_BoolOp(self, e: ast.BoolOp, env: dict[str, Any]) -> Any:
+        vals = []
+        for x in e.values:
+            v = self.expr(x, env)
+            vals.append(v)
+            if isinstance(v, Val) and v.is_scalar and not v.unknown:
+                if isinstance(e.op, ast.And) and not bool(v.item()):
+                    return v
+                if isinstance(e.op, ast.Or) and bool(v.item()):
+                    return v
+        out = vals[0]
+        for v in vals[1:]:
+            out = ops.binop(self, ast.BitAnd() if isinstance(e.op, ast.And) else ast.BitOr(), out, v, e)
+        return out
+
+    def e_Call(self, e: ast.Call, env: dict[str, Any]) -> Any:
+        fn = self.expr(e.func, env)
+        args = []
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                raise Unmodelled("a *args call", e)
+            args.append(self.expr(a, env))
+        kwargs = {}
+        for k in e.keywords:
+            if k.arg is None:
+                raise Unmodelled("a **kwargs call", e)
+            kwargs[k.arg] = self.expr(k.value, env)
+        if isinstance(fn, tuple) and fn and fn[0] == "helper":
+            return self.call_helper(fn[1], args, kwargs, e)
+        if isinstance(fn, tuple) and fn and fn[0] == "method":
+            return ops.method(self, fn[1], fn[2], args, kwargs, e)
+        if isinstance(fn, tuple) and fn and fn[0] in ("tl", "builtin"):
+            return ops.call(self, fn[1], args, kwargs, e)
+        if isinstance(fn, DType):
+            return ops.call(self, "cast_to", [args[0], fn] if args else [fn], kwargs, e)
+        raise Unmodelled(f"the call `{ast.unparse(e.func)}`", e)
+
+    def e_Lambda(self, e: ast.Lambda, env: dict[str, Any]) -> Any:
+        return ("lambda", e, env)
+
+    def call_helper(self, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+        helper = self.helpers[name]
+        fn = helper.func
+        params = fn.args.posonlyargs + fn.args.args
+        defaults = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
+        env: dict[str, Any] = {}
+        saved = self.smap
+        self.smap = helper.smap
+        try:
+            for i, (p, d) in enumerate(zip(params, defaults, strict=True)):
+                if i < len(args):
+                    env[p.arg] = args[i]
+                elif p.arg in kwargs:
+                    env[p.arg] = kwargs[p.arg]
+                elif d is not None:
+                    env[p.arg] = self.expr(d, env)
+                else:
+                    raise Unmodelled(f"a call of `{name}` without its argument `{p.arg}`", node)
+            for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True):
+                env[a.arg] = kwargs.get(a.arg, self.expr(d, env) if d is not None else None)
+            try:
+                self.block(fn.body, env)
+            except KernelReturn as r:
+                return r.value
+            return None
+        finally:
+            self.smap = saved
+
+    # ---- memory ----------------------------------------------------------------------------
+    def contents(self, t: TensorInfo, offsets: np.ndarray) -> np.ndarray:
+        """Synthesized contents at `offsets` (valid ones): random floats, or integers that honour
+        the checks the kernel makes on them (see model/scan.py's IndexPolicy)."""
+        if t.dtype.startswith("int") or t.name in self.int_tensors:
+            return self.int_contents(t, offsets)
+        arr = self.float_cache.get(t.index)
+        if arr is None:
+            arr = self.float_cache[t.index] = random_floats(t)
+        idx = np.clip(offsets, 0, len(arr) - 1)
+        return arr[idx]
+
+    def int_contents(self, t: TensorInfo, offsets: np.ndarray) -> np.ndarray:
+        pol = self.scan.policies.get(t.name)
+        n = max(t.extent, 1) if t.sized else 1 << 12
+        arr = self.int_cache.get(t.index)
+        if arr is None:
+            if pol is not None and pol.work_bound and pol.upper is None:
+                arr = np.full(n, 1 << 20, dtype=np.int64)
+            elif pol is not None and pol.upper is not None and isinstance(self.launch.args.get(pol.upper), int):
+                upper = int(self.launch.args[pol.upper])
+                rng = np.random.default_rng(99 + t.index)
+                ids = rng.permutation(max(upper, 0)).astype(np.int64)
+                arr = np.full(n, upper, dtype=np.int64)
+                arr[: min(n, len(ids))] = ids[: min(n, len(ids))]
+            else:
+                base = np.arange(n, dtype=np.int64)
+                sentinels = sorted(pol.sentinels) if pol is not None else []
+                if sentinels:
+                    cycle = np.array([0] + sentinels + [1], dtype=np.int64)
+                    arr = cycle[base % len(cycle)]
+                else:
+                    arr = base % max(2, 1)
+                    arr = np.where(base % 3 == 2, 0, arr)
+                    if pol is not None:
+                        arr = base % 2
+                    else:
+                        arr = base % 3
+            self.int_cache[t.index] = arr
+        return arr[np.clip(offsets, 0, len(arr) - 1)]
+
+    def record_load_step(self, node: ast.AST, ptr_offsets: np.ndarray, t: TensorInfo) -> None:
+        if not self.loops:
+            return
+        its = tuple(f.iteration for f in self.loops)
+        first = ptr_offsets.reshape(-1)[:1] if ptr_offsets.size else ptr_offsets.reshape(-1)
+        self.load_history.setdefault(id(node), []).append((its, first.copy(), t))
+
+    def pointer_update_for(self, load_node: ast.AST) -> ast.AST | None:
+        """The statement in the current loop that last moved the load's pointer variable."""
+        arg = load_node.args[0] if isinstance(load_node, ast.Call) and load_node.args else None
+        if isinstance(arg, ast.Name) and self.loops:
+            return self.loops[-1].updates.get(arg.id)
+        return None
+
+    def accumulating_dot(self, node: ast.AST) -> bool:
+        return id(node) in self.accumulating
+
+    def tensor_named(self, name: str | None) -> TensorInfo | None:
+        v = self.launch.args.get(name) if name else None
+        return v if isinstance(v, TensorInfo) else None
+
+    def check_pointer_steps(self) -> None:
+        """DF002: each direct-load operand of an accumulating dot in a loop moves one tile of
+        the contraction axis per iteration, and nothing else."""
+        for dot_node, smap, tinfo, cdim, side, step, upd in self.dot_operands:
+            hist = self.load_history.get(id(tinfo[0]))
+            if not hist or len(hist) < 2:
+                continue
+            (its0, off0, t), (its1, off1, _) = hist[0], hist[1]
+            if its0[:-1] != its1[:-1] or not off0.size or not off1.size:
+                continue
+            c0, _ = t.unravel(off0)
+            c1, _ = t.unravel(off1)
+            delta = (c1 - c0).reshape(-1)
+            raw = int(off1[0] - off0[0])
+            expect = np.zeros_like(delta)
+            expect[cdim] = step
+            if np.array_equal(delta, expect):
+                continue
+            where = upd if upd is not None else tinfo[0]
+            self.sink.add(Fact("pointer-step", where, smap, {
+                "pid": self.pid[: max(self.launch.grid_axes, 1)], "sizes": self.launch.describe_sizes(),
+                "probe": self.launch.kind, "tensor": t.name, "dim": t.symbols[cdim] if cdim < len(t.symbols) else str(cdim),
+                "step": step, "raw_step": raw, "coords0": c0.reshape(-1).tolist(), "coords1": c1.reshape(-1).tolist(),
+                "symbols": list(t.symbols), "side": side,
+                "config": ", ".join(f"{k}={v}" for k, v in (self.launch.config or {}).items() if not k.startswith("num_")),
+            }, [(tinfo[0], smap, "the load it feeds"), (dot_node, smap, "the accumulating dot")]))
+
+    def finish(self) -> None:
+        """After all programs: coverage of outputs (GR001) and reduction coverage (DF003)."""
+        if not self.complete or self.launch.assumed:
+            return
+        if not self.grid_problem:
+            for tidx, writer in self.mem.writer.items():
+                t = self._tensor_by_index(tidx)
+                if t is None or not t.created or not t.sized or tidx in self.mem.loaded:
+                    continue
+                written = (writer >= 0) | (self.mem.atomic.get(tidx, np.zeros_like(writer)) >= 0)
+                offs = _valid_offsets(t)
+                missing = offs[~written[offs]]
+                if missing.size:
+                    node, smap = self.mem.last_store[tidx]
+                    coords, _ = t.unravel(missing[:1])
+                    self.sink.add(Fact("uncovered", node, smap, {
+                        "sizes": self.launch.describe_sizes(), "probe": self.launch.kind, "tensor": t.name,
+                        "element": coords.reshape(-1).tolist(), "symbols": list(t.symbols),
+                        "missing": int(missing.size), "total": int(offs.size), "grid": self.launch.grid[: self.launch.grid_axes],
+                        "config": ", ".join(f"{k}={v}" for k, v in (self.launch.config or {}).items() if not k.startswith("num_")),
+                    }, [(self.launch.site.grid_node, self.launch.site.smap, "the launch grid")] if self.launch.site else [], True))
+        for (_tidx, _off), (counts, loop_node, smap, tensor, dim, pid, elem) in self.mem.coverage.items():
+            bad = np.nonzero(counts != 1)[0]
+            if bad.size:
+                k = int(bad[0])
+                self.sink.add(Fact("coverage", loop_node, smap, {
+                    "sizes": self.launch.describe_sizes(), "probe": self.launch.kind, "pid": pid, "tensor": tensor,
+                    "dim": dim, "index": k, "count": int(counts[k]), "missing": int((counts == 0).sum()),
+                    "extra": int((counts > 1).sum()), "element": elem,
+                    "config": ", ".join(f"{k2}={v}" for k2, v in (self.launch.config or {}).items() if not k2.startswith("num_")),
+                }, [], True))
+
+    def _tensor_by_index(self, idx: int) -> TensorInfo | None:
+        for v in self.launch.args.values():
+            if isinstance(v, TensorInfo) and v.index == idx:
+                return v
+        return None
+
+    def new_lineage(self) -> frozenset[int]:
+        return frozenset({next(self.lineage_ids)})
+
+    def float_dtype_of(self, t: TensorInfo) -> str:
+        d = t.dtype.rstrip("?")
+        return d if is_float(d) or d.startswith("int") else "fp16"
+
+
+def _accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) -> set[int]:
+    """Dot calls whose result is added into a variable it came from (`acc += tl.dot(...)`)."""
+    out: set[int] = set()
+    for f in [func, *helpers]:
+        for n in ast.walk(f):
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                out |= {id(c) for c in ast.walk(n.value) if isinstance(c, ast.Call) and ast.unparse(c.func).endswith("dot")}
+            elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                name = n.targets[0].id
+                if any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(n.value)):
+                    out |= {id(c) for c in ast.walk(n.value) if isinstance(c, ast.Call) and ast.unparse(c.func).endswith("dot")}
+    return out
+
+
+def _valid_offsets(t: TensorInfo) -> np.ndarray:
+    grids = np.meshgrid(*[np.arange(s, dtype=np.int64) for s in t.shape], indexing="ij")
+    offs = np.zeros(grids[0].shape if grids else (), dtype=np.int64)
+    for g, st in zip(grids, t.strides, strict=True):
+        offs = offs + g * st
+    return offs.reshape(-1)
+
+
+def _dotted(e: ast.expr) -> str:
+    parts = []
+    while isinstance(e, ast.Attribute):
+        parts.append(e.attr)
+        e = e.value
+    if isinstance(e, ast.Name):
+        parts.append(e.id)
+        return ".".join(reversed(parts))
+    return ""

@@ -1,0 +1,250 @@
+"""`tl.dot`: the contraction check (DF001), reduction coverage (DF003), accumulator precision
+(NU001), undefined lanes entering the product (MB004) and the tags of the result.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from analyzers.interp import softmax as sm
+from analyzers.interp import tags as tagops
+from analyzers.interp.ops import to_val
+from analyzers.interp.values import LOW_PRECISION, TensorInfo, Unmodelled, Val, is_float
+
+if TYPE_CHECKING:
+    from analyzers.interp.interpreter import Interpreter
+
+
+def _base(k: str) -> str:
+    return k.rstrip("'")
+
+
+_varies = tagops.varies
+
+
+def _lane_ok(v: Val) -> np.ndarray:
+    ok = np.ones(v.shape, dtype=bool)
+    if v.pad is not None:
+        ok &= ~np.broadcast_to(v.pad, v.shape)
+    if v.undef is not None:
+        ok &= ~np.broadcast_to(v.undef, v.shape)
+    return ok
+
+
+def merge_cover(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a.get("key") != b.get("key") or a["counts"].shape != b["counts"].shape:
+        return a
+    out = dict(a)
+    out["counts"] = a["counts"] + b["counts"]
+    out["direct"] = a.get("direct", False) and b.get("direct", False)
+    return out
+
+
+def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    a, b = to_val(args[0], node), to_val(args[1], node)
+    acc = args[2] if len(args) > 2 else kwargs.get("acc")
+    acc = to_val(acc, node) if acc is not None else None
+    if a.data.ndim not in (2, 3) or b.data.ndim != a.data.ndim:
+        raise Unmodelled(f"tl.dot of shapes {a.shape} and {b.shape}", node)
+    if a.shape[-1] != b.shape[-2]:
+        raise Unmodelled(f"tl.dot of shapes {a.shape} and {b.shape}", node)
+    out_dtype = kwargs.get("out_dtype")
+    out_name = getattr(out_dtype, "name", None)
+    low_in = a.dtype in LOW_PRECISION or b.dtype in LOW_PRECISION
+    if is_float(a.dtype):
+        dtype = out_name or (acc.dtype if acc is not None else "fp32")
+    else:
+        dtype = out_name or "int32"
+    # NU001: fp16/bf16/fp8 products accumulated in a low-precision type
+    if low_in and dtype in LOW_PRECISION:
+        init = acc.init_site if acc is not None else None
+        interp.fact("low-precision-dot", node, dtype=dtype, inputs=f"{a.dtype} x {b.dtype}",
+                    related=[(init[0], "the accumulator's initialisation")] if init else [])
+        if init is not None:
+            from analyzers.interp.facts import Fact
+
+            interp.sink.add(Fact("low-precision-acc", init[0], init[1], {"dtype": dtype, "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                                                                         "sizes": interp.launch.describe_sizes(), "inputs": f"{a.dtype} x {b.dtype}"}))
+    a_ok, b_ok = _lane_ok(a), _lane_ok(b)
+    _check_contraction(interp, a, b, a_ok, b_ok, node)
+    # MB004: an undefined lane meets defined ones inside one dot product
+    und_a = np.broadcast_to(a.undef, a.shape) if a.undef is not None else np.zeros(a.shape, bool)
+    und_b = np.broadcast_to(b.undef, b.shape) if b.undef is not None else np.zeros(b.shape, bool)
+    row_und = und_a.any(axis=-1)
+    col_und = und_b.any(axis=-2)
+    row_all = und_a.all(axis=-1)
+    col_all = und_b.all(axis=-2)
+    if row_und.any() or col_und.any():
+        mixed = (row_und[..., :, None] | col_und[..., None, :]) & ~(row_all[..., :, None] | col_all[..., None, :])
+        if mixed.any():
+            interp.fact("undef-reduced", node, op="dot", lane=np.argwhere(mixed)[0].tolist(), consumer="dot",
+                        load=a.undef_site or b.undef_site)
+    with np.errstate(all="ignore"):
+        data = np.matmul(np.where(und_a, 0.0, a.data.astype(np.float64)), np.where(und_b, 0.0, b.data.astype(np.float64)))
+    undef = (row_all[..., :, None] | col_all[..., None, :]) if (row_all.any() or col_all.any()) else None
+    tags = _result_tags(a, b)
+    out = Val(data, dtype, tags=tags, index_tags=a.index_tags | b.index_tags, undef=undef,
+              lineage=interp.new_lineage(), unknown=a.unknown or b.unknown)
+    out.scale = a.scale if a.scale is not None else b.scale
+    if isinstance(out.scale, sm.Rescale):
+        out.scale = None
+    out.kcover = _coverage(interp, a, b, a_ok, b_ok, node)
+    if acc is not None:
+        from analyzers.interp.ops import binop
+
+        summed = binop(interp, ast.Add(), acc, out, node)
+        summed.dtype = dtype
+        summed.lineage = out.lineage
+        summed.init_site = acc.init_site
+        summed.data = summed.data.astype(np.float64) if is_float(dtype) else summed.data
+        out = summed
+    _record_operands(interp, a, b, node, acc is not None)
+    return out
+
+
+def _contraction_keys(v: Val, axis: int) -> list[str]:
+    return [k for k, arr in v.tags.items() if _varies(np.broadcast_to(arr, v.shape), axis)]
+
+
+def _check_contraction(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST) -> None:
+    """DF001: a's column j and b's row j carry the same contraction coordinate."""
+    if a.unknown or b.unknown:
+        return
+    ka = _contraction_keys(a, -1)
+    kb = _contraction_keys(b, -2)
+    if not ka or not kb:
+        return
+    bases_a = {_base(k) for k in ka}
+    bases_b = {_base(k) for k in kb}
+    rows = a_ok.any(axis=-1)
+    cols = b_ok.any(axis=-2)
+    if not rows.any() or not cols.any():
+        return
+    ia = tuple(np.argwhere(rows)[0])
+    ib = tuple(np.argwhere(cols)[0])
+    kvalid = a_ok[ia] & (b_ok[..., ib[-1]] if b.shape[-1] else True)
+    if b.data.ndim == 3:
+        kvalid = a_ok[ia] & b_ok[ib[0], :, ib[-1]]
+    if not kvalid.any():
+        return
+    common = bases_a & bases_b
+    if not common:
+        j = int(np.argmax(kvalid))
+        interp.fact("dot-mismatch", node, kind="axis",
+                    a_coord={k: int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in ka},
+                    b_coord={k: int(_b_row(b, ib, k)[j]) for k in kb}, j=j)
+        return
+    for base in sorted(common):
+        ka_k = next(k for k in ka if _base(k) == base)
+        kb_k = next(k for k in kb if _base(k) == base)
+        va = np.broadcast_to(a.tags[ka_k], a.shape)[ia]
+        vb = _b_row(b, ib, kb_k)
+        diff = kvalid & tagops.differ(va, vb)
+        if diff.any():
+            j = int(np.argmax(diff))
+            interp.fact("dot-mismatch", node, kind="value", symbol=base, j=j, a_value=int(va[j]), b_value=int(vb[j]),
+                        a_coord={k: int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
+                        b_coord={k: int(_b_row(b, ib, k)[j]) for k in b.tags})
+            return
+
+
+def _b_row(b: Val, ib: tuple[int, ...], k: str) -> np.ndarray:
+    arr = np.broadcast_to(b.tags[k], b.shape)
+    if b.data.ndim == 3:
+        return arr[ib[0], :, ib[-1]]
+    return arr[:, ib[-1]]
+
+
+def _result_tags(a: Val, b: Val) -> dict[str, np.ndarray]:
+    """Row tags from a (constant along the contraction), column tags from b."""
+    tags: dict[str, np.ndarray] = {}
+    for k, arr in a.tags.items():
+        arr = np.broadcast_to(arr, a.shape)
+        if not _varies(arr, -1):
+            tags[k] = tagops.collapse(arr, -1)
+    for k, arr in b.tags.items():
+        arr = np.broadcast_to(arr, b.shape)
+        if _varies(arr, -2):
+            continue
+        row = tagops.collapse(arr, -2)
+        key = k
+        while key in tags:
+            shape = np.broadcast_shapes(tags[key].shape, row.shape)
+            m = tagops.merge(np.broadcast_to(tags[key], shape), np.broadcast_to(row, shape))
+            if m is not None and not _varies(tags[key], -2) and not _varies(row, -1):
+                tags[key] = m
+                break
+            key += "'"
+        else:
+            tags[key] = row
+    shape = a.shape[:-1] + (b.shape[-1],)
+    return {k: np.broadcast_to(v, shape) for k, v in tags.items()}
+
+
+def _coverage(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST) -> Any:
+    """Which indices of the contraction extent this product received (for DF003)."""
+    ka = _contraction_keys(a, -1)
+    if not ka or a.data.ndim != 2:
+        return None
+    k = ka[0]
+    size = interp.symbol_sizes.get(_base(k))
+    if not size:
+        return None
+    kvals = np.broadcast_to(a.tags[k], a.shape)
+    kvalid = a_ok.any(axis=0) & b_ok.any(axis=1)
+    row = int(np.argmax(a_ok.any(axis=1))) if a_ok.any() else 0
+    ks = kvals[row][kvalid]
+    ks = ks[~np.isnan(ks)].astype(np.int64)
+    ks = ks[(ks >= 0) & (ks < size)]
+    counts = np.zeros(size, dtype=np.int64)
+    np.add.at(counts, ks, 1)
+    loop = interp.loops[-1].node if interp.loops else node
+    direct = a.load_node is not None and b.load_node is not None
+    return {"counts": counts, "key": _base(k), "loop": (loop, interp.smap), "direct": direct}
+
+
+def _record_operands(interp: Interpreter, a: Val, b: Val, node: ast.AST, accumulates: bool) -> None:
+    """Remember direct-load operands of an accumulating dot for the pointer-step check (DF002)."""
+    if not interp.loops:
+        return
+    acc_loop = accumulates or interp.accumulating_dot(node)
+    if not acc_loop:
+        return
+    for v, axis, side in ((a, -1, "a"), (b, -2, "b")):
+        if v.load_node is None or v.data.ndim != 2:
+            continue
+        ks = _contraction_keys(v, axis)
+        t = interp.tensor_named(v.src)
+        if t is None or not ks:
+            continue
+        key = next((k for k in ks if _base(k) in t.symbols), None)
+        if key is None:
+            continue
+        from analyzers.interp.ops_memory import tag_keys
+
+        keys = tag_keys(t)
+        if key not in keys:
+            continue
+        cdim = keys.index(key)
+        step = v.shape[axis]
+        upd = interp.pointer_update_for(v.load_node)
+        interp.dot_operands.append((node, interp.smap, (v.load_node,), cdim, side, step, upd))
+
+
+def record_coverage(interp: Interpreter, t: TensorInfo, offs: np.ndarray, coords: np.ndarray, v: Val) -> None:
+    cover = v.kcover
+    key = (t.index, int(offs[0]))
+    loop_node, smap = cover["loop"]
+    entry = interp.mem.coverage.get(key)
+    if entry is None:
+        interp.mem.coverage[key] = [cover["counts"].copy(), loop_node, smap, t.name, cover["key"],
+                                    interp.pid[: max(interp.launch.grid_axes, 1)], coords[0].tolist()]
+    else:
+        entry[0] = entry[0] + cover["counts"]

@@ -1,0 +1,36 @@
+"""Tag arrays: float arrays of coordinates where NaN means "no coordinate" (a lane that was
+masked off or out of bounds, whose address says nothing about the element it stands for)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def varies(arr: np.ndarray, axis: int) -> bool:
+    """Does the coordinate change along `axis` among the lanes that have one?"""
+    if arr.ndim == 0 or arr.shape[axis] <= 1:
+        return False
+    mx = np.fmax.reduce(arr, axis=axis)
+    mn = np.fmin.reduce(arr, axis=axis)
+    return bool(np.any(mx > mn))
+
+
+def collapse(arr: np.ndarray, axis: int, keep: bool = True) -> np.ndarray:
+    """The coordinate of each slice along `axis` (for a tag constant along it)."""
+    r = np.fmax.reduce(arr, axis=axis)
+    return np.expand_dims(r, axis) if keep else r
+
+
+def merge(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """One tag from two that agree wherever both have a coordinate; None when they conflict."""
+    if a is b:
+        return a
+    both = ~np.isnan(a) & ~np.isnan(b)
+    if np.any(both & (a != b)):
+        return None
+    return np.where(np.isnan(a), b, a)
+
+
+def differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Lanes where both have a coordinate and they differ."""
+    return ~np.isnan(a) & ~np.isnan(b) & (a != b)

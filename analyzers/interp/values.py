@@ -1,0 +1,217 @@
+"""Abstract values of the tag interpreter.
+
+A `Val` is a numpy array (one element per lane of a Triton tile, or a 0-d array for a scalar)
+plus what the checker knows about each lane:
+
+- `tags`: index symbol -> coordinate array. A loaded element of A (M, K) carries {M: m, K: k};
+  a value gathered through a loaded index also carries the index's own coordinates, so a
+  scatter can be compared with its gather. Symbols are the launch's dimension classes.
+- `undef`: lanes a masked load left undefined (no `other=`): garbage on a GPU.
+- `pad`: lanes that lie outside the data (masked off with an `other=` value); harmless only while
+  they hold the neutral element of whatever consumes them.
+- `scale`: the online-softmax scale tag (see interp/softmax.py).
+- `lineage`: ids of the loads/dots a float value derives from (which scores a max covers).
+- `grows` / `wide`: integer provenance for the int32 overflow rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+FLOAT_TYPES = {"fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16", "fp16", "bf16", "fp32", "fp64"}
+LOW_PRECISION = {"fp16", "bf16", "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16"}
+INT_TYPES = {"int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+
+DTYPE_ALIASES = {
+    "float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32",
+    "float64": "fp64", "double": "fp64", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5",
+    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5", "float8e4b15": "fp8e4b15",
+    "int1": "int1", "bool": "int1", "int8": "int8", "int16": "int16", "int32": "int32",
+    "int": "int32", "int64": "int64", "long": "int64", "uint8": "uint8", "uint16": "uint16",
+    "uint32": "uint32", "uint64": "uint64", "tf32": "fp32",
+}
+
+
+def norm_dtype(name: str) -> str:
+    return DTYPE_ALIASES.get(name, name)
+
+
+def is_float(dtype: str) -> bool:
+    return dtype in FLOAT_TYPES
+
+
+class Unmodelled(Exception):
+    """Raised when the interpreter meets a construct it does not model (reported as AR001)."""
+
+    def __init__(self, what: str, node: Any = None) -> None:
+        super().__init__(what)
+        self.what = what
+        self.node = node
+
+
+class KernelReturn(Exception):
+    """Unwinds a `return` out of nested statements."""
+
+    def __init__(self, value: Any = None) -> None:
+        super().__init__()
+        self.value = value
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """One tensor argument of a probe launch: its storage layout and dimension symbols."""
+
+    index: int  # position among the launch's tensors
+    name: str  # the kernel parameter it binds (e.g. a_ptr)
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    symbols: tuple[str, ...]  # one dimension class per dim (e.g. ("M", "K"))
+    dtype: str
+    created: bool = False  # allocated uninitialized by the launcher (torch.empty*): must be fully written
+    sized: bool = True  # False when nothing tells its extent: bounds are not judged
+
+    @property
+    def extent(self) -> int:
+        """Elements from offset 0 to one past the last element (gaps included)."""
+        if not self.shape or min(self.shape) == 0:
+            return 0
+        return 1 + sum((s - 1) * st for s, st in zip(self.shape, self.strides, strict=True))
+
+    def unravel(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Offsets -> (coords[..., rank], valid) in this tensor; gaps and outside are invalid."""
+        offs = np.asarray(offsets, dtype=np.int64)
+        rank = len(self.shape)
+        coords = np.zeros(offs.shape + (rank,), dtype=np.int64)
+        valid = (offs >= 0) & (offs < max(self.extent, 0))
+        rest = np.where(valid, offs, 0)
+        for d in sorted(range(rank), key=lambda i: (-self.strides[i], -i)):
+            st = max(self.strides[d], 1)
+            c = rest // st
+            rest = rest - c * st
+            coords[..., d] = c
+            valid &= c < self.shape[d]
+        valid &= rest == 0
+        return coords, valid
+
+
+@dataclass
+class Val:
+    """A tile (or scalar) with per-lane tags and flags; see the module docstring."""
+
+    data: np.ndarray
+    dtype: str
+    tags: dict[str, np.ndarray] = field(default_factory=dict)
+    index_tags: frozenset[str] = frozenset()  # which tags came through a loaded index
+    undef: np.ndarray | None = None
+    pad: np.ndarray | None = None
+    scale: Any = None
+    lineage: frozenset[int] = frozenset()
+    maxinfo: Any = None  # a softmax.MaxToken when this value is a (running) max
+    shift: Any = None  # the MaxToken subtracted to make this value (x - m)
+    grows: bool = False  # integer derived from a program id, loop counter or loaded index
+    runtime: bool = False  # integer derived from a runtime (non-constexpr) argument
+    constexpr: bool = False
+    loaded_from: frozenset[int] = frozenset()  # load sites of integer data feeding this value
+    checked: frozenset[int] = frozenset()  # load sites a comparison producing this mask examined
+    overflow_site: Any = None  # an int32 multiply that may overflow, feeding this value
+    nan_site: Any = None  # where a -inf - -inf or 0/0 NaN was made
+    unstable_exp: Any = None  # site of an exp taken without subtracting a max
+    kcover: Any = None  # reduction coverage of a dot accumulator (interp/coverage.py)
+    unknown: str | None = None  # set when derived from something not modelled
+    src: str | None = None  # pointer parameter a loaded value came from (retyping to integer)
+    param: str | None = None  # the runtime parameter this scalar is
+    pid_axis: int | None = None  # a raw tl.program_id(axis)
+    init_site: Any = None  # the tl.zeros/tl.full that created an accumulator
+    load_node: Any = None  # the tl.load that produced this tile directly
+    loopvar: bool = False
+    undef_site: Any = None  # the masked load without `other=` whose lanes are undefined
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.data.ndim == 0
+
+    def with_(self, **changes: Any) -> Val:
+        return replace(self, **changes)
+
+    def item(self) -> Any:
+        return self.data.item()
+
+
+@dataclass
+class Ptr:
+    """A pointer tile: element offsets into one tensor; tags of any index used to compute them."""
+
+    tensor: TensorInfo
+    offsets: np.ndarray  # int64, in elements
+    tags: dict[str, np.ndarray] = field(default_factory=dict)
+    index_tags: frozenset[str] = frozenset()
+    loaded_from: frozenset[int] = frozenset()
+    index_site: Any = None  # where a loaded index first entered this pointer (MB005)
+    overflow_site: Any = None
+    unknown: str | None = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.offsets.shape
+
+    @property
+    def dtype(self) -> str:
+        return "ptr<" + self.tensor.dtype + ">"
+
+
+@dataclass
+class BlockPtr:
+    """`tl.make_block_ptr`: a tile window over a tensor, moved by `tl.advance`."""
+
+    tensor: TensorInfo
+    base_offset: int
+    shape: tuple[int, ...]  # the logical shape given to make_block_ptr
+    strides: tuple[int, ...]
+    offsets: tuple[int, ...]
+    block_shape: tuple[int, ...]
+    order: tuple[int, ...]
+    site: Any = None
+
+
+@dataclass
+class Descriptor:
+    """`tl.make_tensor_descriptor`: bounds-checked tile loads/stores (zeros outside, stores clipped)."""
+
+    tensor: TensorInfo
+    base_offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    block_shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DType:
+    """A Triton dtype used as a value (`tl.float32`, `x.dtype`, `ptr.dtype.element_ty`)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class PtrDType:
+    """`ptr.dtype`: has `.element_ty`."""
+
+    element: str
+
+
+def scalar(value: Any, dtype: str | None = None, **kw: Any) -> Val:
+    if dtype is None:
+        if isinstance(value, bool | np.bool_):
+            dtype = "int1"
+        elif isinstance(value, int | np.integer):
+            dtype = "int32" if -(2**31) <= int(value) < 2**31 else "int64"
+        else:
+            dtype = "fp32"
+    np_dtype = np.float64 if is_float(dtype) else (np.bool_ if dtype == "int1" else np.int64)
+    return Val(np.asarray(value, dtype=np_dtype), dtype, **kw)

@@ -1,0 +1,175 @@
+"""The kernel model: parameters, constexprs, autotune configs and heuristics of one `@triton.jit`.
+
+tree-sitter finds the kernel and confines syntax errors to it; the kernel's own text is then read
+with CPython's `ast`, the grammar Triton's JIT itself compiles from, so the checker sees exactly
+the program Triton would.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+from analyzers.findings import Span
+
+
+@dataclass
+class Param:
+    name: str
+    constexpr: bool
+    default: ast.expr | None
+
+
+@dataclass
+class AutotuneInfo:
+    configs: list[dict[str, Any]]
+    key: list[str]
+    reset_to_zero: list[str]
+    restore_value: list[str]
+    node: ast.Call  # the decorator call
+
+
+@dataclass
+class SourceMap:
+    """Maps positions in a snippet parsed by `ast` back to bytes of the whole file."""
+
+    source: bytes
+    line_starts: list[int]
+    row0: int  # file row of the snippet's first line
+    indent: int  # bytes removed by dedent from each line
+
+    def offset(self, lineno: int, col: int) -> int:
+        row = self.row0 + lineno - 1
+        row = min(max(row, 0), len(self.line_starts) - 1)
+        return self.line_starts[row] + col + self.indent
+
+    def span(self, node: ast.AST) -> Span:
+        lineno = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        end_lineno = getattr(node, "end_lineno", lineno) or lineno
+        end_col = getattr(node, "end_col_offset", col) or col
+        start = self.offset(lineno, col)
+        end = self.offset(end_lineno, end_col)
+        return Span(start, end, (self.row0 + lineno - 1, col + self.indent), (self.row0 + end_lineno - 1, end_col + self.indent))
+
+
+@dataclass
+class KernelModel:
+    name: str
+    func: ast.FunctionDef
+    params: list[Param]
+    smap: SourceMap
+    autotune: AutotuneInfo | None = None
+    heuristics: dict[str, ast.expr] = field(default_factory=dict)
+    heuristics_node: ast.Call | None = None
+    decorators: list[ast.expr] = field(default_factory=list)
+
+    @property
+    def constexprs(self) -> list[str]:
+        return [p.name for p in self.params if p.constexpr]
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+
+def line_starts(source: bytes) -> list[int]:
+    starts = [0]
+    for i, b in enumerate(source):
+        if b == 10:
+            starts.append(i + 1)
+    return starts
+
+
+def parse_snippet(source: bytes, start_byte: int, end_byte: int, starts: list[int], row0: int) -> tuple[ast.Module, SourceMap]:
+    """Parse the bytes of one definition (dedented) with `ast`; raises SyntaxError."""
+    line_begin = starts[row0]
+    text = source[line_begin:end_byte].decode("utf-8")
+    dedented = textwrap.dedent(text)
+    first = text.split("\n", 1)[0]
+    first_d = dedented.split("\n", 1)[0]
+    indent = len(first.encode("utf-8")) - len(first_d.encode("utf-8"))
+    tree = ast.parse(dedented)
+    return tree, SourceMap(source, starts, row0, indent)
+
+
+def _is_constexpr(ann: ast.expr | None) -> bool:
+    if ann is None:
+        return False
+    text = ast.unparse(ann)
+    return text.endswith("constexpr")
+
+
+def _literal(node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        return None
+
+
+def _config_dict(call: ast.Call) -> dict[str, Any] | None:
+    """`triton.Config({"BLOCK": 64}, num_warps=4, num_stages=3)` -> {"BLOCK": 64, "num_warps": 4, ...}."""
+    if not call.args and not call.keywords:
+        return None
+    kw = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "kwargs"), None)
+    out = _literal(kw) if kw is not None else {}
+    if not isinstance(out, dict):
+        return None
+    for k in call.keywords:
+        if k.arg in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
+            v = _literal(k.value)
+            if v is not None:
+                out[k.arg] = v
+    return out
+
+
+def _str_list(node: ast.expr | None) -> list[str]:
+    v = _literal(node) if node is not None else None
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, list | tuple):
+        return [x for x in v if isinstance(x, str)]
+    return []
+
+
+def build_kernel_model(func: ast.FunctionDef, smap: SourceMap, module_consts: dict[str, Any]) -> KernelModel:
+    args = func.args
+    positional = args.posonlyargs + args.args
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    params = [Param(a.arg, _is_constexpr(a.annotation), d) for a, d in zip(positional, defaults, strict=True)]
+    for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        params.append(Param(a.arg, _is_constexpr(a.annotation), d))
+    model = KernelModel(func.name, func, params, smap, decorators=list(func.decorator_list))
+    for dec in func.decorator_list:
+        if not isinstance(dec, ast.Call):
+            continue
+        name = ast.unparse(dec.func)
+        if name.endswith("autotune"):
+            cfg_node = dec.args[0] if dec.args else next((k.value for k in dec.keywords if k.arg == "configs"), None)
+            configs: list[dict[str, Any]] = []
+            if isinstance(cfg_node, ast.Name) and cfg_node.id in module_consts:
+                cfg_node = module_consts[cfg_node.id]
+            if isinstance(cfg_node, ast.List | ast.Tuple):
+                for c in cfg_node.elts:
+                    if isinstance(c, ast.Call):
+                        d = _config_dict(c)
+                        if d is not None:
+                            configs.append(d)
+            kws = {k.arg: k.value for k in dec.keywords}
+            model.autotune = AutotuneInfo(
+                configs=configs,
+                key=_str_list(kws.get("key") or (dec.args[1] if len(dec.args) > 1 else None)),
+                reset_to_zero=_str_list(kws.get("reset_to_zero")),
+                restore_value=_str_list(kws.get("restore_value")),
+                node=dec,
+            )
+        elif name.endswith("heuristics"):
+            h = dec.args[0] if dec.args else next((k.value for k in dec.keywords if k.arg == "values"), None)
+            if isinstance(h, ast.Dict):
+                for k, v in zip(h.keys, h.values, strict=True):
+                    key = _literal(k) if k is not None else None
+                    if isinstance(key, str):
+                        model.heuristics[key] = v
+                model.heuristics_node = dec
+    return model

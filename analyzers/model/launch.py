@@ -1,0 +1,466 @@
+"""Launch sites (`kernel[grid](...)` in the same file) and the probe launches made from them.
+
+A probe launch is one concrete instance of the kernel: sizes for every dimension class, the
+tensors with their strides, the constexprs (autotune config, heuristics, defaults) and the grid.
+Sizes are adversarial around tile edges: ragged (2B+r), exact multiples (2B), half tiles (1.5B)
+and 1; batch-like dimensions get small distinct primes, so `pid // H` with a grid of Z programs
+cannot pass by accident.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from analyzers.findings import Span
+from analyzers.interp.values import TensorInfo, norm_dtype
+from analyzers.model.host import DimClasses, HostEval, HostTensor, Opaque, SymInt, contiguous_strides
+from analyzers.model.kernel import KernelModel, SourceMap
+from analyzers.model.scan import KernelScan
+
+PRIMES = [2, 3, 5, 7, 11, 13]
+ROW_PAD = 3  # gap after each row (in elements) of padded probe layouts: overreads land in a gap
+
+
+@dataclass
+class LaunchSite:
+    call: ast.Call
+    host_func: ast.FunctionDef | None
+    body: list[ast.stmt]
+    smap: SourceMap
+
+    @property
+    def grid_node(self) -> ast.expr:
+        sub = self.call.func
+        assert isinstance(sub, ast.Subscript)
+        return sub.slice
+
+
+@dataclass
+class ProbeLaunch:
+    kind: str
+    args: dict[str, Any]  # param -> TensorInfo | int | float | bool
+    runtime: set[str]  # params that are runtime (not constexpr) values
+    grid: tuple[int, int, int]
+    grid_axes: int
+    sizes: dict[str, int]  # display name -> value
+    config: dict[str, Any] | None
+    site: LaunchSite | None
+    assumed: bool
+    grid_span: Span | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def describe_sizes(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.sizes.items())
+
+
+def find_launch_calls(tree: ast.AST, kernel: str) -> list[ast.Call]:
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript):
+            v = n.func.value
+            name = v.id if isinstance(v, ast.Name) else (v.attr if isinstance(v, ast.Attribute) else None)
+            if name == kernel:
+                out.append(n)
+    return out
+
+
+def _stride_users(site: LaunchSite) -> set[str]:
+    """Host names whose `.stride(...)` the launch passes (their layout is communicated)."""
+    out = set()
+    for n in ast.walk(site.host_func or ast.Module(body=site.body, type_ignores=[])):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "stride":
+            if isinstance(n.func.value, ast.Name):
+                out.add(n.func.value.id)
+    return out
+
+
+def _tensor_param_ranks(func: ast.FunctionDef) -> dict[str, int]:
+    """Host parameters used as tensors, with the rank their use implies."""
+    names = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    ranks: dict[str, int] = {}
+    same: list[tuple[str, str]] = []
+    for n in ast.walk(func):
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape":
+            base = n.value.value
+            if isinstance(base, ast.Name) and base.id in names and isinstance(n.targets[0], ast.Tuple):
+                ranks[base.id] = max(ranks.get(base.id, 0), len(n.targets[0].elts))
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape":
+            base = n.value.value
+            if isinstance(base, ast.Name) and base.id in names and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, int):
+                i = n.slice.value
+                ranks[base.id] = max(ranks.get(base.id, 1), i + 1 if i >= 0 else -i)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("stride", "size"):
+            base = n.func.value
+            if isinstance(base, ast.Name) and base.id in names and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, int):
+                i = n.args[0].value
+                ranks[base.id] = max(ranks.get(base.id, 1), i + 1 if i >= 0 else -i)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in names:
+            if n.attr in ("shape", "stride", "numel", "dtype", "device", "is_contiguous", "T", "t", "size", "contiguous", "view", "reshape", "transpose", "permute", "element_size"):
+                ranks.setdefault(n.value.id, 1)
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
+            l, r = n.left, n.comparators[0]
+            if isinstance(l, ast.Attribute) and l.attr == "shape" and isinstance(r, ast.Attribute) and r.attr == "shape":
+                if isinstance(l.value, ast.Name) and isinstance(r.value, ast.Name):
+                    same.append((l.value.id, r.value.id))
+    for _ in range(3):
+        for a, b in same:
+            r = max(ranks.get(a, 0), ranks.get(b, 0))
+            if r:
+                ranks[a] = ranks[b] = r
+    return ranks
+
+
+class LaunchBinder:
+    """Builds probe launches for one kernel from its launch site (or assumptions without one)."""
+
+    def __init__(self, kernel: KernelModel, scan: KernelScan, site: LaunchSite | None) -> None:
+        self.kernel = kernel
+        self.scan = scan
+        self.site = site
+        self.dims = DimClasses()
+        self.display: dict[str, str] = {}
+        self.tiled: dict[str, int] = {}  # class -> block that tiles it
+        self.bare: set[str] = set()
+        self.padded_layout: set[str] = set()
+        self.recorded = False
+        self.error: str | None = None
+
+    # ---- host parameter binding ------------------------------------------------------------
+    def _bind_params(self, ev: HostEval) -> None:
+        assert self.site is not None
+        func = self.site.host_func
+        if func is None:
+            return
+        ranks = _tensor_param_ranks(func)
+        kernel_ptr_args = self._pointer_arg_names()
+        args = func.args.posonlyargs + func.args.args
+        defaults = [None] * (len(args) - len(func.args.defaults)) + list(func.args.defaults)
+        pairs = list(zip(args, defaults, strict=True)) + list(zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True))
+        for a, d in pairs:
+            name = a.arg
+            if name in ("self", "ctx"):
+                ev.env[name] = Opaque(name)
+                continue
+            is_tensor = name in ranks or name in kernel_ptr_args
+            if d is not None:
+                ev.env[name] = ev.expr(d)
+                continue
+            if is_tensor:
+                rank = ranks.get(name, 1)
+                shape = [ev.dim(f"{name}.{i}") for i in range(rank)]
+                t = ev.new_tensor(shape, "fp16", name, False)
+                if self.sizes_known() and name in self.padded_layout:
+                    t.strides = padded_strides(t.shape)
+                ev.env[name] = t
+            elif d is None:
+                ev.env[name] = ev.dim(name)
+
+    def sizes_known(self) -> bool:
+        return self.recorded
+
+    def _pointer_arg_names(self) -> set[str]:
+        assert self.site is not None
+        out = set()
+        params = [p.name for p in self.kernel.params]
+        for i, a in enumerate(self.site.call.args):
+            if i < len(params) and params[i] in self.scan.pointers:
+                out |= {n.id for n in ast.walk(a) if isinstance(n, ast.Name)}
+        for k in self.site.call.keywords:
+            if k.arg in self.scan.pointers:
+                out |= {n.id for n in ast.walk(k.value) if isinstance(n, ast.Name)}
+        return out
+
+    def _run_host(self, sizes: dict[str, int] | None) -> HostEval:
+        assert self.site is not None
+        ev = HostEval(self.dims, sizes, recording=sizes is None)
+        self._bind_params(ev)
+        ev.run_block(self.site.body, self.site.call)
+        # remember readable names of dimension classes (`M, K = a.shape` -> "M", "K")
+        for k, v in ev.env.items():
+            if isinstance(v, SymInt) and not v.sym.startswith("("):
+                root = self.dims.find(v.sym)
+                cur = self.display.get(root)
+                if cur is None or (len(k) < len(cur) and not k.startswith("_")):
+                    self.display[root] = k
+        return ev
+
+    def _kernel_args(self, ev: HostEval) -> dict[str, Any]:
+        assert self.site is not None
+        params = [p.name for p in self.kernel.params]
+        out: dict[str, Any] = {}
+        for i, a in enumerate(self.site.call.args):
+            if isinstance(a, ast.Starred):
+                raise _Unbindable("a *args launch")
+            if i < len(params):
+                out[params[i]] = ev.expr(a)
+        for k in self.site.call.keywords:
+            if k.arg is None:
+                raise _Unbindable("a **kwargs launch")
+            out[k.arg] = ev.expr(k.value)
+        return out
+
+    def record(self) -> None:
+        """First pass: learn dimension classes, tiling and layouts from placeholder sizes."""
+        if self.site is None:
+            self.recorded = True
+            return
+        ev = self._run_host(None)
+        self.padded_layout = _stride_users(self.site)
+        kargs = self._kernel_args(ev)
+        constexpr_env = self._constexpr_env(kargs, None)
+        # tiling from the grid: cdiv(X, B) tiles X's class by B; bare names are batch-like
+        self._grid_roles(ev, self.site.grid_node, constexpr_env)
+        bmax = max([v for v in constexpr_env.values() if isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 1024] or [16])
+        for p in self.scan.tiled:
+            v = kargs.get(p)
+            if isinstance(v, SymInt):
+                for root in self._roots_of(v.sym):
+                    self.tiled.setdefault(root, bmax)
+        self.recorded = True
+
+    def _roots_of(self, sym: str) -> set[str]:
+        if not sym.startswith("("):
+            return {self.dims.find(sym)}
+        out = set()
+        for tok in sym.replace("(", " ").replace(")", " ").replace("*", " ").replace("+", " ").replace("-", " ").replace("//", " ").replace("%", " ").split():
+            if tok in self.dims.parent:
+                out.add(self.dims.find(tok))
+        return out
+
+    def _grid_roles(self, ev: HostEval, grid: ast.expr, meta: dict[str, Any]) -> None:
+        expr = grid
+        if isinstance(grid, ast.Name) and isinstance(ev.env.get(grid.id), tuple):
+            val = ev.env[grid.id]
+            if val and val[0] == "lambda":
+                expr = val[1].body
+            elif val and val[0] == "func":
+                expr = next((s.value for s in ast.walk(val[1]) if isinstance(s, ast.Return) and s.value is not None), grid)
+        elif isinstance(grid, ast.Lambda):
+            expr = grid.body
+        if isinstance(grid, ast.Name) and grid.id in ev.env and not isinstance(ev.env[grid.id], tuple | Opaque):
+            expr = grid
+        sub = HostEval(self.dims, None, recording=True)
+        sub.env = dict(ev.env)
+        for n in ast.walk(expr):
+            if isinstance(n, ast.arguments):
+                for a in n.args:
+                    sub.env[a.arg] = dict(meta)
+        if isinstance(expr, ast.Name):
+            return
+        # find a grid assignment made earlier in the host body when the launch names a variable
+        cdiv_first: set[int] = set()
+        for n in ast.walk(expr):
+            if isinstance(n, ast.Call) and ast.unparse(n.func).endswith("cdiv") and len(n.args) == 2:
+                x = sub.expr(n.args[0])
+                b = sub.expr(n.args[1])
+                for m in ast.walk(n.args[0]):
+                    cdiv_first.add(id(m))
+                if isinstance(x, SymInt) and isinstance(b, int):
+                    for root in self._roots_of(x.sym):
+                        self.tiled[root] = int(b)
+        for n in ast.walk(expr):
+            if isinstance(n, ast.Name) and id(n) not in cdiv_first:
+                v = sub.env.get(n.id)
+                if isinstance(v, SymInt):
+                    self.bare |= self._roots_of(v.sym)
+
+    def _constexpr_env(self, kargs: dict[str, Any], config: dict[str, Any] | None) -> dict[str, Any]:
+        env: dict[str, Any] = {}
+        for p in self.kernel.params:
+            if p.default is not None:
+                try:
+                    env[p.name] = ast.literal_eval(p.default)
+                except (ValueError, SyntaxError):
+                    pass
+        for k, v in kargs.items():
+            if isinstance(v, int | float | bool) and not isinstance(v, HostTensor):
+                env[k] = v
+        if config:
+            env.update(config)
+        return env
+
+    # ---- probes ------------------------------------------------------------------------------
+    def choose_sizes(self, kind: str) -> dict[str, int]:
+        roots = sorted({self.dims.find(s) for s in self.dims.parent})
+        sizes: dict[str, int] = {}
+        prime_i = 0
+        tiled_i = 0
+        for r in roots:
+            if r in self.dims.allowed:
+                vals = self.dims.allowed[r]
+                sizes[r] = vals[0] if kind != "exact" else vals[-1] if vals[-1] <= 128 else vals[0]
+                continue
+            mult = self.dims.multiple_of.get(r, 1)
+            if r in self.tiled:
+                b = max(self.tiled[r], 1)
+                v = {"ragged": 2 * b + 1 + 2 * tiled_i, "exact": 2 * b, "half": b + max(b // 2, 1), "one": 1}[kind]
+                tiled_i += 1
+            else:
+                v = 1 if kind == "one" else PRIMES[prime_i % len(PRIMES)]
+                prime_i += 1
+            if mult > 1:
+                v = max(mult, ((v + mult - 1) // mult) * mult)
+            sizes[r] = v
+        return sizes
+
+    def probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
+        if self.site is None:
+            return self._assumed_probe(kind, config)
+        sizes = self.choose_sizes(kind)
+        ev = self._run_host(sizes)
+        kargs = self._kernel_args(ev)
+        args, runtime, tensors = self._to_kernel_values(kargs, config)
+        grid, axes = self._grid(ev, args)
+        shown = {}
+        for root, v in sizes.items():
+            if root.startswith("_") and root not in self.display:
+                continue
+            shown[self.display.get(root, root)] = v
+        return ProbeLaunch(kind, args, runtime, grid, axes, shown, config, self.site, False,
+                           grid_span=self.site.smap.span(self.site.grid_node))
+
+    def _to_kernel_values(self, kargs: dict[str, Any], config: dict[str, Any] | None) -> tuple[dict[str, Any], set[str], list[TensorInfo]]:
+        args: dict[str, Any] = {}
+        runtime: set[str] = set()
+        tensors: list[TensorInfo] = []
+        storage_index: dict[int, TensorInfo] = {}
+        for p in self.kernel.params:
+            if p.name in kargs:
+                v = kargs[p.name]
+            elif config and p.name in config:
+                v = config[p.name]
+            elif p.default is not None:
+                try:
+                    v = ast.literal_eval(p.default)
+                except (ValueError, SyntaxError):
+                    v = Opaque(ast.unparse(p.default))
+            elif p.name in self.kernel.heuristics:
+                continue
+            else:
+                v = Opaque("missing argument")
+            if isinstance(v, HostTensor):
+                ti = TensorInfo(len(tensors), p.name, tuple(v.shape), tuple(v.strides),
+                                tuple(self.display.get(self.dims.find(s), self.dims.find(s)) for s in v.symbols),
+                                norm_dtype(v.dtype) if v.dtype_known else "fp16?", created=v.created, sized=v.sized)
+                storage_index[v.storage] = ti
+                tensors.append(ti)
+                args[p.name] = ti
+            elif isinstance(v, tuple) and v and v[0] == "dtype":
+                args[p.name] = v
+            else:
+                args[p.name] = int(v) if isinstance(v, SymInt) else v
+                if not p.constexpr:
+                    runtime.add(p.name)
+        if config:
+            for k, v in config.items():
+                if k not in args and self.kernel.param(k) is not None:
+                    args[k] = v
+        self._apply_heuristics(args)
+        return args, runtime, tensors
+
+    def _apply_heuristics(self, args: dict[str, Any]) -> None:
+        for name, fn in self.kernel.heuristics.items():
+            ev = HostEval(self.dims, {}, recording=False)
+            view = {k: (v if isinstance(v, int | float | bool) else Opaque(k)) for k, v in args.items()}
+            if isinstance(fn, ast.Lambda) and fn.args.args:
+                ev.env[fn.args.args[0].arg] = view
+                val = ev.expr(fn.body)
+            else:
+                val = Opaque("heuristic")
+            if isinstance(val, Opaque):
+                raise _Unbindable(f"the heuristic for {name}")
+            args[name] = val
+
+    def _grid(self, ev: HostEval, args: dict[str, Any]) -> tuple[tuple[int, int, int], int]:
+        assert self.site is not None
+        g = self.site.grid_node
+        meta = {k: v for k, v in args.items() if isinstance(v, int | float | bool)}
+        val = ev.expr(g)
+        if isinstance(val, tuple) and val and val[0] == "lambda":
+            lam = val[1]
+            sub = HostEval(self.dims, {}, recording=False)
+            sub.env = dict(val[2])
+            if lam.args.args:
+                sub.env[lam.args.args[0].arg] = meta
+            val = sub.expr(lam.body)
+        elif isinstance(val, tuple) and val and val[0] == "func":
+            fn = val[1]
+            sub = HostEval(self.dims, {}, recording=False)
+            sub.env = dict(ev.env)
+            if fn.args.args:
+                sub.env[fn.args.args[0].arg] = meta
+            ret = None
+            for st in fn.body:
+                if isinstance(st, ast.Return) and st.value is not None:
+                    ret = sub.expr(st.value)
+                    break
+                sub.stmt(st)
+            val = ret
+        if isinstance(val, int) and not isinstance(val, bool):
+            val = (val,)
+        if isinstance(val, list):
+            val = tuple(val)
+        if not isinstance(val, tuple) or not all(isinstance(x, int) and not isinstance(x, bool) for x in val) or not 1 <= len(val) <= 3:
+            raise _Unbindable(f"the grid `{ast.unparse(g)}`")
+        dims = tuple(int(x) for x in val) + (1,) * (3 - len(val))
+        return (dims[0], dims[1], dims[2]), len(val)
+
+    def _assumed_probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
+        """No launch in the file: contiguous 1-D tensors of unknown extent, runtime sizes from
+        the probe kind, two programs per axis; GR rules and bounds are not judged."""
+        args: dict[str, Any] = {}
+        runtime: set[str] = set()
+        consts = self._constexpr_env({}, config)
+        bmax = max([v for v in consts.values() if isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 1024] or [16])
+        sizes = {}
+        i = 0
+        n_t = 0
+        for p in self.kernel.params:
+            if p.name in self.scan.pointers:
+                args[p.name] = TensorInfo(n_t, p.name, (1 << 16,), (1,), (f"{p.name}.0",), "fp16?", sized=False)
+                n_t += 1
+            elif p.constexpr or p.name in consts:
+                if p.name in consts:
+                    args[p.name] = consts[p.name]
+            else:
+                if p.name in self.scan.tiled:
+                    v = {"ragged": 2 * bmax + 1, "exact": 2 * bmax, "half": bmax + bmax // 2, "one": 1}[kind]
+                elif p.name.startswith("stride"):
+                    v = 1 if p.name.endswith(("n", "k", "d", "1", "col", "cols")) else 64 * (i + 1)
+                else:
+                    v = PRIMES[i % len(PRIMES)]
+                i += 1
+                args[p.name] = v
+                runtime.add(p.name)
+                sizes[p.name] = v
+        self._apply_heuristics(args)
+        return ProbeLaunch(kind, args, runtime, (2, 2, 2), 3, sizes, config, None, True,
+                           notes=["no launch site in this file: tensors assumed contiguous and the grid assumed to cover the sizes"])
+
+
+class _Unbindable(Exception):
+    pass
+
+
+Unbindable = _Unbindable
+
+
+def padded_strides(shape: list[int]) -> list[int]:
+    """Row-major strides with ROW_PAD elements of gap after each row of every inner dimension."""
+    strides, acc = [], 1
+    for i, s in enumerate(reversed(shape)):
+        strides.append(acc)
+        acc *= max(int(s), 1) + (ROW_PAD if i == 0 and len(shape) > 1 else 0)
+    return list(reversed(strides))
+
+
+def random_floats(t: TensorInfo) -> np.ndarray:
+    rng = np.random.default_rng(1234 + 17 * t.index)
+    return rng.standard_normal(max(t.extent, 1))
+
+
+__all__ = ["LaunchBinder", "LaunchSite", "ProbeLaunch", "Unbindable", "contiguous_strides", "find_launch_calls", "random_floats"]

@@ -1,0 +1,171 @@
+"""A flow-insensitive pre-scan of a kernel body: which parameters are pointers, which sizes are
+tiled (compared with `tl.arange` offsets or used as loop bounds), and how loaded integers are
+checked (which fixes the contents the interpreter synthesizes for index tensors).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+MEMORY_CALLS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas",
+                "atomic_and", "atomic_or", "atomic_xor", "make_block_ptr", "make_tensor_descriptor"}
+
+
+@dataclass
+class IndexPolicy:
+    """How to synthesize the contents of an integer tensor the kernel loads from."""
+
+    upper: str | None = None  # contents in [0, upper] (upper itself is the padding sentinel)
+    sentinels: set[int] = field(default_factory=set)
+    work_bound: bool = False  # compared with program-id arithmetic: must not cut work
+
+
+@dataclass
+class KernelScan:
+    pointers: set[str]
+    tiled: set[str]  # runtime params compared with arange offsets or bounding loops
+    policies: dict[str, IndexPolicy]
+    derived: dict[str, set[str]]  # variable -> params it is computed from
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    if isinstance(f, ast.Name):
+        return f.id
+    return ""
+
+
+def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast.FunctionDef] | None = None) -> KernelScan:
+    body_nodes = list(ast.walk(func))
+    for h in (helpers or {}).values():
+        body_nodes += list(ast.walk(h))
+    # variable -> names on the right of its assignments (transitively closed below)
+    deps: dict[str, set[str]] = {}
+    for n in body_nodes:
+        targets: list[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(n, ast.Assign):
+            targets, value = n.targets, n.value
+        elif isinstance(n, ast.AugAssign | ast.AnnAssign) and n.value is not None:
+            targets, value = [n.target], n.value
+        elif isinstance(n, ast.For):
+            targets, value = [n.target], n.iter
+        for t in targets:
+            for name in _names(t):
+                deps.setdefault(name, set()).update(_names(value) if value is not None else set())
+    derived: dict[str, set[str]] = {}
+    pset = set(params)
+
+    def roots(v: str, seen: set[str]) -> set[str]:
+        if v in derived:
+            return derived[v]
+        if v in seen:
+            return set()
+        seen.add(v)
+        out = {v} & pset
+        for d in deps.get(v, ()):
+            out |= roots(d, seen)
+        return out
+
+    for v in list(deps) + params:
+        derived[v] = roots(v, set())
+
+    pointers: set[str] = set()
+    loads: dict[str, str] = {}  # variable -> pointer param it was loaded from
+    arange_vars: set[str] = set()
+    for n in body_nodes:
+        if isinstance(n, ast.Call) and _call_name(n) in MEMORY_CALLS and n.args:
+            for name in _names(n.args[0]):
+                pointers |= {p for p in derived.get(name, {name} & pset)}
+        if isinstance(n, ast.Call) and _call_name(n) in ("make_block_ptr", "make_tensor_descriptor"):
+            for kw in n.keywords:
+                if kw.arg == "base":
+                    for name in _names(kw.value):
+                        pointers |= derived.get(name, {name} & pset)
+    pointers &= pset
+    for n in body_nodes:
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _call_name(n.value) == "load" and n.value.args:
+            src = {p for name in _names(n.value.args[0]) for p in derived.get(name, {name} & pset)} & pointers
+            for t in n.targets:
+                for name in _names(t):
+                    if len(src) == 1:
+                        loads[name] = next(iter(src))
+        if isinstance(n, ast.Assign):
+            if any(isinstance(c, ast.Call) and _call_name(c) == "arange" for c in ast.walk(n.value)):
+                for t in n.targets:
+                    arange_vars |= _names(t)
+    # close arange-derived variables
+    changed = True
+    while changed:
+        changed = False
+        for v, ds in deps.items():
+            if v not in arange_vars and ds & arange_vars:
+                arange_vars.add(v)
+                changed = True
+    load_derived = {v: {loads[d] for d in _closure(v, deps) if d in loads} for v in deps}
+    for v, p in loads.items():
+        load_derived.setdefault(v, set()).add(p)
+    pid_vars = _pid_vars(body_nodes, deps)
+
+    tiled: set[str] = set()
+    policies: dict[str, IndexPolicy] = {}
+    for n in body_nodes:
+        if isinstance(n, ast.Compare) and len(n.ops) == 1:
+            left, right = _names(n.left), _names(n.comparators[0])
+            for a, b, bnode in ((left, right, n.comparators[0]), (right, left, n.left)):
+                if a & arange_vars or any(isinstance(c, ast.Call) and _call_name(c) == "arange" for c in ast.walk(n.left if a is left else n.comparators[0])):
+                    for name in b:
+                        tiled |= derived.get(name, {name} & pset) - pointers
+                for name in a:
+                    for src in load_derived.get(name, set()):
+                        pol = policies.setdefault(src, IndexPolicy())
+                        if isinstance(bnode, ast.Constant) and isinstance(bnode.value, int):
+                            pol.sentinels.add(int(bnode.value))
+                        elif isinstance(bnode, ast.UnaryOp) and isinstance(bnode.operand, ast.Constant):
+                            try:
+                                pol.sentinels.add(int(ast.literal_eval(bnode)))
+                            except (ValueError, TypeError):
+                                pass
+                        elif isinstance(bnode, ast.Name) and bnode.id in pset and bnode.id not in pointers:
+                            pol.upper = bnode.id
+                        elif b & pid_vars or any(isinstance(c, ast.Call) and _call_name(c) == "program_id" for c in ast.walk(bnode)):
+                            pol.work_bound = True
+        if isinstance(n, ast.For) and isinstance(n.iter, ast.Call):
+            for a in n.iter.args:
+                for name in _names(a):
+                    tiled |= derived.get(name, {name} & pset) - pointers
+    return KernelScan(pointers, tiled & pset, policies, derived)
+
+
+def _closure(v: str, deps: dict[str, set[str]]) -> set[str]:
+    seen, stack = set(), [v]
+    while stack:
+        x = stack.pop()
+        for d in deps.get(x, ()):
+            if d not in seen:
+                seen.add(d)
+                stack.append(d)
+    return seen
+
+
+def _pid_vars(nodes: list[ast.AST], deps: dict[str, set[str]]) -> set[str]:
+    out: set[str] = set()
+    for n in nodes:
+        if isinstance(n, ast.Assign) and any(isinstance(c, ast.Call) and _call_name(c) in ("program_id",) for c in ast.walk(n.value)):
+            for t in n.targets:
+                out |= _names(t)
+    changed = True
+    while changed:
+        changed = False
+        for v, ds in deps.items():
+            if v not in out and ds & out:
+                out.add(v)
+                changed = True
+    return out

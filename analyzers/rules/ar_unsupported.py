@@ -1,0 +1,56 @@
+"""AR001 not-analyzed and AR002 parse-error (emitted by the driver; documented here)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from analyzers.findings import Finding
+from analyzers.interp.facts import Fact
+from analyzers.rules.base import Rule, RuleContext, register
+
+
+@register
+class NotAnalyzed(Rule):
+    """## What it checks
+    Nothing: it reports a construct the analyzer does not model, by name (a custom
+    `tl.reduce` combine function, an unknown call, a loop the probe cannot bound).
+
+    ## Why it matters
+    Argus never guesses past what it does not understand. The kernel's findings from before the
+    construct still stand; what depends on it is not judged, and this note says so.
+
+    ## Example
+    `acc = tl.reduce(x, 0, my_combine)` gives "`tl.reduce` with a custom combine function is not
+    modelled".
+
+    ## Fix
+    None; silence with `# argus: ignore[AR001]` if the note is not useful."""
+
+    code = "AR001"
+    reads = ("unmodelled",)
+
+    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+        msg = f"{fact.data['what']} is not modelled: findings that depend on it are not judged"
+        yield self.finding(fact, ctx, msg, None)
+
+
+@register
+class ParseError(Rule):
+    """## What it checks
+    Nothing: the kernel does not parse (a half-typed edit, a syntax error).
+
+    ## Why it matters
+    A kernel that does not parse cannot be checked; only that kernel is affected and nothing else
+    is reported for it, so the other kernels of the file keep their findings.
+
+    ## Example
+    `acc = tl.dot(a, ` while typing.
+
+    ## Fix
+    Finish the statement."""
+
+    code = "AR002"
+    reads = ()
+
+    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+        return iter(())

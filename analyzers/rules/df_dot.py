@@ -1,0 +1,48 @@
+"""DF001 dot-operand-mismatch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from analyzers.findings import Finding
+from analyzers.interp.facts import Fact
+from analyzers.rules.base import Rule, RuleContext, base_witness, register, where
+
+
+@register
+class DotOperandMismatch(Rule):
+    """## What it checks
+    In `tl.dot(a, b)` the contraction coordinate of `a`'s column j equals the contraction
+    coordinate of `b`'s row j, element by element: A[m, k] meets B[k, n] with the same k. The
+    same holds for `Q @ K^T` (the head-dim index) and `P @ V` (the key index).
+
+    ## Why it matters
+    A B tile built as [BLOCK_N, BLOCK_K], or one that drifted along N, still compiles whenever the
+    tile sizes happen to agree, runs, and returns wrong sums with no error anywhere.
+
+    ## Example
+    ```python
+    b_ptrs = b_ptr + offs_n[:, None] * stride_bn + offs_k[None, :] * stride_bk   # [N, K]
+    acc += tl.dot(a, b)
+    ```
+    Use instead: `b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn`.
+
+    ## Fix
+    None automatic: only the author knows which operand is laid out wrong."""
+
+    code = "DF001"
+    reads = ("dot-mismatch",)
+
+    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+        d = fact.data
+        j = d.get("j", 0)
+        a_c = ", ".join(f"{k}={v}" for k, v in d.get("a_coord", {}).items())
+        b_c = ", ".join(f"{k}={v}" for k, v in d.get("b_coord", {}).items())
+        if d.get("kind") == "axis":
+            msg = (f"the dot contracts different axes: column {j} of `a` varies along {a_c or '?'} while row {j} of "
+                   f"`b` varies along {b_c or '?'}")
+        else:
+            msg = (f"contraction index mismatch on {d['symbol']}: column {j} of `a` holds {d['symbol']}={d['a_value']} but "
+                   f"row {j} of `b` holds {d['symbol']}={d['b_value']}")
+        summary = f"{where(d)}: a[.., {j}] = ({a_c}) meets b[{j}, ..] = ({b_c})"
+        yield self.finding(fact, ctx, msg, base_witness(fact, summary, a_tag=a_c, b_tag=b_c, lane=j))

@@ -1,0 +1,91 @@
+"""DF002 stale-reduction-pointer and DF003 reduction-coverage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from analyzers.findings import Finding
+from analyzers.interp.facts import Fact
+from analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
+
+
+@register
+class StaleReductionPointer(Rule):
+    """## What it checks
+    A pointer (or block pointer, or descriptor coordinate) that feeds an operand of an
+    accumulating `tl.dot` inside a reduction loop moves by exactly one tile along the contraction
+    axis per iteration: not 0, not a tile of another axis, not an offset missing its stride.
+
+    ## Why it matters
+    A pointer that is never advanced re-reads the first K tile every iteration; one advanced by
+    `BLOCK_K` without `* stride_bk` walks along N instead. Both compile and produce wrong results
+    whose error depends on the data.
+
+    ## Example
+    ```python
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+        b_ptrs += BLOCK_K          # moves along N when B is row-major
+    ```
+    Use instead: `b_ptrs += BLOCK_K * stride_bk`.
+
+    ## Fix
+    None automatic: the right step depends on the tensor's layout."""
+
+    code = "DF002"
+    reads = ("pointer-step",)
+
+    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+        d = fact.data
+        t, syms = d["tensor"], d["symbols"]
+        c0, c1 = d["coords0"], d["coords1"]
+        delta = [b - a for a, b in zip(c0, c1, strict=True)]
+        moved = ", ".join(f"{s} by {x}" for s, x in zip(syms, delta, strict=True) if x) or "nowhere"
+        msg = (f"`{t}` moves {moved} per iteration of the reduction loop; it must move {d['dim']} by {d['step']} "
+               f"(one tile of the contraction axis) and nothing else")
+        summary = f"{where(d)}: iteration 0 reads {elem(t, c0, syms)}, iteration 1 reads {elem(t, c1, syms)}"
+        yield self.finding(fact, ctx, msg, base_witness(fact, summary, tensor=t, iteration0=c0, iteration1=c1,
+                                                          expected_step=f"{d['dim']} += {d['step']}"))
+
+
+@register
+class ReductionCoverage(Rule):
+    """## What it checks
+    Over the whole reduction, each output element accumulates every index of the reduction
+    extent exactly once: no skipped tail, no tile counted twice, and no lane outside the extent
+    contributing anything but the neutral element (0 for a sum, -inf for a max).
+
+    ## Why it matters
+    `range(0, K // BLOCK_K)` silently drops the last K % BLOCK_K columns; `x - mean` on masked
+    tail lanes adds mean^2 per lane to a variance. The results are wrong only for some sizes,
+    which is why tests with round sizes miss them.
+
+    ## Example
+    ```python
+    for k in range(0, K // BLOCK_K):      # drops the K tail
+        acc += tl.dot(a, b)
+    ```
+    Use instead: `for k in range(0, tl.cdiv(K, BLOCK_K))` with the K tail masked.
+
+    ## Fix
+    None automatic."""
+
+    code = "DF003"
+    reads = ("coverage", "pad-reduced")
+
+    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+        d = fact.data
+        if fact.kind == "coverage":
+            if d["count"] == 0:
+                msg = (f"the reduction over {d['dim']} skips {d['missing']} of its indices (first: {d['dim']}={d['index']}) for "
+                       f"`{d['tensor']}`")
+            else:
+                msg = f"the reduction over {d['dim']} counts index {d['dim']}={d['index']} {d['count']} times for `{d['tensor']}`"
+            summary = f"{where(d)}: {d['tensor']} element {d['element']} received {d['dim']}={d['index']} {d['count']} times (expected once)"
+            yield self.finding(fact, ctx, msg, base_witness(fact, summary, tensor=d["tensor"], index=d["index"], count=d["count"]))
+        else:
+            lane = d.get("lane", [])
+            msg = (f"lanes outside the data reach `tl.{d['op']}` holding {d['value']:.4g} instead of the neutral "
+                   f"{d['identity']}: they change the result")
+            summary = f"{where(d)}: masked-off lane {lane} holds {d['value']:.4g} when it reaches {d['op']}"
+            yield self.finding(fact, ctx, msg, base_witness(fact, summary, lane=lane, value=d["value"]))

@@ -1,0 +1,73 @@
+"""MB001 oob-load and MB002 oob-store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from analyzers.findings import Finding
+from analyzers.interp.facts import Fact
+from analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
+from analyzers.rules.fixes import add_mask_fix
+
+
+def _bounds_finding(rule: Rule, fact: Fact, ctx: RuleContext, verb: str) -> Finding:
+    d = fact.data
+    t, coords, shape, syms = d["tensor"], d["coords"], d["shape"], d["symbols"]
+    bounds = ", ".join(f"{s}={n}" if not s.startswith("_") else str(n) for s, n in zip(syms, shape, strict=True))
+    msg = (f"{verb} {elem(t, coords, syms)} outside `{t}` of shape ({bounds}) with its mask on "
+           f"({d['lanes']} lane{'s' if d['lanes'] != 1 else ''})")
+    summary = f"{where(d)}: lane {tuple(d['lane'])} {verb} {elem(t, coords, syms)} (element offset {d['offset']})"
+    fix = add_mask_fix(fact, ctx)
+    return rule.finding(fact, ctx, msg, base_witness(fact, summary, tensor=t, element=coords, offset=d["offset"]), fix)
+
+
+@register
+class OutOfBoundsLoad(Rule):
+    """## What it checks
+    Every lane that a load reads with its mask on lies inside the tensor it addresses, for every
+    problem size the launch allows (probes at 1, B-1, B, B+1, 2B+1 around each tile size).
+
+    ## Why it matters
+    An unmasked tail reads the next row, another tensor or unmapped memory. Often the values are
+    masked away later and nothing shows, until a size where the read faults or a NaN leaks.
+
+    ## Example
+    ```python
+    a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K)   # no M mask
+    ```
+    Use instead: `mask=(offs_m[:, None] < M) & (offs_k[None, :] < K - k * BLOCK_K)`.
+
+    ## Fix
+    Adds the mask the kernel already uses for the same offsets, when there is exactly one."""
+
+    code = "MB001"
+    reads = ("oob-load",)
+
+    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+        yield _bounds_finding(self, fact, ctx, "reads")
+
+
+@register
+class OutOfBoundsStore(Rule):
+    """## What it checks
+    Every lane that a store or atomic writes with its mask on lies inside the tensor it
+    addresses, for every problem size the launch allows.
+
+    ## Why it matters
+    An out-of-bounds store corrupts a neighbouring tensor or the allocator's memory; the failure
+    shows up far away from the kernel, if at all.
+
+    ## Example
+    ```python
+    tl.store(out_ptr + offsets, x + y)          # the last program writes past n_elements
+    ```
+    Use instead: `tl.store(out_ptr + offsets, x + y, mask=offsets < n_elements)`.
+
+    ## Fix
+    Adds the mask the kernel already uses for the same offsets, when there is exactly one."""
+
+    code = "MB002"
+    reads = ("oob-store",)
+
+    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+        yield _bounds_finding(self, fact, ctx, "writes")

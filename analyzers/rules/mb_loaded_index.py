@@ -1,0 +1,44 @@
+"""MB005 unchecked-loaded-index."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from analyzers.findings import Finding
+from analyzers.interp.facts import Fact
+from analyzers.rules.base import Rule, RuleContext, base_witness, register, where
+
+
+@register
+class UncheckedLoadedIndex(Rule):
+    """## What it checks
+    A value loaded from memory that selects a row, page, slot, expert or token of another tensor
+    is checked against its range or sentinel (expert id -1, page < 0, token >= num_valid,
+    target == ignore_index) before it addresses memory: by a mask built from that check, or a
+    branch (`if expert == -1: return`). Values that only bound the program's own range of work
+    (prefix sums such as `cu_seqlens`) are trusted.
+
+    ## Why it matters
+    Routing tables carry sentinels by design: -1 for an expert on another rank, padding ids past
+    the valid count. Used as an address, the sentinel reads another expert's weights or memory
+    before the tensor.
+
+    ## Example
+    ```python
+    expert = tl.load(expert_ids_ptr + pid_m)
+    w_ptrs = w_ptr + expert * stride_we + ...
+    ```
+    Use instead: `if expert == -1: ...write zeros...; return` before building `w_ptrs`.
+
+    ## Fix
+    None automatic: the right handling of a sentinel is the author's."""
+
+    code = "MB005"
+    reads = ("unchecked-index",)
+
+    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+        d = fact.data
+        msg = (f"a value loaded from `{d['index_from']}` addresses `{d['tensor']}` without a range or sentinel check "
+               f"on the way (no mask or branch tests it)")
+        summary = f"{where(d)}: `{d['index_from']}` contents reach the address of `{d['tensor']}` unchecked"
+        yield self.finding(fact, ctx, msg, base_witness(fact, summary, index_tensor=d["index_from"], addressed=d["tensor"]))

@@ -1,0 +1,46 @@
+"""MB003 int32-offset-overflow."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from analyzers.findings import Finding
+from analyzers.interp.facts import Fact
+from analyzers.rules.base import Rule, RuleContext, base_witness, register
+from analyzers.rules.fixes import wrap_int64_fix
+
+
+@register
+class Int32OffsetOverflow(Rule):
+    """## What it checks
+    An offset that grows with the problem size (a program id, a loop-walked row or a loaded
+    index, multiplied by a runtime stride or size) is computed in 64-bit: `.to(tl.int64)` before
+    the multiply. In-tile offsets (`tl.arange(0, B) * stride`), one-tile increments, values only
+    compared, and tensor-descriptor coordinates may stay 32-bit.
+
+    ## Why it matters
+    Program ids and `tl.arange` are int32. `row * stride` wraps past 2^31 elements (an 8 GB fp32
+    tensor, or a 4096 x 524288 KV cache) and the kernel reads or writes far outside its tensor.
+    Small tests never reach the size, so only a range argument finds it.
+
+    ## Example
+    ```python
+    x_row = x_ptr + row * x_row_stride
+    ```
+    Use instead: `x_row = x_ptr + row.to(tl.int64) * x_row_stride`.
+
+    ## Fix
+    Casts the growing operand to int64 before the multiply."""
+
+    code = "MB003"
+    reads = ("int32-offset",)
+
+    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+        d = fact.data
+        expr = d.get("expr", "this product")
+        msg = (f"`{expr}` is computed in int32 and grows with the problem size; it wraps once the product passes "
+               f"2^31 - 1 (tensor `{d.get('tensor')}`)")
+        summary = (f"the int32 product can reach 2^31: with a row stride of 2^20 elements, row 2048 already gives "
+                   f"offset 2^31 (probe sizes {d.get('sizes')})")
+        yield self.finding(fact, ctx, msg, base_witness(fact, summary, expression=expr, bound="2^31 - 1"),
+                           wrap_int64_fix(fact, ctx))
