@@ -594,7 +594,7 @@ class Interpreter:
                 t = self._tensor_by_index(tidx)
                 if t is None or not t.created or not t.sized or tidx in self.mem.loaded:
                     continue
-                written = (writer >= 0) | (self.mem.atomic.get(tidx, np.zeros_like(writer)) >= 0)
+                written = (writer >= 0) | (self.mem.atomic.get(tidx, np.full_like(writer, -1)) >= 0)
                 offs = _valid_offsets(t)
                 missing = offs[~written[offs]]
                 if missing.size:

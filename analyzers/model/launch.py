@@ -153,11 +153,23 @@ class LaunchBinder:
                 rank = ranks.get(name, 1)
                 shape = [ev.dim(f"{name}.{i}") for i in range(rank)]
                 t = ev.new_tensor(shape, "fp16", name, False)
+                t.sized = name in ranks
                 if self.sizes_known() and name in self.padded_layout:
                     t.strides = padded_strides(t.shape)
                 ev.env[name] = t
             elif d is None:
                 ev.env[name] = ev.dim(name)
+
+    def symbol_name(self, sym: str) -> str:
+        """A readable name for a dimension class (`(a.0*topk_ids.1)` -> `(T*top_k)`)."""
+        if not sym.startswith("("):
+            root = self.dims.find(sym)
+            return self.display.get(root, root)
+        out = sym
+        for tok in sorted(set(sym.replace("(", " ").replace(")", " ").replace("*", " ").replace("+", " ").replace("-", " ").replace("/", " ").replace("%", " ").split()), key=len, reverse=True):
+            if tok in self.dims.parent:
+                out = out.replace(tok, self.display.get(self.dims.find(tok), self.dims.find(tok)))
+        return out
 
     def sizes_known(self) -> bool:
         return self.recorded
@@ -241,8 +253,11 @@ class LaunchBinder:
                 expr = next((s.value for s in ast.walk(val[1]) if isinstance(s, ast.Return) and s.value is not None), grid)
         elif isinstance(grid, ast.Lambda):
             expr = grid.body
-        if isinstance(grid, ast.Name) and grid.id in ev.env and not isinstance(ev.env[grid.id], tuple | Opaque):
-            expr = grid
+        if isinstance(grid, ast.Name) and self.site is not None:
+            for st in ast.walk(ast.Module(body=self.site.body, type_ignores=[])):
+                if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == grid.id for t in st.targets):
+                    if st.lineno <= self.site.call.lineno:
+                        expr = st.value.body if isinstance(st.value, ast.Lambda) else st.value
         sub = HostEval(self.dims, None, recording=True)
         sub.env = dict(ev.env)
         for n in ast.walk(expr):
@@ -277,7 +292,8 @@ class LaunchBinder:
                 except (ValueError, SyntaxError):
                     pass
         for k, v in kargs.items():
-            if isinstance(v, int | float | bool) and not isinstance(v, HostTensor):
+            p = self.kernel.param(k)
+            if isinstance(v, int | float | bool) and (p is None or p.constexpr):
                 env[k] = v
         if config:
             env.update(config)
@@ -285,7 +301,7 @@ class LaunchBinder:
 
     # ---- probes ------------------------------------------------------------------------------
     def choose_sizes(self, kind: str) -> dict[str, int]:
-        roots = sorted({self.dims.find(s) for s in self.dims.parent})
+        roots = sorted({self.dims.find(s) for s in self.dims.parent if not s.startswith("(")})
         sizes: dict[str, int] = {}
         prime_i = 0
         tiled_i = 0
@@ -317,7 +333,7 @@ class LaunchBinder:
         grid, axes = self._grid(ev, args)
         shown = {}
         for root, v in sizes.items():
-            if root.startswith("_") and root not in self.display:
+            if (root.startswith("_") or "." in root) and root not in self.display:
                 continue
             shown[self.display.get(root, root)] = v
         return ProbeLaunch(kind, args, runtime, grid, axes, shown, config, self.site, False,
@@ -344,7 +360,7 @@ class LaunchBinder:
                 v = Opaque("missing argument")
             if isinstance(v, HostTensor):
                 ti = TensorInfo(len(tensors), p.name, tuple(v.shape), tuple(v.strides),
-                                tuple(self.display.get(self.dims.find(s), self.dims.find(s)) for s in v.symbols),
+                                tuple(self.symbol_name(s) for s in v.symbols),
                                 norm_dtype(v.dtype) if v.dtype_known else "fp16?", created=v.created, sized=v.sized)
                 storage_index[v.storage] = ti
                 tensors.append(ti)

@@ -77,19 +77,38 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
     for v in list(deps) + params:
         derived[v] = roots(v, set())
 
+    # pointers: parameters reached through additive positions of addresses (`base + offsets`)
+    additive: dict[str, set[str]] = {}
+    for n in body_nodes:
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                for name in _names(t):
+                    additive.setdefault(name, set()).update(_additive_names(n.value))
+
+    def bases(names: set[str], seen: set[str]) -> set[str]:
+        out: set[str] = set()
+        for name in names:
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in pset:
+                out.add(name)
+            out |= bases(additive.get(name, set()), seen)
+        return out
+
     pointers: set[str] = set()
     loads: dict[str, str] = {}  # variable -> pointer param it was loaded from
     arange_vars: set[str] = set()
     for n in body_nodes:
         if isinstance(n, ast.Call) and _call_name(n) in MEMORY_CALLS and n.args:
-            for name in _names(n.args[0]):
-                pointers |= {p for p in derived.get(name, {name} & pset)}
+            pointers |= bases(_additive_names(n.args[0]), set())
         if isinstance(n, ast.Call) and _call_name(n) in ("make_block_ptr", "make_tensor_descriptor"):
             for kw in n.keywords:
                 if kw.arg == "base":
-                    for name in _names(kw.value):
-                        pointers |= derived.get(name, {name} & pset)
+                    pointers |= bases(_additive_names(kw.value), set())
     pointers &= pset
+    pointers -= {p for p in pointers if any(isinstance(a, ast.arg) and a.arg == p and a.annotation is not None
+                                               and ast.unparse(a.annotation).endswith("constexpr") for a in ast.walk(func))}
     for n in body_nodes:
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _call_name(n.value) == "load" and n.value.args:
             src = {p for name in _names(n.value.args[0]) for p in derived.get(name, {name} & pset)} & pointers
@@ -142,6 +161,33 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
                 for name in _names(a):
                     tiled |= derived.get(name, {name} & pset) - pointers
     return KernelScan(pointers, tiled & pset, policies, derived)
+
+
+def _additive_names(e: ast.AST | None) -> set[str]:
+    """Names in positions where a pointer can sit: operands of + and -, subscripted or
+    method-called bases, branches of tl.where; not factors of a product."""
+    if e is None:
+        return set()
+    if isinstance(e, ast.Name):
+        return {e.id}
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add | ast.Sub):
+        return _additive_names(e.left) | _additive_names(e.right)
+    if isinstance(e, ast.Subscript):
+        return _additive_names(e.value)
+    if isinstance(e, ast.Call):
+        name = _call_name(e)
+        if name in ("multiple_of", "max_contiguous", "max_constancy", "broadcast_to", "reshape", "view", "expand_dims", "trans"):
+            return _additive_names(e.args[0]) if e.args else set()
+        if name == "where" and len(e.args) == 3:
+            return _additive_names(e.args[1]) | _additive_names(e.args[2])
+        if name == "advance" and e.args:
+            return _additive_names(e.args[0])
+        if name in ("make_block_ptr", "make_tensor_descriptor"):
+            base = e.args[0] if e.args else next((k.value for k in e.keywords if k.arg == "base"), None)
+            return _additive_names(base)
+    if isinstance(e, ast.IfExp):
+        return _additive_names(e.body) | _additive_names(e.orelse)
+    return set()
 
 
 def _closure(v: str, deps: dict[str, set[str]]) -> set[str]:
