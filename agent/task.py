@@ -24,8 +24,18 @@ from pathlib import Path
 from typing import Any
 
 SIDECAR_SUFFIX = ".argus.toml"
-_FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2",
-                 "float8_e4m3fnuz", "float8_e5m2fnuz", "half", "float"}
+_FLOAT_DTYPES = {
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "half",
+    "float",
+}
 _INT_DTYPES = {"int8", "uint8", "int16", "int32", "int64", "bool"}
 _KNOWN_DTYPES = _FLOAT_DTYPES | _INT_DTYPES
 _INITS = {"randn", "rand", "randint"}
@@ -98,8 +108,17 @@ class Task:
         inputs = []
         for spec in self.inputs:
             dims = [d if isinstance(d, int) else int(evaluate(str(d), sizes)) for d in spec.shape]
-            inputs.append({"name": spec.name, "shape": dims, "dtype": spec.dtype, "init": spec.init,
-                           "scale": spec.scale, "low": spec.low, "high": spec.high})
+            inputs.append(
+                {
+                    "name": spec.name,
+                    "shape": dims,
+                    "dtype": spec.dtype,
+                    "init": spec.init,
+                    "scale": spec.scale,
+                    "low": spec.low,
+                    "high": spec.high,
+                }
+            )
         return {
             "kind": self.kind,
             "file": self.path.name,
@@ -196,8 +215,19 @@ def _load_sidecar(path: Path, sidecar: Path) -> list[Task]:
 
 def _task_from_table(path: Path, sidecar: Path, index: int, t: dict[str, Any]) -> Task:
     where = f"{sidecar}: task {index + 1}"
-    known = {"kernel", "launcher", "reference", "inputs", "args", "flops", "bytes", "dtype",
-             "shapes", "shape_sets", "python"}
+    known = {
+        "kernel",
+        "launcher",
+        "reference",
+        "inputs",
+        "args",
+        "flops",
+        "bytes",
+        "dtype",
+        "shapes",
+        "shape_sets",
+        "python",
+    }
     if unknown := sorted(set(t) - known):
         raise TaskError(f"{where}: unknown keys {unknown}")
     for key in ("kernel", "launcher"):
@@ -206,10 +236,21 @@ def _task_from_table(path: Path, sidecar: Path, index: int, t: dict[str, Any]) -
     inputs = [_input(where, i) for i in t.get("inputs", [])]
     shapes = _sizes(where, t.get("shapes", {}))
     shape_sets = {k: _sizes(f"{where} shape set {k}", v) for k, v in t.get("shape_sets", {}).items()}
-    task = Task(path=path, kernel=t["kernel"], kind="spec", launcher=t["launcher"],
-                reference=t.get("reference"), inputs=inputs, args=dict(t.get("args", {})),
-                flops=t.get("flops"), bytes=t.get("bytes"), dtype=t.get("dtype"), shapes=shapes,
-                shape_sets=shape_sets, python=t.get("python"))
+    task = Task(
+        path=path,
+        kernel=t["kernel"],
+        kind="spec",
+        launcher=t["launcher"],
+        reference=t.get("reference"),
+        inputs=inputs,
+        args=dict(t.get("args", {})),
+        flops=t.get("flops"),
+        bytes=t.get("bytes"),
+        dtype=t.get("dtype"),
+        shapes=shapes,
+        shape_sets=shape_sets,
+        python=t.get("python"),
+    )
     for formula in (task.flops, task.bytes):  # a typo fails when the file is read, not on the GPU
         if formula is not None:
             _check_formula(where, str(formula))
@@ -231,9 +272,15 @@ def _input(where: str, raw: Any) -> InputSpec:
             raise TaskError(f"{where}: input {raw['name']}: shape entries are ints or formulas")
         if isinstance(dim, str):
             _check_formula(where, dim)
-    return InputSpec(name=str(raw["name"]), shape=shape, dtype=dtype, init=init,
-                     scale=float(raw.get("scale", 1.0)), low=int(raw.get("low", 0)),
-                     high=int(raw.get("high", 100)))
+    return InputSpec(
+        name=str(raw["name"]),
+        shape=shape,
+        dtype=dtype,
+        init=init,
+        scale=float(raw.get("scale", 1.0)),
+        low=int(raw.get("low", 0)),
+        high=int(raw.get("high", 100)),
+    )
 
 
 def _sizes(where: str, raw: Any) -> dict[str, int]:
@@ -251,16 +298,27 @@ def _kernelbench(path: Path, source: str) -> Task | None:
     if not {"Model", "get_inputs", "get_init_inputs"} <= names:
         return None
     model = "ModelNew" if "ModelNew" in names else "Model"
-    return Task(path=path, kernel=model, kind="kernelbench", launcher=model,
-                reference="Model" if model == "ModelNew" else None)
+    return Task(
+        path=path,
+        kernel=model,
+        kind="kernelbench",
+        launcher=model,
+        reference="Model" if model == "ModelNew" else None,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # Formulas: arithmetic over size names, evaluated without eval()
 
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow,
-           ast.Mod: operator.mod}
+_BINOPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Pow: operator.pow,
+    ast.Mod: operator.mod,
+}
 _FUNCS = {"min": min, "max": max, "ceil": math.ceil, "cdiv": lambda a, b: -(-a // b)}
 
 
@@ -281,8 +339,18 @@ def _check_formula(where: str, formula: str) -> None:
     except SyntaxError as exc:
         raise TaskError(f"{where}: formula {formula!r}: {exc.msg}") from None
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Expression | ast.BinOp | ast.UnaryOp | ast.Constant | ast.Name
-                          | ast.Call | ast.Load | ast.operator | ast.unaryop):
+        if not isinstance(
+            node,
+            ast.Expression
+            | ast.BinOp
+            | ast.UnaryOp
+            | ast.Constant
+            | ast.Name
+            | ast.Call
+            | ast.Load
+            | ast.operator
+            | ast.unaryop,
+        ):
             raise TaskError(f"{where}: formula {formula!r}: {type(node).__name__} is not allowed")
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCS):
             raise TaskError(f"{where}: formula {formula!r}: only {', '.join(_FUNCS)} may be called")
@@ -300,7 +368,11 @@ def _eval(node: ast.AST, sizes: dict[str, int], text: str) -> float | int:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         value = _eval(node.operand, sizes, text)
         return -value if isinstance(node.op, ast.USub) else value
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS
-            and not node.keywords):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _FUNCS
+        and not node.keywords
+    ):
         return _FUNCS[node.func.id](*(_eval(a, sizes, text) for a in node.args))
     raise TaskError(f"formula {text!r}: unsupported expression {ast.dump(node)[:60]}")

@@ -68,33 +68,52 @@ def profile(
         request = task.request(shape_arg)
     except TaskError:
         raise
-    request.update(backend=backend, counters="auto" if counters else "none",
-                   do_bench_check=do_bench_check, proton=proton_trace, timing=timing or {},
-                   counter_timeout=max(30.0, timeout * 0.6))
+    request.update(
+        backend=backend,
+        counters="auto" if counters else "none",
+        do_bench_check=do_bench_check,
+        proton=proton_trace,
+        timing=timing or {},
+        counter_timeout=max(30.0, timeout * 0.6),
+    )
     ssh = parse_target(target, config=ssh_config, identity=ssh_identity, options=tuple(ssh_options))
     python = python or task.python
     if ssh is None:
         run = run_local(request, task.path, python=python, timeout=timeout, progress=progress, cancel=cancel)
     else:
-        run = run_ssh(ssh, request, task.path, python=python, timeout=timeout, progress=progress, cancel=cancel)
+        run = run_ssh(
+            ssh, request, task.path, python=python, timeout=timeout, progress=progress, cancel=cancel
+        )
     return build_result(task, request, run, str(ssh or "local"), dtype=dtype, peak_name=peak, timeout=timeout)
 
 
-def build_result(task: Task, request: dict, run: WorkerRun, target: str, *, dtype: str | None = None,
-                 peak_name: str | None = None, timeout: float = 0.0) -> ProfileResult:
+def build_result(
+    task: Task,
+    request: dict,
+    run: WorkerRun,
+    target: str,
+    *,
+    dtype: str | None = None,
+    peak_name: str | None = None,
+    timeout: float = 0.0,
+) -> ProfileResult:
     """Turn the worker's result event into a ProfileResult: peaks, roofline, parsed counters."""
     if run.cancelled:
         raise ProfileCancelled(f"{task.name}: cancelled; the worker on {target} was stopped")
     if run.timed_out:
-        raise ProfileError(f"{task.name}: timed out after {timeout:.0f} s on {target}; "
-                           "the worker and its child processes were killed")
+        raise ProfileError(
+            f"{task.name}: timed out after {timeout:.0f} s on {target}; "
+            "the worker and its child processes were killed"
+        )
     if run.error:
         detail = f"\n{run.traceback}" if run.traceback else ""
         raise ProfileError(f"{task.name} on {target}: {run.error}{detail}")
     if run.result is None:
         tail = (run.stderr_tail or run.output_tail).strip().splitlines()[-8:]
-        raise ProfileError(f"{task.name} on {target}: the worker exited ({run.returncode}) without a result:\n"
-                           + "\n".join(tail))
+        raise ProfileError(
+            f"{task.name} on {target}: the worker exited ({run.returncode}) without a result:\n"
+            + "\n".join(tail)
+        )
     res = run.result
     if raw_dir := os.environ.get("ARGUS_PROFILE_KEEP_RAW"):  # the H200 script keeps raw tool output
         Path(raw_dir).mkdir(parents=True, exist_ok=True)
@@ -104,8 +123,9 @@ def build_result(task: Task, request: dict, run: WorkerRun, target: str, *, dtyp
     notes: list[str] = list(res.get("warnings", []))
     pk: Peak | None = None
     if backend == "cpu":
-        notes.append("no GPU on the target: ran under the Triton interpreter; the time is CPU time "
-                     "and no peaks apply")
+        notes.append(
+            "no GPU on the target: ran under the Triton interpreter; the time is CPU time and no peaks apply"
+        )
     else:
         pk = peak_by_name(peak_name) if peak_name else find_peak(env.get("name", ""))
         if pk is None:
@@ -114,11 +134,24 @@ def build_result(task: Task, request: dict, run: WorkerRun, target: str, *, dtyp
     median_ms = float(res["median_ms"])
     roof = classify(median_ms * 1e-3, res.get("flops"), res.get("bytes"), pk, the_dtype)
     result = ProfileResult(
-        task=task.name, kernel=task.kernel, target=target, device=env.get("name", "?"), backend=backend,
-        sizes=request.get("sizes", {}), dtype=the_dtype, median_ms=median_ms,
-        timing=proton.summarize_times(res.get("times_ms", [])), flops=res.get("flops"),
-        bytes=res.get("bytes"), flops_source=res.get("flops_source"), bytes_source=res.get("bytes_source"),
-        roofline=roof, peak=pk.name if pk else None, rel_error=res.get("rel_error"), env=env, notes=notes,
+        task=task.name,
+        kernel=task.kernel,
+        target=target,
+        device=env.get("name", "?"),
+        backend=backend,
+        sizes=request.get("sizes", {}),
+        dtype=the_dtype,
+        median_ms=median_ms,
+        timing=proton.summarize_times(res.get("times_ms", [])),
+        flops=res.get("flops"),
+        bytes=res.get("bytes"),
+        flops_source=res.get("flops_source"),
+        bytes_source=res.get("bytes_source"),
+        roofline=roof,
+        peak=pk.name if pk else None,
+        rel_error=res.get("rel_error"),
+        env=env,
+        notes=notes,
     )
     if res.get("do_bench"):
         result.do_bench_ms = res["do_bench"].get("median_ms")
@@ -148,7 +181,9 @@ def summarize_counters(raw: dict, kernel: str, pk: Peak | None) -> dict:
             out["dram_pct_of_table_peak"] = 100 * summary.dram_tbs / pk.hbm_tbs
         return out
     if tool == "rocprofv3":
-        trace = rocprof.summarize_trace(rocprof.parse_kernel_trace(raw.get("kernel_trace", "")), kernel, skip=3)
+        trace = rocprof.summarize_trace(
+            rocprof.parse_kernel_trace(raw.get("kernel_trace", "")), kernel, skip=3
+        )
         out = {"tool": tool, **(trace or {})}
         if raw.get("compute_analyze"):
             tables = rocprof.parse_compute_analyze(raw["compute_analyze"])

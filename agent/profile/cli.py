@@ -17,12 +17,21 @@ from agent.task import TaskError, load_task
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="argus profile", description=(
-        "Run a kernel's task on a GPU (local or over SSH) and report time, TFLOP/s, TB/s, "
-        "% of the roofline and the bound class. Runs the file's code: only on this request."))
+    p = argparse.ArgumentParser(
+        prog="argus profile",
+        description=(
+            "Run a kernel's task on a GPU (local or over SSH) and report time, TFLOP/s, TB/s, "
+            "% of the roofline and the bound class. Runs the file's code: only on this request."
+        ),
+    )
     p.add_argument("targets", nargs="+", metavar="FILE::KERNEL", help="task(s) to profile")
-    p.add_argument("--shape", action="append", default=[], metavar="K=V,...|SET",
-                   help="sizes (M=4096,N=4096) or a shape set named in the task; repeatable")
+    p.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="K=V,...|SET",
+        help="sizes (M=4096,N=4096) or a shape set named in the task; repeatable",
+    )
     p.add_argument("--target", default="local", help="local (default) or ssh://[user@]host[:port]")
     p.add_argument("--backend", default="auto", choices=["auto", "nvidia", "amd", "cpu"])
     p.add_argument("--counters", action="store_true", help="also run ncu (NVIDIA) or rocprofv3 (AMD)")
@@ -32,8 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--python", metavar="PATH", help="interpreter that has torch+triton on the target")
     p.add_argument("--dtype", help="peak column to compare against (default: the inputs' dtype)")
     p.add_argument("--peak", help="peak table entry to use (H100 SXM, H200, B200, MI300X, MI325X)")
-    p.add_argument("--do-bench-check", action="store_true",
-                   help="also time with triton.testing.do_bench in the same run")
+    p.add_argument(
+        "--do-bench-check", action="store_true", help="also time with triton.testing.do_bench in the same run"
+    )
     p.add_argument("--proton", action="store_true", help="also trace with Triton's Proton")
     p.add_argument("--ssh-config", metavar="FILE", help="ssh -F FILE")
     p.add_argument("-i", "--identity", metavar="KEY", help="ssh -i KEY")
@@ -91,18 +101,37 @@ def _table(results: list[ProfileResult]):
 def _run_one(task, args: argparse.Namespace, err) -> ProfileResult:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.fields[phase]}"),
-                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[phase]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as bar:
         tid = bar.add_task(task.name, total=None, phase="starting")
 
         def progress(phase: str, done: int, total: int) -> None:
             bar.update(tid, phase=phase, completed=done, total=total or None)
 
-        return profile(task, target=args.target, backend=args.backend, shape=args.shape or None,
-                       counters=args.counters, timeout=args.timeout, python=args.python, dtype=args.dtype,
-                       peak=args.peak, do_bench_check=args.do_bench_check, proton_trace=args.proton,
-                       ssh_config=args.ssh_config, ssh_identity=args.identity, ssh_options=args.ssh_option,
-                       progress=progress)
+        return profile(
+            task,
+            target=args.target,
+            backend=args.backend,
+            shape=args.shape or None,
+            counters=args.counters,
+            timeout=args.timeout,
+            python=args.python,
+            dtype=args.dtype,
+            peak=args.peak,
+            do_bench_check=args.do_bench_check,
+            proton_trace=args.proton,
+            ssh_config=args.ssh_config,
+            ssh_identity=args.identity,
+            ssh_options=args.ssh_option,
+            progress=progress,
+        )
 
 
 if __name__ == "__main__":

@@ -14,18 +14,43 @@ from dataclasses import dataclass, field
 
 # Unit names as ncu prints them, to SI base units (bytes, seconds, 1/s). "%" and counts pass through.
 _UNIT_SCALE = {
-    "nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0,
-    "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0,
-    "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12,
-    "KB": 1e3, "MB": 1e6, "GB": 1e9,
-    "cycle/nsecond": 1e9, "cycle/usecond": 1e6, "cycle/second": 1.0,
-    "hz": 1.0, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9, "Hz": 1.0, "KHz": 1e3, "MHz": 1e6, "GHz": 1e9,
-    "byte/second": 1.0, "Kbyte/second": 1e3, "Mbyte/second": 1e6, "Gbyte/second": 1e9, "Tbyte/second": 1e12,
+    "nsecond": 1e-9,
+    "usecond": 1e-6,
+    "msecond": 1e-3,
+    "second": 1.0,
+    "ns": 1e-9,
+    "us": 1e-6,
+    "ms": 1e-3,
+    "s": 1.0,
+    "byte": 1.0,
+    "Kbyte": 1e3,
+    "Mbyte": 1e6,
+    "Gbyte": 1e9,
+    "Tbyte": 1e12,
+    "KB": 1e3,
+    "MB": 1e6,
+    "GB": 1e9,
+    "cycle/nsecond": 1e9,
+    "cycle/usecond": 1e6,
+    "cycle/second": 1.0,
+    "hz": 1.0,
+    "Khz": 1e3,
+    "Mhz": 1e6,
+    "Ghz": 1e9,
+    "Hz": 1.0,
+    "KHz": 1e3,
+    "MHz": 1e6,
+    "GHz": 1e9,
+    "byte/second": 1.0,
+    "Kbyte/second": 1e3,
+    "Mbyte/second": 1e6,
+    "Gbyte/second": 1e9,
+    "Tbyte/second": 1e12,
 }
 
 
 def number(text: str) -> float | None:
-    """"1,234.5" -> 1234.5; "n/a", "" and other non-numbers -> None."""
+    """ "1,234.5" -> 1234.5; "n/a", "" and other non-numbers -> None."""
     t = text.strip().replace(",", "")
     if not t or t.lower() in ("n/a", "nan", "-"):
         return None
@@ -66,8 +91,13 @@ def parse_ncu_csv(text: str) -> list[NcuKernel]:
             continue
         k = kernels.get(kid)
         if k is None:
-            k = kernels[kid] = NcuKernel(kid, row.get("Kernel Name", ""), row.get("Block Size", ""),
-                                         row.get("Grid Size", ""), row.get("Device", ""))
+            k = kernels[kid] = NcuKernel(
+                kid,
+                row.get("Kernel Name", ""),
+                row.get("Block Size", ""),
+                row.get("Grid Size", ""),
+                row.get("Device", ""),
+            )
         name = row.get("Metric Name")
         if not name:
             continue
@@ -137,8 +167,10 @@ def summarize(kernels: list[NcuKernel], kernel_name: str | None) -> NcuSummary |
         mem_pct=weighted("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
         dram_bytes=dram,
         dram_tbs=dram / duration / 1e12 if dram and duration else None,
-        tensor_pct=_max(weighted("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"),
-                        weighted("sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active")),
+        tensor_pct=_max(
+            weighted("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"),
+            weighted("sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"),
+        ),
         occupancy_pct=weighted("sm__warps_active.avg.pct_of_peak_sustained_active"),
         sm_clock_hz=weighted("sm__cycles_elapsed.avg.per_second"),
         registers=max((r for r in regs if r is not None), default=None),

@@ -47,5 +47,11 @@ def summarize_times(times_ms: list[float]) -> dict[str, float]:
     if not times_ms:
         return {}
     q = statistics.quantiles(times_ms, n=10) if len(times_ms) >= 2 else [times_ms[0]] * 9
-    return {"median_ms": statistics.median(times_ms), "min_ms": min(times_ms), "max_ms": max(times_ms),
-            "p10_ms": q[0], "p90_ms": q[-1], "n": float(len(times_ms))}
+    return {
+        "median_ms": statistics.median(times_ms),
+        "min_ms": min(times_ms),
+        "max_ms": max(times_ms),
+        "p10_ms": q[0],
+        "p90_ms": q[-1],
+        "n": float(len(times_ms)),
+    }

@@ -35,13 +35,25 @@ def table(results: Sequence[ProfileResult]):
         ("sizes", [" ".join(f"{k}={v}" for k, v in r.sizes.items()) or "-" for r in results]),
         ("dtype", [r.dtype or "-" for r in results]),
         ("time (median)", [_fmt_time(r.median_ms) + f"  (n={int(r.timing.get('n', 0))})" for r in results]),
-        ("p10 / p90", [f"{_fmt_time(r.timing.get('p10_ms', 0))} / {_fmt_time(r.timing.get('p90_ms', 0))}"
-                       for r in results]),
+        (
+            "p10 / p90",
+            [
+                f"{_fmt_time(r.timing.get('p10_ms', 0))} / {_fmt_time(r.timing.get('p90_ms', 0))}"
+                for r in results
+            ],
+        ),
         ("TFLOP/s", [_num(r.roofline.tflops, ".1f") for r in results]),
         ("TB/s", [_num(r.roofline.tbs, ".3f") for r in results]),
         ("FLOP / byte", [_num(r.roofline.intensity, ".1f") for r in results]),
-        ("peak", [f"{r.peak}: {_num(r.roofline.peak_tflops, '.0f')} TFLOP/s, {_num(r.roofline.peak_tbs, '.2f')} TB/s"
-                  if r.peak else "-" for r in results]),
+        (
+            "peak",
+            [
+                f"{r.peak}: {_num(r.roofline.peak_tflops, '.0f')} TFLOP/s, {_num(r.roofline.peak_tbs, '.2f')} TB/s"
+                if r.peak
+                else "-"
+                for r in results
+            ],
+        ),
         ("% of compute peak", [_num(r.roofline.pct_compute, ".1f", "%") for r in results]),
         ("% of HBM peak", [_num(r.roofline.pct_memory, ".1f", "%") for r in results]),
         ("% of roofline", [_num(r.roofline.pct_of_roof, ".1f", "%") for r in results]),
@@ -49,9 +61,17 @@ def table(results: Sequence[ProfileResult]):
         ("rel. error vs reference", [_num(r.rel_error, ".2e") for r in results]),
     ]
     if any(r.do_bench_ms is not None for r in results):
-        rows.append(("do_bench (median)", [
-            f"{_fmt_time(r.do_bench_ms)} ({100 * (r.median_ms / r.do_bench_ms - 1):+.1f}%)"
-            if r.do_bench_ms else "-" for r in results]))
+        rows.append(
+            (
+                "do_bench (median)",
+                [
+                    f"{_fmt_time(r.do_bench_ms)} ({100 * (r.median_ms / r.do_bench_ms - 1):+.1f}%)"
+                    if r.do_bench_ms
+                    else "-"
+                    for r in results
+                ],
+            )
+        )
     if any(r.counters for r in results):
         rows += _counter_rows(results)
     for label, cells in rows:
@@ -70,18 +90,49 @@ def _counter_rows(results: Sequence[ProfileResult]) -> list[tuple[str, list[str]
 
     return [
         ("counters", [cell(r, lambda c: c.get("tool", "?")) for r in results]),
-        ("  kernel time", [cell(r, lambda c: _fmt_time(c["duration_s"] * 1e3) if c.get("duration_s")
-                                else (_fmt_time(c["median_ns"] / 1e6) if c.get("median_ns") else "-"))
-                           for r in results]),
+        (
+            "  kernel time",
+            [
+                cell(
+                    r,
+                    lambda c: (
+                        _fmt_time(c["duration_s"] * 1e3)
+                        if c.get("duration_s")
+                        else (_fmt_time(c["median_ns"] / 1e6) if c.get("median_ns") else "-")
+                    ),
+                )
+                for r in results
+            ],
+        ),
         ("  SM throughput", [cell(r, lambda c: _num(c.get("sm_pct"), ".1f", "%")) for r in results]),
-        ("  FLOPs / ncu time", [cell(r, lambda c: _num(c.get("compute_pct_of_table_peak"), ".1f", "% of table peak"))
-                                for r in results]),
-        ("  SM clock", [cell(r, lambda c: _num((c.get("sm_clock_hz") or 0) / 1e9 or None, ".2f", " GHz"))
-                        for r in results]),
-        ("  DRAM throughput", [cell(r, lambda c: _num(c.get("dram_pct"), ".1f", "%")
-                                    + f" ({_num(c.get('dram_tbs'), '.2f')} TB/s, "
-                                    + _num(c.get("dram_pct_of_table_peak"), ".1f", "% of table peak)"))
-                               for r in results]),
+        (
+            "  FLOPs / ncu time",
+            [
+                cell(r, lambda c: _num(c.get("compute_pct_of_table_peak"), ".1f", "% of table peak"))
+                for r in results
+            ],
+        ),
+        (
+            "  SM clock",
+            [
+                cell(r, lambda c: _num((c.get("sm_clock_hz") or 0) / 1e9 or None, ".2f", " GHz"))
+                for r in results
+            ],
+        ),
+        (
+            "  DRAM throughput",
+            [
+                cell(
+                    r,
+                    lambda c: (
+                        _num(c.get("dram_pct"), ".1f", "%")
+                        + f" ({_num(c.get('dram_tbs'), '.2f')} TB/s, "
+                        + _num(c.get("dram_pct_of_table_peak"), ".1f", "% of table peak)")
+                    ),
+                )
+                for r in results
+            ],
+        ),
         ("  tensor pipe", [cell(r, lambda c: _num(c.get("tensor_pct"), ".1f", "%")) for r in results]),
         ("  occupancy", [cell(r, lambda c: _num(c.get("occupancy_pct"), ".1f", "%")) for r in results]),
     ]
@@ -97,7 +148,8 @@ def roofline_png(results: Sequence[ProfileResult], path: str | Path | None = Non
     fig, ax = plt.subplots(figsize=(8, 5.2), dpi=120)
     gpu = [r for r in results if not r.is_cpu]
     peak = next((peak_by_name(r.peak) for r in gpu if r.peak), None) or (
-        find_peak(gpu[0].device) if gpu else None)
+        find_peak(gpu[0].device) if gpu else None
+    )
     xs = [r.roofline.intensity for r in results if r.roofline.intensity]
     lo = min([0.1, *[x / 4 for x in xs]])
     hi = max([2000.0, *[x * 4 for x in xs]])
@@ -109,15 +161,28 @@ def roofline_png(results: Sequence[ProfileResult], path: str | Path | None = Non
             if not p:
                 continue
             ridge = p / bw
-            ax.plot([lo, ridge, hi], [lo * bw, p, p], style, color="0.35" if dt != "bf16" else "black",
-                    lw=1.2 if dt != "bf16" else 2.0, label=f"{peak.name} {dt} {p:.0f} TFLOP/s")
-        ax.text(lo * 1.3, lo * 1.3 * bw * 1.25, f"HBM {peak.hbm_tbs} TB/s", rotation=0, fontsize=8, color="0.3")
+            ax.plot(
+                [lo, ridge, hi],
+                [lo * bw, p, p],
+                style,
+                color="0.35" if dt != "bf16" else "black",
+                lw=1.2 if dt != "bf16" else 2.0,
+                label=f"{peak.name} {dt} {p:.0f} TFLOP/s",
+            )
+        ax.text(
+            lo * 1.3, lo * 1.3 * bw * 1.25, f"HBM {peak.hbm_tbs} TB/s", rotation=0, fontsize=8, color="0.3"
+        )
     for r in results:
         if not (r.roofline.intensity and r.roofline.tflops):
             continue
         ax.plot(r.roofline.intensity, r.roofline.tflops, "o", ms=9, label=f"{r.task}: {r.lens_text()}")
-        ax.annotate(r.kernel, (r.roofline.intensity, r.roofline.tflops), textcoords="offset points",
-                    xytext=(6, -12), fontsize=8)
+        ax.annotate(
+            r.kernel,
+            (r.roofline.intensity, r.roofline.tflops),
+            textcoords="offset points",
+            xytext=(6, -12),
+            fontsize=8,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)

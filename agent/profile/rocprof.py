@@ -60,9 +60,17 @@ def parse_kernel_trace(text: str) -> list[Dispatch]:
             continue
         grid = tuple(_int(row, f"Grid_Size_{a}") or 1 for a in "XYZ")
         wg = tuple(_int(row, f"Workgroup_Size_{a}") or 1 for a in "XYZ")
-        out.append(Dispatch(name, start, end, grid, wg,  # type: ignore[arg-type]
-                            vgpr=_int(row, "VGPR_Count", "Vgpr_Count", "Arch_VGPR_Count"),
-                            lds_bytes=_int(row, "LDS_Block_Size", "Lds_Block_Size")))
+        out.append(
+            Dispatch(
+                name,
+                start,
+                end,
+                grid,
+                wg,  # type: ignore[arg-type]
+                vgpr=_int(row, "VGPR_Count", "Vgpr_Count", "Arch_VGPR_Count"),
+                lds_bytes=_int(row, "LDS_Block_Size", "Lds_Block_Size"),
+            )
+        )
     return out
 
 
@@ -83,9 +91,17 @@ def parse_kernel_stats(text: str) -> list[KernelStat]:
     out = []
     for row in csv.DictReader(io.StringIO(text)):
         try:
-            out.append(KernelStat(row["Name"], int(row["Calls"]), float(row["TotalDurationNs"]),
-                                  float(row["AverageNs"]), float(row["Percentage"]),
-                                  float(row["MinNs"]), float(row["MaxNs"])))
+            out.append(
+                KernelStat(
+                    row["Name"],
+                    int(row["Calls"]),
+                    float(row["TotalDurationNs"]),
+                    float(row["AverageNs"]),
+                    float(row["Percentage"]),
+                    float(row["MinNs"]),
+                    float(row["MaxNs"]),
+                )
+            )
         except (KeyError, ValueError):
             continue
     return out
@@ -98,10 +114,16 @@ def summarize_trace(dispatches: list[Dispatch], kernel_name: str | None, skip: i
     if not chosen:
         return None
     last = chosen[-1]
-    return {"name": last.name, "dispatches": len(chosen),
-            "median_ns": statistics.median(d.duration_ns for d in chosen),
-            "programs": last.programs, "workgroup": list(last.workgroup), "grid": list(last.grid),
-            "vgpr": last.vgpr, "lds_bytes": last.lds_bytes}
+    return {
+        "name": last.name,
+        "dispatches": len(chosen),
+        "median_ns": statistics.median(d.duration_ns for d in chosen),
+        "programs": last.programs,
+        "workgroup": list(last.workgroup),
+        "grid": list(last.grid),
+        "vgpr": last.vgpr,
+        "lds_bytes": last.lds_bytes,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -163,5 +185,9 @@ def sol_metric(table: dict[str, dict[str, str]], metric: str) -> dict[str, float
                     return None
         return None
 
-    return {"value": num("Avg", "Value"), "peak": num("Peak"), "pct": num("Pct of Peak", "PoP"),
-            "unit": row.get("Unit") or None}  # type: ignore[dict-item]
+    return {
+        "value": num("Avg", "Value"),
+        "peak": num("Peak"),
+        "pct": num("Pct of Peak", "PoP"),
+        "unit": row.get("Unit") or None,
+    }  # type: ignore[dict-item]

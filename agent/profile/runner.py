@@ -59,8 +59,17 @@ def stream(
     (the SSH target uses it to end the remote group, which a local signal cannot reach).
     """
     run = WorkerRun()
-    proc = subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            cwd=cwd, env=env, start_new_session=True, text=True, bufsize=1)
+    proc = subprocess.Popen(
+        list(argv),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+        text=True,
+        bufsize=1,
+    )
     lines: queue.Queue[str | None] = queue.Queue()
     err_lines: list[str] = []
 
@@ -100,7 +109,7 @@ def stream(
             del other[:-100]
             continue
         try:
-            event = json.loads(line[len(EVENT_PREFIX):])
+            event = json.loads(line[len(EVENT_PREFIX) :])
         except json.JSONDecodeError:
             continue
         kind = event.pop("event", "")

@@ -92,8 +92,15 @@ def _stage(request: dict, task_file: Path, directory: Path, remote: bool) -> Non
     (directory / "request.json").write_text(json.dumps(request))
 
 
-def run_local(request: dict, task_file: Path, *, python: str | None, timeout: float,
-              progress: ProgressFn | None, cancel: threading.Event | None) -> WorkerRun:
+def run_local(
+    request: dict,
+    task_file: Path,
+    *,
+    python: str | None,
+    timeout: float,
+    progress: ProgressFn | None,
+    cancel: threading.Event | None,
+) -> WorkerRun:
     """The worker in a subprocess on this machine (its own session, killed as a group on timeout)."""
     with tempfile.TemporaryDirectory(prefix="argus-profile.") as tmp:
         _stage(request, task_file, Path(tmp), remote=False)
@@ -106,8 +113,16 @@ def run_local(request: dict, task_file: Path, *, python: str | None, timeout: fl
             raise ProfileError(f"python interpreter not found: {argv[0]}") from None
 
 
-def run_ssh(target: SshTarget, request: dict, task_file: Path, *, python: str | None, timeout: float,
-            progress: ProgressFn | None, cancel: threading.Event | None) -> WorkerRun:
+def run_ssh(
+    target: SshTarget,
+    request: dict,
+    task_file: Path,
+    *,
+    python: str | None,
+    timeout: float,
+    progress: ProgressFn | None,
+    cancel: threading.Event | None,
+) -> WorkerRun:
     """Copy worker, request and task to a fresh remote directory, run, stream back, clean up.
 
     The remote worker runs under `setsid` (its own process group, id saved in `pid`) and under
@@ -128,35 +143,48 @@ def run_ssh(target: SshTarget, request: dict, task_file: Path, *, python: str | 
             if progress:
                 progress("copy", 0, 0)
             scp = ["scp", "-q", *target.common("-P"), *files, f"{target.destination}:{remote_dir}/"]
-            copied = subprocess.run(scp, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+            copied = subprocess.run(
+                scp, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+            )
             if copied.returncode != 0:
                 raise ProfileError(f"{target}: copying the task failed: {_last(copied.stderr)}")
         py = shlex.quote(python or "python3")
         limit = max(1, int(timeout)) + 5
-        remote = (f"cd {qdir} || exit 97; PYTHONUNBUFFERED=1 setsid timeout -k 5 {limit} {py} worker.py request.json"
-                  f" </dev/null & echo $! > pid; wait $!")
+        remote = (
+            f"cd {qdir} || exit 97; PYTHONUNBUFFERED=1 setsid timeout -k 5 {limit} {py} worker.py request.json"
+            f" </dev/null & echo $! > pid; wait $!"
+        )
 
         def stop_remote() -> None:
-            kill = (f"p=$(cat {qdir}/pid 2>/dev/null) && [ -n \"$p\" ] && "
-                    f"{{ kill -TERM -- -$p 2>/dev/null; sleep 2; kill -KILL -- -$p 2>/dev/null; }}; true")
+            kill = (
+                f'p=$(cat {qdir}/pid 2>/dev/null) && [ -n "$p" ] && '
+                f"{{ kill -TERM -- -$p 2>/dev/null; sleep 2; kill -KILL -- -$p 2>/dev/null; }}; true"
+            )
             _ssh_run(target, kill, timeout=30, check=False)
 
-        run = stream(target.ssh(remote), timeout=timeout, progress=progress, cancel=cancel, on_stop=stop_remote)
+        run = stream(
+            target.ssh(remote), timeout=timeout, progress=progress, cancel=cancel, on_stop=stop_remote
+        )
         if run.result is None and run.error is None and not (run.timed_out or run.cancelled):
             if run.returncode == 255:
                 raise ProfileError(f"{target}: connection lost: {_last(run.stderr_tail)}")
             if run.returncode == 127 or "not found" in run.stderr_tail:
-                raise ProfileError(f"{target}: {python or 'python3'} not found on the host (use --python): "
-                                   f"{_last(run.stderr_tail)}")
+                raise ProfileError(
+                    f"{target}: {python or 'python3'} not found on the host (use --python): "
+                    f"{_last(run.stderr_tail)}"
+                )
         return run
     finally:
         _ssh_run(target, f"rm -rf -- {qdir}", timeout=30, check=False)
 
 
-def _ssh_run(target: SshTarget, command: str, *, timeout: float, check: bool = True) -> subprocess.CompletedProcess:
+def _ssh_run(
+    target: SshTarget, command: str, *, timeout: float, check: bool = True
+) -> subprocess.CompletedProcess:
     try:
-        proc = subprocess.run(target.ssh(command), capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            target.ssh(command), capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+        )
     except FileNotFoundError:
         raise ProfileError("the ssh client is not installed (apt-get install openssh-client)") from None
     except subprocess.TimeoutExpired:

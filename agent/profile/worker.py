@@ -76,8 +76,12 @@ def pick_device(requested: str) -> str:
 def describe(device: str) -> dict:
     import torch
 
-    info = {"device": device, "torch": torch.__version__, "python": sys.version.split()[0],
-            "host": os.uname().nodename}
+    info = {
+        "device": device,
+        "torch": torch.__version__,
+        "python": sys.version.split()[0],
+        "host": os.uname().nodename,
+    }
     try:
         import triton
 
@@ -86,11 +90,14 @@ def describe(device: str) -> dict:
         info["triton"] = f"unavailable: {exc}"
     if device == "cuda":
         props = torch.cuda.get_device_properties(0)
-        info.update(name=props.name, backend="amd" if torch.version.hip else "nvidia",
-                    sm_count=props.multi_processor_count,
-                    l2_bytes=getattr(props, "L2_cache_size", 0),
-                    capability=f"{props.major}.{props.minor}",
-                    arch=getattr(props, "gcnArchName", None))
+        info.update(
+            name=props.name,
+            backend="amd" if torch.version.hip else "nvidia",
+            sm_count=props.multi_processor_count,
+            l2_bytes=getattr(props, "L2_cache_size", 0),
+            capability=f"{props.major}.{props.minor}",
+            arch=getattr(props, "gcnArchName", None),
+        )
     else:
         info.update(name="CPU (Triton interpreter)", backend="cpu")
     return info
@@ -206,7 +213,9 @@ class Runner:
 
     def counted_flops(self) -> float | None:
         """FLOPs of the reference through torch's FlopCounterMode (matmul, conv, attention)."""
-        target = self.ref if self.ref is not None else (self.fn if self.req["kind"] == "kernelbench" else None)
+        target = (
+            self.ref if self.ref is not None else (self.fn if self.req["kind"] == "kernelbench" else None)
+        )
         if target is None:
             return None
         from torch.utils.flop_counter import FlopCounterMode
@@ -318,21 +327,40 @@ def find_tool(name: str, extra: list[str]) -> str | None:
 def run_ncu(req_path: str, timeout: float) -> dict:
     import glob
 
-    ncu = find_tool("ncu", ["/usr/local/cuda/bin/ncu", *sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"))])
+    ncu = find_tool(
+        "ncu", ["/usr/local/cuda/bin/ncu", *sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"))]
+    )
     if ncu is None:
         return {"tool": "ncu", "error": "ncu (Nsight Compute) not found on PATH or in /usr/local/cuda/bin"}
     child = [sys.executable, os.path.abspath(__file__), req_path, "counters-child"]
     result: dict = {"tool": "ncu", "path": ncu}
     metrics = list(NCU_METRICS)
     for _ in range(4):  # a metric this GPU lacks fails the whole run: drop the ones ncu names, retry
-        cmd = [ncu, "--clock-control", "none", "--csv", "--print-units", "base", "--profile-from-start",
-               "off", "--launch-count", "50", "--metrics", ",".join(metrics), *child]
+        cmd = [
+            ncu,
+            "--clock-control",
+            "none",
+            "--csv",
+            "--print-units",
+            "base",
+            "--profile-from-start",
+            "off",
+            "--launch-count",
+            "50",
+            "--metrics",
+            ",".join(metrics),
+            *child,
+        ]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {**result, "error": f"ncu did not finish in {timeout:.0f} s"}
-        result.update(command=cmd[:-len(child)], rc=proc.returncode, stdout=proc.stdout[-4_000_000:],
-                      stderr=proc.stderr[-4000:])
+        result.update(
+            command=cmd[: -len(child)],
+            rc=proc.returncode,
+            stdout=proc.stdout[-4_000_000:],
+            stderr=proc.stderr[-4000:],
+        )
         if proc.returncode == 0 and '"ID"' in proc.stdout:
             return result
         text = proc.stdout + proc.stderr
@@ -341,7 +369,9 @@ def run_ncu(req_path: str, timeout: float) -> dict:
             break
         metrics = [m for m in metrics if m not in bad] if bad else list(NCU_CORE_METRICS)
         result.setdefault("dropped_metrics", []).extend(bad)
-    result["error"] = f"ncu failed (exit {result.get('rc')}): " + _tail(result.get("stdout", "") + result.get("stderr", ""))
+    result["error"] = f"ncu failed (exit {result.get('rc')}): " + _tail(
+        result.get("stdout", "") + result.get("stderr", "")
+    )
     return result
 
 
@@ -351,9 +381,20 @@ def run_rocprof(req_path: str, timeout: float) -> dict:
         return {"tool": "rocprofv3", "error": "rocprofv3 not found on PATH or in /opt/rocm/bin"}
     out_dir = tempfile.mkdtemp(prefix="argus-rocprof-")
     child = [sys.executable, os.path.abspath(__file__), req_path, "counters-child"]
-    cmd = [rocprof, "--kernel-trace", "--stats", "--output-format", "csv", "-d", out_dir, "-o", "argus",
-           "--", *child]
-    result: dict = {"tool": "rocprofv3", "command": cmd[:-len(child)]}
+    cmd = [
+        rocprof,
+        "--kernel-trace",
+        "--stats",
+        "--output-format",
+        "csv",
+        "-d",
+        out_dir,
+        "-o",
+        "argus",
+        "--",
+        *child,
+    ]
+    result: dict = {"tool": "rocprofv3", "command": cmd[: -len(child)]}
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -373,10 +414,18 @@ def run_rocprof(req_path: str, timeout: float) -> dict:
     if compute:  # System Speed-of-Light (block 2): the parser reads its table
         work = tempfile.mkdtemp(prefix="argus-rocprof-compute-")
         try:
-            subprocess.run([compute, "profile", "-n", "argus", "-p", work, "-b", "2", "--", *child],
-                           capture_output=True, text=True, timeout=timeout)
-            proc = subprocess.run([compute, "analyze", "-p", _workload_dir(work), "-b", "2"],
-                                  capture_output=True, text=True, timeout=timeout)
+            subprocess.run(
+                [compute, "profile", "-n", "argus", "-p", work, "-b", "2", "--", *child],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+            proc = subprocess.run(
+                [compute, "analyze", "-p", _workload_dir(work), "-b", "2"],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
             result["compute_analyze"] = proc.stdout[-1_000_000:]
         except subprocess.TimeoutExpired:
             result["compute_error"] = f"rocprof-compute did not finish in {timeout:.0f} s"
@@ -479,7 +528,10 @@ def main(argv: list[str]) -> int:
             counters = {"nvidia": "ncu", "amd": "rocprof"}.get(env.get("backend", ""), "ncu")
         timeout = float(req.get("counter_timeout", 300))
         if counters != "none" and device != "cuda":
-            result["counters"] = {"tool": counters, "error": "hardware counters need a GPU; this run used the CPU"}
+            result["counters"] = {
+                "tool": counters,
+                "error": "hardware counters need a GPU; this run used the CPU",
+            }
         elif counters in ("ncu", "rocprof"):
             progress("counters")
             result["counters"] = (run_ncu if counters == "ncu" else run_rocprof)(req_path, timeout)

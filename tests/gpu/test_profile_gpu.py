@@ -25,11 +25,23 @@ def results() -> list[dict]:
     if path:
         doc = json.loads(Path(path).read_text())
     else:
-        out = subprocess.run([sys.executable, "-m", "agent.profile.cli",
-                              "tests/profile/tasks/gemm.py::matmul_kernel",
-                              "tests/profile/tasks/attention.py::attn_fwd_kernel",
-                              "--counters", "--do-bench-check", "--json"],
-                             cwd=ROOT, capture_output=True, text=True, timeout=900, check=True)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "agent.profile.cli",
+                "tests/profile/tasks/gemm.py::matmul_kernel",
+                "tests/profile/tasks/attention.py::attn_fwd_kernel",
+                "--counters",
+                "--do-bench-check",
+                "--json",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=True,
+        )
         doc = json.loads(out.stdout)
     return doc if isinstance(doc, list) else [doc]
 
@@ -44,7 +56,11 @@ def test_both_kernels_profiled_on_gpu(results: list[dict]) -> None:
 def test_time_within_5_percent_of_do_bench(results: list[dict]) -> None:
     for r in results:
         assert r["do_bench_ms"], r["task"]
-        assert abs(r["median_ms"] / r["do_bench_ms"] - 1) < 0.05, (r["task"], r["median_ms"], r["do_bench_ms"])
+        assert abs(r["median_ms"] / r["do_bench_ms"] - 1) < 0.05, (
+            r["task"],
+            r["median_ms"],
+            r["do_bench_ms"],
+        )
 
 
 def test_percent_of_peak_consistent_with_ncu(results: list[dict]) -> None:

@@ -20,8 +20,12 @@ def triton_python() -> str | None:
     """The first interpreter that imports torch and triton: $ARGUS_TEST_TRITON_PYTHON, the
     project's .venv (CI installs them there, scripts/setup.d/30-triton-cpu.sh), /work/tvenv,
     or the one running the tests."""
-    candidates = [os.environ.get("ARGUS_TEST_TRITON_PYTHON"), str(ROOT / ".venv/bin/python"),
-                  "/work/tvenv/bin/python", sys.executable]
+    candidates = [
+        os.environ.get("ARGUS_TEST_TRITON_PYTHON"),
+        str(ROOT / ".venv/bin/python"),
+        "/work/tvenv/bin/python",
+        sys.executable,
+    ]
     for py in filter(None, candidates):
         if not os.path.exists(py):
             continue

@@ -48,8 +48,11 @@ def test_newer_column_names_read_alike() -> None:
 
 
 def test_counter_summary_for_amd() -> None:
-    raw = {"tool": "rocprofv3", "kernel_trace": (FIXTURES / "rocprofv3_kernel_trace.csv").read_text(),
-           "compute_analyze": (FIXTURES / "rocprof_compute_analyze.txt").read_text()}
+    raw = {
+        "tool": "rocprofv3",
+        "kernel_trace": (FIXTURES / "rocprofv3_kernel_trace.csv").read_text(),
+        "compute_analyze": (FIXTURES / "rocprof_compute_analyze.txt").read_text(),
+    }
     s = summarize_counters(raw, "matmul_kernel", find_peak("AMD Instinct MI300X"))
     assert s["programs"] == 1024 and s["median_ns"] == pytest.approx(1_210_000)
     assert s["speed_of_light"]["MFMA Util"]["value"] == 71.22

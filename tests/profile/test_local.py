@@ -68,8 +68,17 @@ def test_usage_errors(capsys) -> None:
     assert main([VADD, "--python", "/nonexistent/python", "--timeout", "30"]) == 1
 
 
-@pytest.mark.parametrize("bad", ["ssh://-oProxyCommand=touch%20x", "ssh://host;rm", "ssh://a b", "http://x",
-                                 "ssh://-l@host", "ssh://us$er@host"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "ssh://-oProxyCommand=touch%20x",
+        "ssh://host;rm",
+        "ssh://a b",
+        "http://x",
+        "ssh://-l@host",
+        "ssh://us$er@host",
+    ],
+)
 def test_target_parsing_rejects_option_and_shell_injection(bad: str) -> None:
     with pytest.raises(ProfileError):
         parse_target(bad)

@@ -35,8 +35,9 @@ def test_ncu_summary_and_percent_of_table_peak() -> None:
     s = ncu.summarize(ncu.parse_ncu_csv(_ncu("matmul_kernel")), "matmul_kernel")
     assert s.kernels == 1 and s.tensor_pct > 90 and s.sm_pct > 90
     assert s.dram_tbs == pytest.approx(s.dram_bytes / s.duration_s / 1e12)
-    out = summarize_counters({"tool": "ncu", "stdout": _ncu("attn_fwd_kernel")}, "attn_fwd_kernel",
-                             find_peak("NVIDIA H200"))
+    out = summarize_counters(
+        {"tool": "ncu", "stdout": _ncu("attn_fwd_kernel")}, "attn_fwd_kernel", find_peak("NVIDIA H200")
+    )
     # ncu's DRAM % of its own peak equals its measured bytes over our table's 4.8 TB/s
     assert out["dram_pct_of_table_peak"] == pytest.approx(out["dram_pct"], rel=0.05)
 
@@ -45,7 +46,9 @@ def test_ncu_garbage_and_errors() -> None:
     assert ncu.parse_ncu_csv("==ERROR== Failed to find metric foo\n") == []
     assert ncu.number("1,234.5") == 1234.5 and ncu.number("n/a") is None and ncu.number("") is None
     assert summarize_counters({"tool": "ncu", "error": "ncu not found"}, "k", None) == {
-        "tool": "ncu", "error": "ncu not found"}
+        "tool": "ncu",
+        "error": "ncu not found",
+    }
 
 
 def test_proton_hatchet() -> None:

@@ -9,10 +9,17 @@ from agent.profile.result import ProfileResult
 from agent.profile.roofline import classify
 
 
-@pytest.mark.parametrize(("device", "name"), [
-    ("NVIDIA H200", "H200"), ("NVIDIA H100 80GB HBM3", "H100 SXM"), ("NVIDIA B200", "B200"),
-    ("AMD Instinct MI300X", "MI300X"), ("AMD Instinct MI325X", "MI325X"), ("gfx942", "MI300X"),
-])
+@pytest.mark.parametrize(
+    ("device", "name"),
+    [
+        ("NVIDIA H200", "H200"),
+        ("NVIDIA H100 80GB HBM3", "H100 SXM"),
+        ("NVIDIA B200", "B200"),
+        ("AMD Instinct MI300X", "MI300X"),
+        ("AMD Instinct MI325X", "MI325X"),
+        ("gfx942", "MI300X"),
+    ],
+)
 def test_find_peak(device: str, name: str) -> None:
     assert find_peak(device).name == name
 
@@ -52,10 +59,23 @@ def test_memory_and_latency_bound() -> None:
 
 def _result(**kw) -> ProfileResult:
     h200 = find_peak("NVIDIA H200")
-    base = dict(task="gemm.py::matmul_kernel", kernel="matmul_kernel", target="local", device="NVIDIA H200",
-                backend="nvidia", sizes={"M": 8192}, dtype="bfloat16", median_ms=0.81, timing={},
-                flops=0.81e-3 * 693e12, bytes=1e8, flops_source="task formula", bytes_source="task formula",
-                roofline=classify(0.81e-3, 0.81e-3 * 693e12, 1e8, h200, "bf16"), peak="H200")
+    base = dict(
+        task="gemm.py::matmul_kernel",
+        kernel="matmul_kernel",
+        target="local",
+        device="NVIDIA H200",
+        backend="nvidia",
+        sizes={"M": 8192},
+        dtype="bfloat16",
+        median_ms=0.81,
+        timing={},
+        flops=0.81e-3 * 693e12,
+        bytes=1e8,
+        flops_source="task formula",
+        bytes_source="task formula",
+        roofline=classify(0.81e-3, 0.81e-3 * 693e12, 1e8, h200, "bf16"),
+        peak="H200",
+    )
     base.update(kw)
     return ProfileResult(**base)
 

@@ -49,16 +49,21 @@ def sshd(tmp_path_factory) -> dict:
         f"ListenAddress 127.0.0.1\nHostKey {d / 'host_key'}\nPidFile {d / 'sshd.pid'}\n"
         f"AuthorizedKeysFile {d / 'authorized_keys'}\nPubkeyAuthentication yes\n"
         "PasswordAuthentication no\nKbdInteractiveAuthentication no\nStrictModes no\nUsePAM no\n"
-        "PermitRootLogin prohibit-password\nSubsystem sftp internal-sftp\nLogLevel ERROR\n")
+        "PermitRootLogin prohibit-password\nSubsystem sftp internal-sftp\nLogLevel ERROR\n"
+    )
     if os.geteuid() == 0:
         os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # sshd's privilege separation directory
-    proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(d / "sshd_config"), "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [SSHD, "-D", "-e", "-f", str(d / "sshd_config"), "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     user = getpass.getuser()
     (d / "ssh_config").write_text(
         f"Host argus-test\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n"
         f"  IdentityFile {d / 'client_key'}\n  IdentitiesOnly yes\n  StrictHostKeyChecking no\n"
-        "  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n")
+        "  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n"
+    )
     for _ in range(100):
         if proc.poll() is not None:
             pytest.skip(f"sshd did not start: {proc.stderr.read().decode()[-300:]}")
@@ -87,8 +92,13 @@ def _remote_leftovers() -> list[str]:
 
 def test_profile_over_ssh_cpu_interpreter(sshd: dict, tpy: str) -> None:
     before = set(_remote_leftovers())
-    result = profile(str(TASKS / "vadd.py") + "::add_kernel", target="ssh://argus-test",
-                     ssh_config=sshd["config"], python=tpy, timeout=240)
+    result = profile(
+        str(TASKS / "vadd.py") + "::add_kernel",
+        target="ssh://argus-test",
+        ssh_config=sshd["config"],
+        python=tpy,
+        timeout=240,
+    )
     assert result.backend == "cpu" and result.device == "CPU (Triton interpreter)"
     assert result.target == "ssh://argus-test"
     assert result.rel_error == 0.0 and result.median_ms > 0
@@ -99,9 +109,26 @@ def test_profile_over_ssh_cpu_interpreter(sshd: dict, tpy: str) -> None:
 
 def test_cli_over_ssh_with_port_user_and_key(sshd: dict, tpy: str, capsys) -> None:
     target = f"ssh://{sshd['user']}@127.0.0.1:{sshd['port']}"
-    rc = cli_main([str(TASKS / "vadd.py") + "::add_kernel", "--target", target, "--python", tpy, "-i", sshd["key"],
-                   "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "--json",
-                   "--shape", "N=3000", "--timeout", "240"])
+    rc = cli_main(
+        [
+            str(TASKS / "vadd.py") + "::add_kernel",
+            "--target",
+            target,
+            "--python",
+            tpy,
+            "-i",
+            sshd["key"],
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "--json",
+            "--shape",
+            "N=3000",
+            "--timeout",
+            "240",
+        ]
+    )
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["sizes"] == {"N": 3000} and doc["bytes"] == 36000 and doc["target"] == target
@@ -110,22 +137,36 @@ def test_cli_over_ssh_with_port_user_and_key(sshd: dict, tpy: str, capsys) -> No
 def test_unreachable_port_is_a_clear_error() -> None:
     port = _free_port()  # nothing listens there
     with pytest.raises(ProfileError, match="cannot reach ssh://127.0.0.1"):
-        profile(str(TASKS / "vadd.py") + "::add_kernel", target=f"ssh://127.0.0.1:{port}", timeout=30,
-                ssh_options=["StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null"])
+        profile(
+            str(TASKS / "vadd.py") + "::add_kernel",
+            target=f"ssh://127.0.0.1:{port}",
+            timeout=30,
+            ssh_options=["StrictHostKeyChecking=no", "UserKnownHostsFile=/dev/null"],
+        )
 
 
 def test_missing_python_on_host(sshd: dict) -> None:
     with pytest.raises(ProfileError, match="not found on the host"):
-        profile(str(TASKS / "vadd.py") + "::add_kernel", target="ssh://argus-test",
-                ssh_config=sshd["config"], python="/nonexistent/python3", timeout=60)
+        profile(
+            str(TASKS / "vadd.py") + "::add_kernel",
+            target="ssh://argus-test",
+            ssh_config=sshd["config"],
+            python="/nonexistent/python3",
+            timeout=60,
+        )
 
 
 def test_timeout_kills_the_remote_process_group(sshd: dict, tpy: str) -> None:
     before = set(_remote_leftovers())
     t0 = time.monotonic()
     with pytest.raises(ProfileError, match="timed out after 20 s"):
-        profile(str(TASKS / "vadd.py") + "::slow", target="ssh://argus-test", ssh_config=sshd["config"],
-                python=tpy, timeout=20)
+        profile(
+            str(TASKS / "vadd.py") + "::slow",
+            target="ssh://argus-test",
+            ssh_config=sshd["config"],
+            python=tpy,
+            timeout=20,
+        )
     assert time.monotonic() - t0 < 60
     time.sleep(1)
     assert set(_remote_leftovers()) <= before, "the remote worker or its directory survived the timeout"
@@ -142,8 +183,15 @@ def test_cancel_stops_the_remote_worker(sshd: dict, tpy: str) -> None:
             cancel.set()
 
     with pytest.raises(ProfileCancelled):
-        profile(str(TASKS / "vadd.py") + "::slow", target="ssh://argus-test", ssh_config=sshd["config"],
-                python=tpy, timeout=120, progress=progress, cancel=cancel)
+        profile(
+            str(TASKS / "vadd.py") + "::slow",
+            target="ssh://argus-test",
+            ssh_config=sshd["config"],
+            python=tpy,
+            timeout=120,
+            progress=progress,
+            cancel=cancel,
+        )
     assert "connect" in phases and "compile" in phases
     time.sleep(1)
     assert set(_remote_leftovers()) <= before
@@ -155,8 +203,13 @@ def test_hostile_file_name_is_not_a_shell_injection(sshd: dict, tpy: str, tmp_pa
     weird.mkdir()
     shutil.copy(TASKS / "vadd.py", weird / name)
     shutil.copy(TASKS / "vadd.py.argus.toml", weird / (name + ".argus.toml"))
-    result = profile(str(weird / name) + "::add_kernel", target="ssh://argus-test", ssh_config=sshd["config"],
-                     python=tpy, timeout=240)
+    result = profile(
+        str(weird / name) + "::add_kernel",
+        target="ssh://argus-test",
+        ssh_config=sshd["config"],
+        python=tpy,
+        timeout=240,
+    )
     assert result.rel_error == 0.0
     for place in (Path.home(), Path.cwd(), Path("/tmp"), weird):
         assert not (place / "argus_pwned").exists()

@@ -35,8 +35,9 @@ def test_kernelbench_detected_from_syntax_only(tmp_path: Path) -> None:
     assert (task.kind, task.launcher, task.reference) == ("kernelbench", "ModelNew", "Model")
     # a file that would have a side effect on import is never imported to find its task
     evil = tmp_path / "kb.py"
-    evil.write_text("open('SIDE_EFFECT', 'w')\nclass Model: ...\ndef get_inputs(): ...\n"
-                    "def get_init_inputs(): ...\n")
+    evil.write_text(
+        "open('SIDE_EFFECT', 'w')\nclass Model: ...\ndef get_inputs(): ...\ndef get_init_inputs(): ...\n"
+    )
     assert load_task(str(evil)).kind == "kernelbench"
     assert not (tmp_path / "SIDE_EFFECT").exists() and not Path("SIDE_EFFECT").exists()
 
@@ -46,14 +47,17 @@ def test_no_task_and_bad_specs(tmp_path: Path) -> None:
     plain.write_text("x = 1\n")
     with pytest.raises(TaskError, match="no task"):
         load_task(str(plain))
-    (tmp_path / "k.py.argus.toml").write_text('[[task]]\nkernel = "k"\nlauncher = "run"\nflops = "__import__(1)"\n')
+    (tmp_path / "k.py.argus.toml").write_text(
+        '[[task]]\nkernel = "k"\nlauncher = "run"\nflops = "__import__(1)"\n'
+    )
     with pytest.raises(TaskError, match="may be called"):
         load_task(str(plain))
     (tmp_path / "k.py.argus.toml").write_text('[[task]]\nkernel = "k"\nlauncher = "run"\nflop = "1"\n')
     with pytest.raises(TaskError, match="unknown keys"):
         load_task(str(plain))
     (tmp_path / "k.py.argus.toml").write_text(
-        '[[task]]\nkernel = "k"\nlauncher = "run"\ninputs = [{name = "x", shape = ["N"], dtype = "complex"}]\n')
+        '[[task]]\nkernel = "k"\nlauncher = "run"\ninputs = [{name = "x", shape = ["N"], dtype = "complex"}]\n'
+    )
     with pytest.raises(TaskError, match="unknown dtype"):
         load_task(str(plain))
 
