@@ -13,6 +13,8 @@
 //   ARGUS_E2E_ARTIFACTS  where screenshots and logs go (default: <repo>/test-artifacts/vscode)
 //   ARGUS_VSCODE_TOOLS   where scripts/setup.d/50-vscode.sh put Node 24 and code-server
 //   CHROMIUM             the browser (default /usr/bin/chromium)
+//   ARGUS_E2E_RESTRICTED =1: open the folder untrusted (Restricted Mode) and check that the
+//                        diagnostic still shows there; no fix is applied in this mode
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -35,6 +37,7 @@ const corpus =
 const code = process.env.ARGUS_E2E_CODE || 'MB002';
 const artifacts = process.env.ARGUS_E2E_ARTIFACTS || path.join(repo, 'test-artifacts/vscode');
 const browserPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const restricted = process.env.ARGUS_E2E_RESTRICTED === '1';
 
 const t0 = Date.now();
 const step = (msg) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
@@ -146,7 +149,9 @@ async function main() {
                 'extensions.autoUpdate': false,
                 'update.mode': 'none',
                 'telemetry.telemetryLevel': 'off',
-                'security.workspace.trust.enabled': false,
+                // Restricted run: trust on, no startup prompt, so the new folder stays untrusted.
+                'security.workspace.trust.enabled': restricted,
+                'security.workspace.trust.startupPrompt': 'never',
                 'editor.lightbulb.enabled': 'on',
                 'editor.minimap.enabled': false,
                 'window.commandCenter': false,
@@ -183,7 +188,7 @@ async function main() {
             'none',
             '--disable-telemetry',
             '--disable-update-check',
-            '--disable-workspace-trust',
+            ...(restricted ? [] : ['--disable-workspace-trust']),
             '--disable-getting-started-override',
             workspace,
         ],
@@ -257,6 +262,15 @@ async function main() {
         step(`problem row: ${rowText.replace(/\s+/g, ' ')}`);
         if (!rowText.includes(`Ln ${line},`)) fail(`${code} is listed, but not at line ${line}: ${rowText}`);
         if (!/argus/.test(rowText)) fail(`the ${code} row does not name its source "argus": ${rowText}`);
+
+        if (restricted) {
+            // The extension declares limited support, so it runs in Restricted Mode and the
+            // diagnostic above came through; the workbench must really be in that mode.
+            await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: 10000 });
+            const p = await shot('restricted-diagnostic.png');
+            console.log(JSON.stringify({ ok: true, restricted: true, code, line, screenshot: p }));
+            return;
+        }
 
         // Cursor onto the finding (Go to Line accepts line:column), so the lightbulb shows and
         // the editor's squiggle is in the screenshot.
