@@ -33,6 +33,13 @@ class FactSink:
     def __init__(self) -> None:
         self.facts: dict[tuple[str, int], Fact] = {}
         self.unmodelled: dict[str, tuple[ast.AST | None, SourceMap | None]] = {}
+        self.seen: set[Any] = set()  # dedupe keys for facts reported once per cause
+
+    def first_time(self, key: Any) -> bool:
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
 
     def add(self, fact: Fact) -> None:
         self.facts.setdefault(fact.key, fact)

@@ -96,6 +96,8 @@ class Interpreter:
         self.trusted_tensors: set[int] = set()
         self.complete = True  # all programs ran (coverage and races can be judged)
         self.grid_problem = False
+        self.oob_nodes: set[int] = set()
+        self.dot_keys: dict[tuple[int, int], list[str]] = {}
         self.site_tensor: dict[int, int] = {}
         self.site_name: dict[int, str] = {}
         self.program_ids: list[tuple[int, int, int]] = []
@@ -561,7 +563,13 @@ class Interpreter:
     def check_pointer_steps(self) -> None:
         """DF002: each direct-load operand of an accumulating dot in a loop moves one tile of
         the contraction axis per iteration, and nothing else."""
+        latest_upd = {id(r[2][0]): r[6] for r in self.dot_operands if r[6] is not None}
+        done: set[int] = set()
         for dot_node, smap, tinfo, cdim, side, step, upd in self.dot_operands:
+            if id(tinfo[0]) in done or id(tinfo[0]) in self.oob_nodes:
+                continue
+            done.add(id(tinfo[0]))
+            upd = latest_upd.get(id(tinfo[0]), upd)
             hist = self.load_history.get(id(tinfo[0]))
             if not hist or len(hist) < 2:
                 continue

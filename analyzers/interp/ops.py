@@ -124,13 +124,34 @@ def merge_tags(vals: list[Val], shape: tuple[int, ...]) -> dict[str, np.ndarray]
     return tags
 
 
+def _combine_pad(vals: list[Val], shape: tuple[int, ...]) -> np.ndarray | None:
+    """A lane stands for data outside the tensor when its per-lane operands all do; operands
+    broadcast over it (a row statistic, a scalar) do not make it real, but do not hide it either."""
+    lane_ops = [v for v in vals if v.data.shape == shape and (v.lineage or v.pad is not None or v.tags)]
+    bcast = [v for v in vals if all(v is not x for x in lane_ops) and v.pad is not None]
+    pad = None
+    if lane_ops:
+        if all(v.pad is not None for v in lane_ops):
+            pad = bc(lane_ops[0].pad, shape)
+            for v in lane_ops[1:]:
+                pad = np.logical_and(pad, bc(v.pad, shape))
+    elif any(v.pad is not None for v in vals):
+        pad = None
+        for v in vals:
+            pad = _or(pad, v.pad, shape)
+    for v in bcast:
+        if pad is not None or not lane_ops:
+            pad = _or(pad, v.pad, shape)
+    return pad
+
+
 def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
     """A value computed elementwise from `vals`: flags and tags merge, provenance unions."""
     shape = data.shape
     undef = pad = None
     for v in vals:
         undef = _or(undef, v.undef, shape)
-        pad = _or(pad, v.pad, shape)
+    pad = _combine_pad(vals, shape)
     out = Val(
         data,
         dtype,
@@ -255,7 +276,8 @@ def _int_provenance(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: 
             out.overflow_site = (node, interp.smap, "right")
     if isinstance(op, ast.Mod) and b.runtime and not b.loaded_from:
         out.loaded_from = frozenset()  # wrapped into [0, size): range-checked by construction
-    if isinstance(op, ast.FloorDiv | ast.Mod) and a.pid_axis is not None and b.param is not None and b.runtime:
+    if (isinstance(op, ast.FloorDiv | ast.Mod) and a.pid_axis is not None and b.param is not None and b.runtime
+            and not interp.sink.has("grid-decomposition")):
         axis = a.pid_axis
         extent = interp.launch.grid[axis]
         d = int(b.item()) if b.is_scalar else 0
@@ -813,7 +835,7 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
             mixed = bool(und.any() and not und.all())
         else:
             mixed = bool(np.any(und.any(axis=axis) & ~und.all(axis=axis)))
-        if mixed:
+        if mixed and interp.sink.first_time(("undef", id(x.undef_site[0]) if x.undef_site else None)):
             lane = np.argwhere(und)[0].tolist()
             interp.fact("undef-reduced", node, op=name, lane=lane, consumer="reduction", load=x.undef_site)
     if x.pad is not None and x.pad.any() and name not in ("argmax", "argmin"):

@@ -39,6 +39,8 @@ def merge_cover(a: Any, b: Any) -> Any:
         return b
     if b is None:
         return a
+    if a.get("invalid") or b.get("invalid"):
+        return {"invalid": True}
     if a.get("key") != b.get("key") or a["counts"].shape != b["counts"].shape:
         return a
     out = dict(a)
@@ -73,7 +75,7 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
             interp.sink.add(Fact("low-precision-acc", init[0], init[1], {"dtype": dtype, "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
                                                                          "sizes": interp.launch.describe_sizes(), "inputs": f"{a.dtype} x {b.dtype}"}))
     a_ok, b_ok = _lane_ok(a), _lane_ok(b)
-    _check_contraction(interp, a, b, a_ok, b_ok, node)
+    mismatch = _check_contraction(interp, a, b, a_ok, b_ok, node)
     # MB004: an undefined lane meets defined ones inside one dot product
     und_a = np.broadcast_to(a.undef, a.shape) if a.undef is not None else np.zeros(a.shape, bool)
     und_b = np.broadcast_to(b.undef, b.shape) if b.undef is not None else np.zeros(b.shape, bool)
@@ -95,7 +97,7 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
     out.scale = a.scale if a.scale is not None else b.scale
     if isinstance(out.scale, sm.Rescale):
         out.scale = None
-    out.kcover = _coverage(interp, a, b, a_ok, b_ok, node)
+    out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node)
     if acc is not None:
         from analyzers.interp.ops import binop
 
@@ -105,42 +107,52 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
         summed.init_site = acc.init_site
         summed.data = summed.data.astype(np.float64) if is_float(dtype) else summed.data
         out = summed
-    _record_operands(interp, a, b, node, acc is not None)
+    if not mismatch:
+        _record_operands(interp, a, b, node, acc is not None)
     return out
 
 
-def _contraction_keys(v: Val, axis: int) -> list[str]:
-    return [k for k, arr in v.tags.items() if _varies(np.broadcast_to(arr, v.shape), axis)]
+def _contraction_keys(v: Val, axis: int, interp: Interpreter | None = None, node: ast.AST | None = None) -> list[str]:
+    """Tags that vary along the contraction axis. A tile with a single valid column (the last
+    K tile) shows no variation, so the keys seen at the same dot before are reused."""
+    keys = [k for k, arr in v.tags.items() if _varies(np.broadcast_to(arr, v.shape), axis)]
+    if interp is not None and node is not None:
+        memo = interp.dot_keys.setdefault((id(node), axis), [])
+        if keys:
+            memo[:] = keys
+        elif memo:
+            keys = [k for k in memo if k in v.tags]
+    return keys
 
 
-def _check_contraction(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST) -> None:
-    """DF001: a's column j and b's row j carry the same contraction coordinate."""
+def _check_contraction(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST) -> bool:
+    """DF001: a's column j and b's row j carry the same contraction coordinate. True on a mismatch."""
     if a.unknown or b.unknown:
-        return
-    ka = _contraction_keys(a, -1)
-    kb = _contraction_keys(b, -2)
+        return False
+    ka = _contraction_keys(a, -1, interp, node)
+    kb = _contraction_keys(b, -2, interp, node)
     if not ka or not kb:
-        return
+        return False
     bases_a = {_base(k) for k in ka}
     bases_b = {_base(k) for k in kb}
     rows = a_ok.any(axis=-1)
     cols = b_ok.any(axis=-2)
     if not rows.any() or not cols.any():
-        return
+        return False
     ia = tuple(np.argwhere(rows)[0])
     ib = tuple(np.argwhere(cols)[0])
     kvalid = a_ok[ia] & (b_ok[..., ib[-1]] if b.shape[-1] else True)
     if b.data.ndim == 3:
         kvalid = a_ok[ia] & b_ok[ib[0], :, ib[-1]]
     if not kvalid.any():
-        return
+        return False
     common = bases_a & bases_b
     if not common:
         j = int(np.argmax(kvalid))
         interp.fact("dot-mismatch", node, kind="axis",
-                    a_coord={k: int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in ka},
-                    b_coord={k: int(_b_row(b, ib, k)[j]) for k in kb}, j=j)
-        return
+                    a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in ka},
+                    b_coord={k: _int(_b_row(b, ib, k)[j]) for k in kb}, j=j)
+        return True
     for base in sorted(common):
         ka_k = next(k for k in ka if _base(k) == base)
         kb_k = next(k for k in kb if _base(k) == base)
@@ -150,9 +162,14 @@ def _check_contraction(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_
         if diff.any():
             j = int(np.argmax(diff))
             interp.fact("dot-mismatch", node, kind="value", symbol=base, j=j, a_value=int(va[j]), b_value=int(vb[j]),
-                        a_coord={k: int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
-                        b_coord={k: int(_b_row(b, ib, k)[j]) for k in b.tags})
-            return
+                        a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
+                        b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags})
+            return True
+    return False
+
+
+def _int(x: float) -> int | None:
+    return None if np.isnan(x) else int(x)
 
 
 def _b_row(b: Val, ib: tuple[int, ...], k: str) -> np.ndarray:
@@ -190,7 +207,7 @@ def _result_tags(a: Val, b: Val) -> dict[str, np.ndarray]:
 
 def _coverage(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST) -> Any:
     """Which indices of the contraction extent this product received (for DF003)."""
-    ka = _contraction_keys(a, -1)
+    ka = _contraction_keys(a, -1, interp, node)
     if not ka or a.data.ndim != 2:
         return None
     k = ka[0]
@@ -206,7 +223,8 @@ def _coverage(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.nd
     counts = np.zeros(size, dtype=np.int64)
     np.add.at(counts, ks, 1)
     loop = interp.loops[-1].node if interp.loops else node
-    direct = a.load_node is not None and b.load_node is not None
+    direct = (a.load_node is not None and b.load_node is not None
+              and id(a.load_node) not in interp.oob_nodes and id(b.load_node) not in interp.oob_nodes)
     return {"counts": counts, "key": _base(k), "loop": (loop, interp.smap), "direct": direct}
 
 
@@ -218,7 +236,7 @@ def _record_operands(interp: Interpreter, a: Val, b: Val, node: ast.AST, accumul
     if not acc_loop:
         return
     for v, axis, side in ((a, -1, "a"), (b, -2, "b")):
-        if v.load_node is None or v.data.ndim != 2:
+        if v.load_node is None or v.data.ndim != 2 or id(v.load_node) in interp.oob_nodes:
             continue
         ks = _contraction_keys(v, axis)
         t = interp.tensor_named(v.src)
@@ -235,7 +253,23 @@ def _record_operands(interp: Interpreter, a: Val, b: Val, node: ast.AST, accumul
         cdim = keys.index(key)
         step = v.shape[axis]
         upd = interp.pointer_update_for(v.load_node)
+        if upd is None and interp.loops:
+            upd = _static_update(interp.loops[-1].node, v.load_node)
         interp.dot_operands.append((node, interp.smap, (v.load_node,), cdim, side, step, upd))
+
+
+def _static_update(loop: ast.AST, load: ast.AST) -> ast.AST | None:
+    """The last statement of the loop body that reassigns the load's pointer variable."""
+    arg = load.args[0] if isinstance(load, ast.Call) and load.args else None
+    if not isinstance(arg, ast.Name):
+        return None
+    found = None
+    for st in ast.walk(loop):
+        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and st.target.id == arg.id:
+            found = st
+        elif isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == arg.id for t in st.targets):
+            found = st
+    return found
 
 
 def record_coverage(interp: Interpreter, t: TensorInfo, offs: np.ndarray, coords: np.ndarray, v: Val) -> None:

@@ -106,6 +106,7 @@ def _oob(interp: Interpreter, t: TensorInfo, offsets: np.ndarray, active: np.nda
         return valid | True
     bad = active & ~valid
     if bad.any():
+        interp.oob_nodes.add(id(node))
         lane = tuple(int(i) for i in np.argwhere(bad)[0])
         off = int(offsets[lane])
         interp.fact(kind, node, tensor=t.name, lane=list(lane), offset=off, shape=list(t.shape),
@@ -279,7 +280,7 @@ def record_store(interp: Interpreter, t: TensorInfo, offsets: np.ndarray, ok: np
             interp.fact("autotune-inplace", node, tensor=t.name, related=[(at.node, "the autotune decorator")])
     writer[offs] = interp.program_index
     interp.mem.last_store[t.index] = (node, interp.smap)
-    if v.kcover is not None and v.kcover.get("direct"):
+    if v.kcover is not None and v.kcover.get("direct") and not v.kcover.get("invalid"):
         from analyzers.interp.ops_linalg import record_coverage
 
         record_coverage(interp, t, offs, coords[ok], v)
@@ -341,7 +342,7 @@ def _check_store_tags(interp: Interpreter, t: TensorInfo, coords: np.ndarray, ok
     # a row gathered through a loaded index must be scattered through the same index
     dest_bases = {base(k) for k in dest}
     for k in v.index_tags:
-        if k in vt and base(k) not in dest_bases and not np.isnan(vt[k]).all():
+        if k in vt and base(k) not in dest_bases and any(_varies(vt[k], ax) for ax in range(len(shape))):
             lane = tuple(int(i) for i in np.argwhere(valid & ~np.isnan(vt[k]))[0])
             interp.fact("scatter-index", node, tensor=t.name, lane=list(lane), dest=coords[lane].tolist(),
                         symbols=list(t.symbols), index_symbol=base(k), index_value=int(vt[k][lane]))

@@ -97,7 +97,7 @@ class TensorInfo:
         return coords, valid
 
 
-@dataclass
+@dataclass(eq=False)
 class Val:
     """A tile (or scalar) with per-lane tags and flags; see the module docstring."""
 
@@ -144,7 +144,7 @@ class Val:
         return self.data.item()
 
 
-@dataclass
+@dataclass(eq=False)
 class Ptr:
     """A pointer tile: element offsets into one tensor; tags of any index used to compute them."""
 
@@ -166,7 +166,7 @@ class Ptr:
         return "ptr<" + self.tensor.dtype + ">"
 
 
-@dataclass
+@dataclass(eq=False)
 class BlockPtr:
     """`tl.make_block_ptr`: a tile window over a tensor, moved by `tl.advance`."""
 
@@ -180,7 +180,7 @@ class BlockPtr:
     site: Any = None
 
 
-@dataclass
+@dataclass(eq=False)
 class Descriptor:
     """`tl.make_tensor_descriptor`: bounds-checked tile loads/stores (zeros outside, stores clipped)."""
 

@@ -120,12 +120,14 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
             if any(isinstance(c, ast.Call) and _call_name(c) == "arange" for c in ast.walk(n.value)):
                 for t in n.targets:
                     arange_vars |= _names(t)
-    # close arange-derived variables
+    # close arange-derived variables (a load's result is data, not derived from its address)
+    loaded_vars = {name for n in body_nodes if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                   and _call_name(n.value) == "load" for t in n.targets for name in _names(t)}
     changed = True
     while changed:
         changed = False
         for v, ds in deps.items():
-            if v not in arange_vars and ds & arange_vars:
+            if v not in arange_vars and v not in loaded_vars and ds & arange_vars:
                 arange_vars.add(v)
                 changed = True
     load_derived = {v: {loads[d] for d in _closure(v, deps) if d in loads} for v in deps}
