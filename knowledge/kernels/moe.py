@@ -36,9 +36,11 @@ def topk_softmax_kernel(
     cols = tl.arange(0, BLOCK_E)
     row_ok = rows < T
     ok = row_ok[:, None] & (cols[None, :] < E)
-    logits = tl.load(logits_ptr + rows[:, None] * stride_lt + cols[None, :], mask=ok, other=-1.0e30)
-    logits = logits.to(tl.float32)  # a finite fill: padded rows give exp(0), never -inf - -inf
-    z = tl.exp(logits - tl.max(logits, 1)[:, None])
+    logits = tl.load(logits_ptr + rows[:, None] * stride_lt + cols[None, :], mask=ok, other=float("-inf"))
+    logits = logits.to(tl.float32)
+    # Rows past T are all -inf: subtract 0 there instead of their max, so no -inf - -inf appears.
+    row_max = tl.where(row_ok, tl.max(logits, 1), 0.0)
+    z = tl.exp(logits - row_max[:, None])
     z = tl.where(ok, z, 0.0)
     probs = z / tl.maximum(tl.sum(z, 1), 1e-30)[:, None]
     probs = tl.where(ok, probs, -1.0)  # padded experts can never be picked

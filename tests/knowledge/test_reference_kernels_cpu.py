@@ -1,0 +1,65 @@
+"""The reference kernels under Triton's interpreter (TRITON_INTERPRET=1) on small, ragged shapes.
+
+fp16 here: Triton 3.9's interpreter computes tl.dot on bf16 operands wrongly (it treats the bits as
+integers); the kernels are dtype-generic and tests/gpu runs them in bf16. Skipped without torch/triton.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # must be set before triton is imported
+torch = pytest.importorskip("torch")
+pytest.importorskip("triton")
+
+from knowledge.kernels import attention, gemm, moe  # noqa: E402
+
+pytestmark = pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="interpreter only")
+
+
+def _rel(x, y) -> float:
+    x, y = x.float(), y.float()
+    assert torch.isfinite(x).all(), "non-finite output: an element was not written"
+    return float((x - y).norm() / y.norm().clamp_min(1e-12))
+
+
+@pytest.mark.parametrize("m,n,k,split", [(33, 40, 72, None), (70, 96, 136, None), (16, 40, 2048, 4), (5, 24, 40, 1), (17, 33, 65, None), (1, 16, 64, None)])
+def test_gemm(m: int, n: int, k: int, split: int | None) -> None:
+    a = torch.randn(m, k, dtype=torch.float16)
+    b = torch.randn(k, n, dtype=torch.float16)
+    out = torch.full((m, n), float("nan"), dtype=torch.float16)
+    gemm.matmul(a, b, out=out, split_k=split)
+    assert _rel(out, gemm.reference(a, b)) < 1e-2
+
+
+@pytest.mark.parametrize("b,h,h_kv,s,d,causal", [(1, 2, 1, 37, 64, True), (1, 2, 2, 37, 64, False), (2, 4, 2, 50, 128, True), (1, 2, 1, 5, 64, False)])
+def test_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> None:
+    q = torch.randn(b, h, s, d, dtype=torch.float16)
+    k = torch.randn(b, h_kv, s, d, dtype=torch.float16)
+    v = torch.randn(b, h_kv, s, d, dtype=torch.float16)
+    assert _rel(attention.attention(q, k, v, causal=causal), attention.reference(q, k, v, causal=causal)) < 1e-2
+
+
+@pytest.mark.parametrize("t,e,top_k,h,inter,renorm", [(5, 8, 2, 64, 48, True), (37, 8, 2, 96, 80, True), (20, 6, 3, 64, 40, False)])
+def test_moe(t: int, e: int, top_k: int, h: int, inter: int, renorm: bool) -> None:
+    x = torch.randn(t, h, dtype=torch.float16)
+    w1 = (torch.randn(e, 2 * inter, h) / h**0.5).half()
+    w2 = (torch.randn(e, h, inter) / inter**0.5).half()
+    logits = torch.randn(t, e)
+    assert _rel(moe.fused_moe(x, w1, w2, logits, top_k, renorm), moe.reference(x, w1, w2, logits, top_k, renorm)) < 1e-2
+
+
+def test_alignment_pads_each_expert() -> None:
+    ids = torch.tensor([[0, 2], [2, 1], [0, 2]], dtype=torch.int32)
+    sorted_ids, block_expert = moe.align_by_expert(ids, 4, 4)
+    real = sorted_ids[sorted_ids < 6]
+    assert sorted(real.tolist()) == list(range(6))
+    blocks = sorted_ids.view(-1, 4)
+    for blk, ex in zip(blocks, block_expert.tolist(), strict=True):
+        rows = blk[blk < 6]
+        if ex < 0:
+            assert rows.numel() == 0
+        else:
+            assert (ids.flatten()[rows.long()] == ex).all()
