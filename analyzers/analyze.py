@@ -47,8 +47,11 @@ def analyze_module(source: bytes, cache: KernelCache | None = None, tree: Tree |
     tree = tree or parse(source)
     view = _module_view(source, tree)
     out: list[Finding] = []
+    called = _called_names(view)
     for site in view.sites:
         launchers = _launcher_nodes(view, site.name)
+        if not launchers and site.name in called:
+            continue  # a @triton.jit helper: checked through the kernels that call it
         key = cache_key(source[site.node.start_byte : site.node.end_byte], view.const_text,
                         *[source[h.node.start_byte : h.node.end_byte] for h in view.sites if h is not site],
                         *[source[n.start_byte : n.end_byte] for n in launchers],
@@ -62,12 +65,30 @@ def analyze_module(source: bytes, cache: KernelCache | None = None, tree: Tree |
     return out
 
 
+def _called_names(view: ModuleView) -> set[str]:
+    """Names called inside any kernel (helpers are called, not launched)."""
+    out: set[str] = set()
+    for site in view.sites:
+        stack = [site.function]
+        while stack:
+            n = stack.pop()
+            if n.type == "call":
+                fn = n.child_by_field_name("function")
+                if fn is not None and fn.type == "identifier":
+                    out.add(text_of(fn))
+            stack.extend(n.children)
+    return out
+
+
 def _module_view(source: bytes, tree: Tree) -> ModuleView:
     starts = line_starts(source)
     consts: dict[str, Any] = {}
     const_nodes: dict[str, ast.expr] = {}
     parts: list[bytes] = []
     for child in tree.root_node.children:
+        if child.type == "function_definition":
+            _record_returning_function(source, child, const_nodes, parts)
+            continue
         if child.type != "expression_statement" or not child.named_children:
             continue
         stmt = child.named_children[0]
@@ -89,6 +110,24 @@ def _module_view(source: bytes, tree: Tree) -> ModuleView:
                     consts[target.id] = v
                     parts.append(text)
     return ModuleView(source, starts, tree, find_kernels(tree.root_node), consts, const_nodes, b"\n".join(parts))
+
+
+def _record_returning_function(source: bytes, node: Node, const_nodes: dict[str, ast.expr], parts: list[bytes]) -> None:
+    """`def get_configs(): return [...]`: remember the returned expression (autotune configs)."""
+    text = source[node.start_byte : node.end_byte]
+    if len(text) > 20000:
+        return
+    try:
+        mod = ast.parse(text.decode("utf-8"))
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return
+    fn = mod.body[0] if mod.body and isinstance(mod.body[0], ast.FunctionDef) else None
+    if fn is None or fn.args.args:
+        return
+    ret = next((st.value for st in fn.body if isinstance(st, ast.Return) and st.value is not None), None)
+    if ret is not None:
+        const_nodes[f"{fn.name}()"] = ret
+        parts.append(text)
 
 
 def _const_value(node: ast.expr) -> Any:

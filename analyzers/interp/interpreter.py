@@ -365,7 +365,7 @@ class Interpreter:
         if isinstance(base, tuple) and base and base[0] == "module":
             return ops.module_attribute(base[1] + "." + e.attr, e)
         if isinstance(base, Ptr):
-            if e.attr == "dtype":
+            if e.attr in ("dtype", "type"):
                 return PtrDType(base.tensor.dtype.rstrip("?"))
         if isinstance(base, PtrDType) and e.attr == "element_ty":
             return DType(base.element)
@@ -516,7 +516,7 @@ class Interpreter:
         arr = self.int_cache.get(t.index)
         if arr is None:
             if pol is not None and pol.work_bound and pol.upper is None:
-                arr = np.full(n, 1 << 20, dtype=np.int64)
+                arr = np.full(n, self.work_bound(), dtype=np.int64)
             elif pol is not None and pol.upper is not None and isinstance(self.launch.args.get(pol.upper), int):
                 upper = int(self.launch.args[pol.upper])
                 rng = np.random.default_rng(99 + t.index)
@@ -538,6 +538,20 @@ class Interpreter:
                         arr = base % 3
             self.int_cache[t.index] = arr
         return arr[np.clip(offsets, 0, len(arr) - 1)]
+
+    def work_bound(self) -> int:
+        """Contents of a loaded bound on the program's work (`num_tokens_post_padded`): the
+        largest extent of the integer tensors the kernel indexes, rounded down to a tile, as the
+        routing contract guarantees; without such a tensor, unbounded."""
+        extents = [v.extent for v in self.launch.args.values()
+                   if isinstance(v, TensorInfo) and v.sized and len(v.shape) == 1 and v.name in self.int_tensors]
+        if not extents:
+            return 1 << 20
+        ext = max(extents)
+        blocks = [int(v) for k, v in self.launch.args.items() if isinstance(v, int) and not isinstance(v, bool)
+                  and k not in self.launch.runtime and v > 1 and v & (v - 1) == 0 and v <= ext]
+        b = max(blocks) if blocks else 1
+        return max(b, (ext // b) * b)
 
     def record_load_step(self, node: ast.AST, ptr_offsets: np.ndarray, t: TensorInfo) -> None:
         if not self.loops:

@@ -270,7 +270,9 @@ def _int_provenance(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: 
     if is_float(out.dtype):
         return
     if isinstance(op, ast.Mult) and out.dtype == "int32":
-        if a.grows and (b.runtime or b.grows) and not b.constexpr:
+        if (a.runtime and not a.grows and np.all(a.data == 1)) or (b.runtime and not b.grows and np.all(b.data == 1)):
+            pass  # a unit (innermost) stride: the product is the index itself
+        elif a.grows and (b.runtime or b.grows) and not b.constexpr:
             out.overflow_site = (node, interp.smap, "left")
         elif b.grows and (a.runtime or a.grows) and not a.constexpr:
             out.overflow_site = (node, interp.smap, "right")

@@ -108,20 +108,99 @@ def _literal(node: ast.expr) -> Any:
         return None
 
 
-def _config_dict(call: ast.Call) -> dict[str, Any] | None:
+class _NotLiteral(Exception):
+    pass
+
+
+def safe_eval(node: ast.AST, env: dict[str, Any]) -> Any:
+    """Evaluate literal structure, names bound in `env`, arithmetic and `range`: nothing else.
+    Used for autotune config lists; it never calls anything from the user's file."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in env:
+            return env[node.id]
+        raise _NotLiteral(node.id)
+    if isinstance(node, ast.List | ast.Tuple):
+        return [safe_eval(e, env) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        return {safe_eval(k, env): safe_eval(v, env) for k, v in zip(node.keys, node.values, strict=True) if k is not None}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -safe_eval(node.operand, env)
+    if isinstance(node, ast.BinOp):
+        a, b = safe_eval(node.left, env), safe_eval(node.right, env)
+        ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b, ast.FloorDiv: lambda: a // b,
+               ast.Pow: lambda: a**b, ast.LShift: lambda: a << b}
+        if type(node.op) in ops and isinstance(a, int | float) and isinstance(b, int | float):
+            return ops[type(node.op)]()
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+        args = [safe_eval(a, env) for a in node.args]
+        if all(isinstance(a, int) for a in args) and len(args) <= 3:
+            return list(range(*args))
+    raise _NotLiteral(ast.unparse(node))
+
+
+def _config_dict(call: ast.Call, env: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """`triton.Config({"BLOCK": 64}, num_warps=4, num_stages=3)` -> {"BLOCK": 64, "num_warps": 4, ...}."""
     if not call.args and not call.keywords:
         return None
+    env = env or {}
     kw = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "kwargs"), None)
-    out = _literal(kw) if kw is not None else {}
+    try:
+        out = safe_eval(kw, env) if kw is not None else {}
+    except _NotLiteral:
+        return None
     if not isinstance(out, dict):
         return None
     for k in call.keywords:
         if k.arg in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
-            v = _literal(k.value)
-            if v is not None:
-                out[k.arg] = v
+            try:
+                out[k.arg] = safe_eval(k.value, env)
+            except _NotLiteral:
+                pass
     return out
+
+
+def expand_configs(node: ast.AST | None, module_consts: dict[str, Any]) -> list[dict[str, Any]]:
+    """Autotune configs from a list, a list comprehension over literal ranges, a module
+    constant, a call of a module function that returns one of those, or a sum of lists."""
+    if node is None:
+        return []
+    if isinstance(node, ast.Name) and node.id in module_consts:
+        return expand_configs(module_consts[node.id], module_consts)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and f"{node.func.id}()" in module_consts:
+        return expand_configs(module_consts[f"{node.func.id}()"], module_consts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return expand_configs(node.left, module_consts) + expand_configs(node.right, module_consts)
+    if isinstance(node, ast.List | ast.Tuple):
+        out = []
+        for c in node.elts:
+            if isinstance(c, ast.Call):
+                d = _config_dict(c)
+                if d is not None:
+                    out.append(d)
+        return out
+    if isinstance(node, ast.ListComp) and isinstance(node.elt, ast.Call):
+        envs: list[dict[str, Any]] = [{}]
+        try:
+            for gen in node.generators:
+                new = []
+                for env in envs:
+                    for v in safe_eval(gen.iter, env):
+                        e2 = dict(env)
+                        if isinstance(gen.target, ast.Name):
+                            e2[gen.target.id] = v
+                        elif isinstance(gen.target, ast.Tuple) and isinstance(v, list | tuple):
+                            for t, x in zip(gen.target.elts, v, strict=False):
+                                if isinstance(t, ast.Name):
+                                    e2[t.id] = x
+                        if all(bool(safe_eval(cond, e2)) for cond in gen.ifs):
+                            new.append(e2)
+                envs = new[:64]
+        except (_NotLiteral, TypeError):
+            return []
+        return [d for env in envs if (d := _config_dict(node.elt, env)) is not None]
+    return []
 
 
 def _str_list(node: ast.expr | None) -> list[str]:
@@ -147,15 +226,7 @@ def build_kernel_model(func: ast.FunctionDef, smap: SourceMap, module_consts: di
         name = ast.unparse(dec.func)
         if name.endswith("autotune"):
             cfg_node = dec.args[0] if dec.args else next((k.value for k in dec.keywords if k.arg == "configs"), None)
-            configs: list[dict[str, Any]] = []
-            if isinstance(cfg_node, ast.Name) and cfg_node.id in module_consts:
-                cfg_node = module_consts[cfg_node.id]
-            if isinstance(cfg_node, ast.List | ast.Tuple):
-                for c in cfg_node.elts:
-                    if isinstance(c, ast.Call):
-                        d = _config_dict(c)
-                        if d is not None:
-                            configs.append(d)
+            configs = expand_configs(cfg_node, module_consts)
             kws = {k.arg: k.value for k in dec.keywords}
             model.autotune = AutotuneInfo(
                 configs=configs,

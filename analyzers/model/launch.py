@@ -221,6 +221,7 @@ class LaunchBinder:
             self.recorded = True
             return
         ev = self._run_host(None)
+        self._unify_anonymous(ev)
         self.padded_layout = _stride_users(self.site)
         kargs = self._kernel_args(ev)
         constexpr_env = self._constexpr_env(kargs, None)
@@ -233,6 +234,31 @@ class LaunchBinder:
                 for root in self._roots_of(v.sym):
                     self.tiled.setdefault(root, bmax)
         self.recorded = True
+
+    def _unify_anonymous(self, ev: HostEval) -> None:
+        """Dimensions the launcher never names (`_, S, H, _ = k.shape`, or never read) are taken
+        to match the same position of another parameter tensor of the same rank: q, k and v share
+        batch and head dims. Unifying what differs only makes probes less varied; leaving apart
+        what matches would invent out-of-bounds reads, so doubt goes this way."""
+        tensors = [v for v in ev.env.values() if isinstance(v, HostTensor) and not v.created]
+        named = {self.dims.find(s) for s in self.display}
+        for i, t in enumerate(tensors):
+            for u in tensors[i + 1:]:
+                if len(t.shape) != len(u.shape) or t.storage == u.storage:
+                    continue
+                for a, b in zip(t.symbols, u.symbols, strict=True):
+                    ra, rb = self.dims.find(a), self.dims.find(b)
+                    if ra == rb or (ra in named and rb in named):
+                        continue
+                    if ra.startswith("(") or rb.startswith("("):
+                        continue
+                    self.dims.union(a, b)
+                    keep = self.dims.find(a)
+                    if keep not in self.display:
+                        name = self.display.get(ra) or self.display.get(rb)
+                        if name:
+                            self.display[keep] = name
+                    named = {self.dims.find(s) for s in self.display}
 
     def _roots_of(self, sym: str) -> set[str]:
         if not sym.startswith("("):
@@ -305,7 +331,10 @@ class LaunchBinder:
         sizes: dict[str, int] = {}
         prime_i = 0
         tiled_i = 0
+        anonymous = [r for r in roots if self._anonymous(r)]
         for r in roots:
+            if r in anonymous:
+                continue
             if r in self.dims.allowed:
                 vals = self.dims.allowed[r]
                 sizes[r] = vals[0] if kind != "exact" else vals[-1] if vals[-1] <= 128 else vals[0]
@@ -321,7 +350,17 @@ class LaunchBinder:
             if mult > 1:
                 v = max(mult, ((v + mult - 1) // mult) * mult)
             sizes[r] = v
+        # a dimension nothing names or relates (`weight` of a norm, `cos` of rotary): as large as
+        # any other size, so the kernel's own bounds decide, not our guess of its extent
+        big = max([v for v in sizes.values()] + [2])
+        for r in anonymous:
+            sizes[r] = 1 if kind == "one" else big
         return sizes
+
+    def _anonymous(self, root: str) -> bool:
+        if root in self.display or root in self.tiled or root in self.bare or root in self.dims.allowed:
+            return False
+        return "." in root and not root.startswith("(")
 
     def probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         if self.site is None:
@@ -381,7 +420,7 @@ class LaunchBinder:
     def _apply_heuristics(self, args: dict[str, Any]) -> None:
         for name, fn in self.kernel.heuristics.items():
             ev = HostEval(self.dims, {}, recording=False)
-            view = {k: (v if isinstance(v, int | float | bool) else Opaque(k)) for k, v in args.items()}
+            view = {k: (v if isinstance(v, int | float | bool) or v is None else Opaque(k)) for k, v in args.items()}
             if isinstance(fn, ast.Lambda) and fn.args.args:
                 ev.env[fn.args.args[0].arg] = view
                 val = ev.expr(fn.body)
