@@ -553,11 +553,13 @@ class Interpreter:
         b = max(blocks) if blocks else 1
         return max(b, (ext // b) * b)
 
-    def record_load_step(self, node: ast.AST, ptr_offsets: np.ndarray, t: TensorInfo) -> None:
+    def record_load_step(self, node: ast.AST, ptr_offsets: np.ndarray, t: TensorInfo, active: np.ndarray | None = None) -> None:
         if not self.loops:
             return
         its = tuple(f.iteration for f in self.loops)
         first = ptr_offsets.reshape(-1)[:1] if ptr_offsets.size else ptr_offsets.reshape(-1)
+        if active is not None and active.size and not bool(active.reshape(-1)[0]):
+            first = first[:0]  # the reference lane is masked off: its address says nothing
         self.load_history.setdefault(id(node), []).append((its, first.copy(), t))
 
     def pointer_update_for(self, load_node: ast.AST) -> ast.AST | None:
@@ -590,13 +592,16 @@ class Interpreter:
             (its0, off0, t), (its1, off1, _) = hist[0], hist[1]
             if its0[:-1] != its1[:-1] or not off0.size or not off1.size:
                 continue
-            c0, _ = t.unravel(off0)
-            c1, _ = t.unravel(off1)
+            c0, ok0 = t.unravel(off0)
+            c1, ok1 = t.unravel(off1)
+            if not (ok0.all() and ok1.all()):
+                continue  # the reference lane is outside the tensor: its coordinates mean nothing
             delta = (c1 - c0).reshape(-1)
             raw = int(off1[0] - off0[0])
-            expect = np.zeros_like(delta)
-            expect[cdim] = step
-            if np.array_equal(delta, expect):
+            others = np.delete(delta, cdim)
+            # one tile per iteration, or several when other programs take the tiles between
+            # (interleaved split-K); a skipped tile shows up as DF003 coverage instead
+            if not others.any() and delta[cdim] > 0 and delta[cdim] % step == 0:
                 continue
             where = upd if upd is not None else tinfo[0]
             self.sink.add(Fact("pointer-step", where, smap, {

@@ -272,9 +272,9 @@ def _int_provenance(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: 
     if isinstance(op, ast.Mult) and out.dtype == "int32":
         if (a.runtime and not a.grows and np.all(a.data == 1)) or (b.runtime and not b.grows and np.all(b.data == 1)):
             pass  # a unit (innermost) stride: the product is the index itself
-        elif a.grows and (b.runtime or b.grows) and not b.constexpr:
+        elif a.grows and b.runtime and b.param is not None and not b.grows:
             out.overflow_site = (node, interp.smap, "left")
-        elif b.grows and (a.runtime or a.grows) and not a.constexpr:
+        elif b.grows and a.runtime and a.param is not None and not a.grows:
             out.overflow_site = (node, interp.smap, "right")
     if isinstance(op, ast.Mod) and b.runtime and not b.loaded_from:
         out.loaded_from = frozenset()  # wrapped into [0, size): range-checked by construction

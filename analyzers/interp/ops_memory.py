@@ -192,7 +192,7 @@ def _make_loaded(interp: Interpreter, ptr: Ptr | None, t: TensorInfo, offsets: n
             interp.trusted_tensors.add(t.index)
     else:
         out.lineage = interp.new_lineage()
-    interp.record_load_step(node, offsets, t)
+    interp.record_load_step(node, offsets, t, active)
     return out
 
 

@@ -283,6 +283,10 @@ class HostEval:
         if fn is None:
             return Opaque("binop")
         r = fn()
+        if self.recording and isinstance(op, ast.FloorDiv | ast.Div) and isinstance(a, SymInt) and isinstance(b, int) \
+                and not isinstance(b, SymInt) and b in (2, 4):
+            root = self.dims.find(a.sym)
+            self.dims.multiple_of[root] = max(self.dims.multiple_of.get(root, 1), b)
         if isinstance(r, int) and not isinstance(r, bool) and (isinstance(a, SymInt) or isinstance(b, SymInt)):
             if self.recording:
                 sym = f"({_symname(a)}{_opname(op)}{_symname(b)})"

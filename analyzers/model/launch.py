@@ -193,6 +193,8 @@ class LaunchBinder:
         ev.run_block(self.site.body, self.site.call)
         # remember readable names of dimension classes (`M, K = a.shape` -> "M", "K")
         for k, v in ev.env.items():
+            if k.startswith("_"):
+                continue
             if isinstance(v, SymInt) and not v.sym.startswith("("):
                 root = self.dims.find(v.sym)
                 cur = self.display.get(root)
@@ -221,19 +223,44 @@ class LaunchBinder:
             self.recorded = True
             return
         ev = self._run_host(None)
+        self._unify_suffixed_names()
         self._unify_anonymous(ev)
         self.padded_layout = _stride_users(self.site)
         kargs = self._kernel_args(ev)
-        constexpr_env = self._constexpr_env(kargs, None)
+        first_config = self.kernel.autotune.configs[0] if self.kernel.autotune and self.kernel.autotune.configs else None
+        constexpr_env = self._constexpr_env(kargs, first_config)
+        # sizes passed as constexprs (HEAD_DIM=D) size aranges: keep them powers of two
+        for p in self.kernel.params:
+            v = kargs.get(p.name)
+            if p.constexpr and isinstance(v, SymInt) and not v.sym.startswith("("):
+                root = self.dims.find(v.sym)
+                self.dims.allowed.setdefault(root, [16, 32])
         # tiling from the grid: cdiv(X, B) tiles X's class by B; bare names are batch-like
         self._grid_roles(ev, self.site.grid_node, constexpr_env)
         bmax = max([v for v in constexpr_env.values() if isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 1024] or [16])
+        if any(p.work_bound for p in self.scan.policies.values()):
+            # routed kernels (MoE) rely on padded index arrays: lengths are whole tiles
+            for root, block in self.tiled.items():
+                self.dims.multiple_of[root] = max(self.dims.multiple_of.get(root, 1), block)
         for p in self.scan.tiled:
             v = kargs.get(p)
             if isinstance(v, SymInt):
                 for root in self._roots_of(v.sym):
                     self.tiled.setdefault(root, bmax)
         self.recorded = True
+
+    def _unify_suffixed_names(self) -> None:
+        """`E, K2, N = w.shape` next to `M, K = a.shape`: K2 names the same extent as K (the
+        digit only avoids rebinding), asserted or not."""
+        import re
+
+        by_name = {name: root for root, name in self.display.items()}
+        for root, name in list(self.display.items()):
+            m = re.fullmatch(r"([A-Za-z][A-Za-z_]*?)_?\d+", name)
+            if m and m.group(1) in by_name and by_name[m.group(1)] != root:
+                self.dims.union(by_name[m.group(1)], root)
+                keep = self.dims.find(root)
+                self.display[keep] = m.group(1)
 
     def _unify_anonymous(self, ev: HostEval) -> None:
         """Dimensions the launcher never names (`_, S, H, _ = k.shape`, or never read) are taken
@@ -244,7 +271,7 @@ class LaunchBinder:
         named = {self.dims.find(s) for s in self.display}
         for i, t in enumerate(tensors):
             for u in tensors[i + 1:]:
-                if len(t.shape) != len(u.shape) or t.storage == u.storage:
+                if len(t.shape) != len(u.shape) or len(t.shape) < 3 or t.storage == u.storage:
                     continue
                 for a, b in zip(t.symbols, u.symbols, strict=True):
                     ra, rb = self.dims.find(a), self.dims.find(b)
@@ -286,9 +313,9 @@ class LaunchBinder:
                         expr = st.value.body if isinstance(st.value, ast.Lambda) else st.value
         sub = HostEval(self.dims, None, recording=True)
         sub.env = dict(ev.env)
-        for n in ast.walk(expr):
-            if isinstance(n, ast.arguments):
-                for a in n.args:
+        for n in ast.walk(grid if not isinstance(grid, ast.Name) else ast.Module(body=self.site.body if self.site else [], type_ignores=[])):
+            if isinstance(n, ast.Lambda | ast.FunctionDef):
+                for a in n.args.args:
                     sub.env[a.arg] = dict(meta)
         if isinstance(expr, ast.Name):
             return

@@ -110,8 +110,9 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
     pointers -= {p for p in pointers if any(isinstance(a, ast.arg) and a.arg == p and a.annotation is not None
                                                and ast.unparse(a.annotation).endswith("constexpr") for a in ast.walk(func))}
     for n in body_nodes:
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _call_name(n.value) == "load" and n.value.args:
-            src = {p for name in _names(n.value.args[0]) for p in derived.get(name, {name} & pset)} & pointers
+        value = _unwrap_casts(n.value) if isinstance(n, ast.Assign) else None
+        if isinstance(n, ast.Assign) and isinstance(value, ast.Call) and _call_name(value) == "load" and value.args:
+            src = bases(_additive_names(value.args[0]), set()) & pointers
             for t in n.targets:
                 for name in _names(t):
                     if len(src) == 1:
@@ -121,8 +122,8 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
                 for t in n.targets:
                     arange_vars |= _names(t)
     # close arange-derived variables (a load's result is data, not derived from its address)
-    loaded_vars = {name for n in body_nodes if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
-                   and _call_name(n.value) == "load" for t in n.targets for name in _names(t)}
+    loaded_vars = {name for n in body_nodes if isinstance(n, ast.Assign) and isinstance(_unwrap_casts(n.value), ast.Call)
+                   and _call_name(_unwrap_casts(n.value)) == "load" for t in n.targets for name in _names(t)}
     changed = True
     while changed:
         changed = False
@@ -163,6 +164,14 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
                 for name in _names(a):
                     tiled |= derived.get(name, {name} & pset) - pointers
     return KernelScan(pointers, tiled & pset, policies, derived)
+
+
+def _unwrap_casts(e: ast.AST) -> ast.AST:
+    """`tl.load(...).to(tl.int64)` -> the load call."""
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("to", "cast") \
+            and isinstance(e.func.value, ast.Call):
+        e = e.func.value
+    return e
 
 
 def _additive_names(e: ast.AST | None) -> set[str]:
