@@ -255,6 +255,7 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
         for kind in PROBE_KINDS if ci == 0 else ("ragged",):
             try:
                 launch = binder.probe(kind, config)
+                launch.sampled = ci > 0
             except (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
                 what = str(e) if isinstance(e, Unbindable) else f"the launch site (host code: {type(e).__name__})"
                 notes.append(Fact("unmodelled", func, smap, {"what": what}))

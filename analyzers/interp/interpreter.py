@@ -98,6 +98,7 @@ class Interpreter:
         self.grid_problem = False
         self.oob_nodes: set[int] = set()
         self.dot_keys: dict[tuple[int, int], list[str]] = {}
+        self.static_updates: dict[tuple[int, int], ast.AST | None] = {}
         self.site_tensor: dict[int, int] = {}
         self.site_name: dict[int, str] = {}
         self.program_ids: list[tuple[int, int, int]] = []
@@ -113,6 +114,11 @@ class Interpreter:
         g = self.launch.grid
         total = g[0] * g[1] * g[2]
         all_ids = [(x, y, z) for z in range(g[2]) for y in range(g[1]) for x in range(g[0])]
+        if (self.launch.kind != "ragged" or self.launch.sampled) and total > 2:
+            # edge probes look for tails and edges: the first and last program of each axis
+            self.complete = False
+            corners = {(x, y, z) for x in {0, g[0] - 1} for y in {0, g[1] - 1} for z in {0, g[2] - 1}}
+            return sorted(corners, key=lambda p: (p[2], p[1], p[0]))
         if total <= MAX_PROGRAMS:
             return all_ids
         self.complete = False

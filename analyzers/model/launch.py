@@ -52,6 +52,7 @@ class ProbeLaunch:
     assumed: bool
     grid_span: Span | None = None
     notes: list[str] = field(default_factory=list)
+    sampled: bool = False  # run only edge programs (further autotune configs)
 
     def describe_sizes(self) -> str:
         return " ".join(f"{k}={v}" for k, v in self.sizes.items())
@@ -369,7 +370,7 @@ class LaunchBinder:
             mult = self.dims.multiple_of.get(r, 1)
             if r in self.tiled:
                 b = max(self.tiled[r], 1)
-                v = {"ragged": 2 * b + 1 + 2 * tiled_i, "exact": 2 * b, "half": b + max(b // 2, 1), "one": 1}[kind]
+                v = {"ragged": b + 1 + 2 * tiled_i, "exact": 2 * b, "half": b + max(b // 2, 1), "one": 1}[kind]
                 tiled_i += 1
             else:
                 v = 1 if kind == "one" else PRIMES[prime_i % len(PRIMES)]
