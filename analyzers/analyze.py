@@ -290,7 +290,9 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
         facts.append(aborted)
     facts.extend(notes)
     if any(f.kind in ("grid-axis", "grid-decomposition") for f in facts):
-        facts = [f for f in facts if f.kind != "uncovered"]
+        facts = [f for f in facts if f.kind != "uncovered"]  # one root cause: the grid
+    if any(f.kind in ("dot-mismatch", "pointer-step") for f in facts):
+        facts = [f for f in facts if f.kind != "coverage"]  # the operands, not the loop bounds
     ctx = RuleContext(site.name, view.source)
     by_kind: dict[str, list[Any]] = {}
     for rule in REGISTRY:

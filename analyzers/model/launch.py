@@ -509,6 +509,8 @@ class LaunchBinder:
             elif p.constexpr or p.name in consts:
                 if p.name in consts:
                     args[p.name] = consts[p.name]
+                elif p.constexpr and p.name not in self.kernel.heuristics:
+                    args[p.name] = 16  # an unbound tile size: a small power of two
             else:
                 if p.name in self.scan.tiled:
                     v = {"ragged": 2 * bmax + 1, "exact": 2 * bmax, "half": bmax + bmax // 2, "one": 1}[kind]

@@ -94,7 +94,7 @@ MUTANTS = [
          "v = tl.load(v_base + cols[:, None].to(tl.int64) * stride_vs + offs_d[None, :], mask=col_ok[:, None], other=0.0)" + E + "MB001")]),
     ("gqa_attn_v3", "gqa_attn", [
         ("v = tl.load(v_base + cols[:, None].to(tl.int64) * stride_vs + offs_d[None, :], mask=col_ok[:, None], other=0.0)",
-         "v = tl.load(v_base + offs_n[:, None].to(tl.int64) * stride_vs + offs_d[None, :], mask=col_ok[:, None], other=0.0)" + E + "DF001"),
+         "v = tl.load(v_base + offs_n[:, None].to(tl.int64) * stride_vs + offs_d[None, :], mask=col_ok[:, None], other=0.0)" + E + "DF001" + A + "DF002"),
         ("acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)", "acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)" + E + "DF001")]),
     ("paged_decode_v2", "paged_decode", [
         ("valid = (tokens < seq_len) & (page >= 0)", "valid = tokens < seq_len" + E + "MB005"),

@@ -47,7 +47,7 @@ def gqa_fwd_kernel(
         alpha = tl.exp(m_i - m_new)
         p = tl.exp(s - m_new[:, None])
         l_i = alpha * l_i + tl.sum(p, axis=1)
-        v = tl.load(v_base + offs_n[:, None].to(tl.int64) * stride_vs + offs_d[None, :], mask=col_ok[:, None], other=0.0)  # expect: DF001
+        v = tl.load(v_base + offs_n[:, None].to(tl.int64) * stride_vs + offs_d[None, :], mask=col_ok[:, None], other=0.0)  # expect: DF001  # also: DF002
         acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)  # expect: DF001
         m_i = m_new
 

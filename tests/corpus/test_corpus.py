@@ -1,0 +1,88 @@
+"""The marked corpora: every mutant detected at a marked line, no error or warning elsewhere.
+
+The shared corpus (../shared/corpus, beside the checkout in CI) must be perfect. Our own corpus
+(tests/corpus_own, other authors' styles) lists its known gaps below as strict xfails: a gap
+that closes fails the run until it is removed from the list, so the list stays true.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from markers import judge, strip_markers
+
+from analyzers import check_source
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("ARGUS_SHARED_CORPUS", ROOT.parent / "shared" / "corpus"))
+OWN = ROOT / "tests" / "corpus_own"
+
+# Known gaps of the checker on our own corpus, each with the reason (see README "Known gaps").
+OWN_MISSES = {
+    "attn_blockptr_v3.py": "final division by the per-block sum: the block-pointer form is not yet tracked to NU005",
+    "chunked_cumsum_v2.py": "tl.associative_scan is not modelled (AR001)",
+    "chunked_cumsum_v3.py": "tl.associative_scan is not modelled (AR001)",
+    "cross_entropy_v3.py": "scalar online logsumexp (no tile max) is not tagged as a running max",
+    "embedding_v2.py": "an upper-bound check on a loaded id is taken as covering the lower bound too",
+    "flash_causal_v3.py": "double-counted diagonal block: P@V coverage is not judged for computed operands",
+    "gqa_attn_v2.py": "head mapping error lands inside the K/V tensors at probe sizes",
+    "matmul_desc_persistent_v2.py": "descriptor store coordinates are not compared with the value's tags",
+    "matmul_desc_persistent_v3.py": "persistent tile loop: coverage not judged when programs are sampled",
+    "matmul_tutorial_v2.py": "pointer advanced by the M stride: reported as MB001/DF001, not at the increment",
+    "matmul_tutorial_v3.py": "`% M` wrapped rows hide the dropped K tail from the coverage count",
+    "moe_fused_v2.py": "routing sizes are not related to the output's rows (see moe_fused.py)",
+    "paged_decode_v2.py": "page-table sentinel reaches the address only through a block-table gather",
+    "paged_decode_v3.py": "the empty-row guard case needs a probe with no valid keys",
+    "residual_add_v3.py": "in-place output (loaded and stored) is not judged for coverage",
+    "rmsnorm_v3.py": "fp16 accumulation in an elementwise loop is not yet NU001",
+    "rotary_v2.py": "swapped halves keep the same head-dim symbol on both sides",
+    "rotary_v3.py": "cos rows are sized generously when the launch does not relate them",
+}
+OWN_FALSE_POSITIVES: dict[str, str] = {}
+
+
+def _files(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_") and "triton" in p.read_text())
+
+
+def _check(path: Path):
+    marked = strip_markers(path.read_text(encoding="utf-8"))
+    return marked, check_source(marked.text, str(path))
+
+
+SHARED_FILES = _files(SHARED)
+
+
+@pytest.mark.skipif(not SHARED_FILES, reason=f"shared corpus not found at {SHARED} (CI has it beside the clone)")
+@pytest.mark.parametrize("path", SHARED_FILES, ids=lambda p: p.name)
+def test_shared_corpus(path: Path) -> None:
+    marked, findings = _check(path)
+    hit, fps = judge(marked, findings)
+    if marked.is_mutant:
+        assert hit, f"{path.name}: expected {marked.expect}, got {[(f.code, f.line) for f in findings]}"
+    assert not fps, f"{path.name}: false positives {[(f.code, f.line, f.message) for f in fps]}"
+
+
+def test_shared_corpus_is_present_in_ci() -> None:
+    if os.environ.get("CI") == "true":
+        assert SHARED_FILES, f"CI must run the shared corpus; nothing at {SHARED}"
+
+
+@pytest.mark.parametrize("path", _files(OWN), ids=lambda p: p.name)
+def test_own_corpus(path: Path, request: pytest.FixtureRequest) -> None:
+    reason = OWN_MISSES.get(path.name) or OWN_FALSE_POSITIVES.get(path.name)
+    if reason:
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+    marked, findings = _check(path)
+    hit, fps = judge(marked, findings)
+    if marked.is_mutant:
+        assert hit, f"{path.name}: expected {marked.expect}, got {[(f.code, f.line) for f in findings]}"
+    assert not fps, f"{path.name}: false positives {[(f.code, f.line, f.message) for f in fps]}"
+
+
+def test_every_own_file_is_a_kernel_module() -> None:
+    assert len(_files(OWN)) >= 50
