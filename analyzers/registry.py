@@ -7,6 +7,7 @@ pages, SARIF help text and hover text are all generated from that one source.
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -79,7 +80,7 @@ _SECTION = re.compile(r"^##\s+(.+?)\s*$", re.M)
 
 def document(code: str, docstring: str | None) -> None:
     """Attach a rule module's docstring (sections headed `## Title`) to its catalogue entry."""
-    text = docstring or ""
+    text = inspect.cleandoc(docstring or "")
     parts = _SECTION.split(text)
     sections = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
     RULES[code].sections = sections

@@ -35,7 +35,7 @@ from analyzers.model.kernel import KernelModel, SourceMap
 from analyzers.model.launch import ProbeLaunch, random_floats
 from analyzers.model.scan import KernelScan
 
-MAX_PROGRAMS = 96
+MAX_PROGRAMS = 48
 MAX_ITERATIONS = 512
 
 

@@ -235,7 +235,8 @@ class LaunchBinder:
             v = kargs.get(p.name)
             if p.constexpr and isinstance(v, SymInt) and not v.sym.startswith("("):
                 root = self.dims.find(v.sym)
-                self.dims.allowed.setdefault(root, [16, 32])
+                # a tile extent (tl.arange) needs >= 16 for tl.dot; a count (heads, top_k) stays small
+                self.dims.allowed.setdefault(root, [16, 32] if p.name in self.scan.arange_params else [2, 4])
         # tiling from the grid: cdiv(X, B) tiles X's class by B; bare names are batch-like
         self._grid_roles(ev, self.site.grid_node, constexpr_env)
         bmax = max([v for v in constexpr_env.values() if isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 1024] or [16])

@@ -25,6 +25,7 @@ class IndexPolicy:
 class KernelScan:
     pointers: set[str]
     tiled: set[str]  # runtime params compared with arange offsets or bounding loops
+    arange_params: set[str]  # constexpr params that size a tl.arange or a tile shape
     policies: dict[str, IndexPolicy]
     derived: dict[str, set[str]]  # variable -> params it is computed from
 
@@ -163,7 +164,12 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
             for a in n.iter.args:
                 for name in _names(a):
                     tiled |= derived.get(name, {name} & pset) - pointers
-    return KernelScan(pointers, tiled & pset, policies, derived)
+    arange_params: set[str] = set()
+    for n in body_nodes:
+        if isinstance(n, ast.Call) and _call_name(n) in ("arange", "zeros", "full", "make_block_ptr", "make_tensor_descriptor"):
+            for a in list(n.args) + [k.value for k in n.keywords]:
+                arange_params |= _names(a) & pset
+    return KernelScan(pointers, tiled & pset, arange_params, policies, derived)
 
 
 def _unwrap_casts(e: ast.AST) -> ast.AST:
