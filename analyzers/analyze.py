@@ -252,7 +252,7 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
     int_tensors: set[str] = set()
     aborted: Fact | None = None
     for ci, config in enumerate(configs):
-        for kind in PROBE_KINDS if ci == 0 else ("ragged",):
+        for kind in _probe_kinds(kernel) if ci == 0 else ("ragged",):
             try:
                 launch = binder.probe(kind, config)
                 launch.sampled = ci > 0
@@ -310,6 +310,14 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
                     findings.append(f)
     del name_span
     return findings
+
+
+def _probe_kinds(kernel: KernelModel) -> tuple[str, ...]:
+    """Ragged sizes and size 1 always; exact and half-tile multiples only where the kernel
+    branches on its sizes (heuristics such as EVEN_K, `if` on a constexpr), where they take a
+    different path."""
+    branches = bool(kernel.heuristics) or any(isinstance(n, ast.If | ast.IfExp) for n in ast.walk(kernel.func))
+    return PROBE_KINDS if branches else ("ragged", "one")
 
 
 def _drop_local(sink: FactSink) -> None:

@@ -588,7 +588,7 @@ class Interpreter:
         latest_upd = {id(r[2][0]): r[6] for r in self.dot_operands if r[6] is not None}
         done: set[int] = set()
         for dot_node, smap, tinfo, cdim, side, step, upd in self.dot_operands:
-            if id(tinfo[0]) in done or id(tinfo[0]) in self.oob_nodes:
+            if id(tinfo[0]) in done:
                 continue
             done.add(id(tinfo[0]))
             upd = latest_upd.get(id(tinfo[0]), upd)

@@ -252,7 +252,7 @@ def _record_operands(interp: Interpreter, a: Val, b: Val, node: ast.AST, accumul
     if not acc_loop:
         return
     for v, axis, side in ((a, -1, "a"), (b, -2, "b")):
-        if v.load_node is None or v.data.ndim != 2 or id(v.load_node) in interp.oob_nodes:
+        if v.load_node is None or v.data.ndim != 2:
             continue
         ks = _contraction_keys(v, axis)
         t = interp.tensor_named(v.src)

@@ -8,8 +8,8 @@ import numpy as np
 
 def varies(arr: np.ndarray, axis: int) -> bool:
     """Does the coordinate change along `axis` among the lanes that have one?"""
-    if arr.ndim == 0 or arr.shape[axis] <= 1:
-        return False
+    if arr.ndim == 0 or arr.shape[axis] <= 1 or arr.strides[axis] == 0:
+        return False  # a broadcast along the axis cannot vary along it
     mx = np.fmax.reduce(arr, axis=axis)
     mn = np.fmin.reduce(arr, axis=axis)
     return bool(np.any(mx > mn))
