@@ -21,8 +21,8 @@ def gemm_kernel(
 ):
     row_block = tl.program_id(0)
     col_block = tl.program_id(1)
-    rows = row_block * TILE_M + tl.arange(0, TILE_M)
-    cols = col_block * TILE_N + tl.arange(0, TILE_N)
+    rows = row_block.to(tl.int64) * TILE_M + tl.arange(0, TILE_M)
+    cols = col_block.to(tl.int64) * TILE_N + tl.arange(0, TILE_N)
     ks = tl.arange(0, TILE_K)
 
     a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak

@@ -103,7 +103,7 @@ def _check_common(interp: Interpreter, ptr: Ptr, mask_val: Val | None, active: n
 def _oob(interp: Interpreter, t: TensorInfo, offsets: np.ndarray, active: np.ndarray, node: ast.AST, kind: str,
          ptr: Ptr | None = None) -> np.ndarray:
     coords, valid = t.unravel(offsets)
-    if not t.sized or interp.launch.assumed:
+    if not t.sized:
         return valid | True
     if ptr is not None and ptr.loaded_from:
         # rows picked by loaded indices: their range is the routing contract's (MB005 judges

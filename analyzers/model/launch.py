@@ -494,38 +494,52 @@ class LaunchBinder:
         return (dims[0], dims[1], dims[2]), len(val)
 
     def _assumed_probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
-        """No launch in the file: contiguous 1-D tensors of unknown extent, runtime sizes from
-        the probe kind, two programs per axis; GR rules and bounds are not judged."""
+        """No launch in the file. Tensors are contiguous; when the kernel bounds its offsets by a
+        single size (an elementwise kernel: `offsets < n_elements`), every tensor holds that many
+        elements and the grid covers it with the widest tile; otherwise extents are unknown and
+        bounds are not judged. Races and coverage are never judged without a launch."""
         args: dict[str, Any] = {}
         runtime: set[str] = set()
         consts = self._constexpr_env({}, config)
         bmax = max([v for v in consts.values() if isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 1024] or [16])
-        sizes = {}
+        tiled = [p.name for p in self.kernel.params if p.name in self.scan.tiled and not p.constexpr]
+        sizes: dict[str, int] = {}
         i = 0
+        for p in self.kernel.params:
+            if p.name in self.scan.pointers or p.constexpr or p.name in consts:
+                continue
+            if p.name in self.scan.tiled:
+                v = {"ragged": 2 * bmax + 1, "exact": 2 * bmax, "half": bmax + bmax // 2, "one": 1}[kind]
+            elif p.name.startswith("stride"):
+                v = 1 if p.name.endswith(("n", "k", "d", "1", "col", "cols")) else 64 * (i + 1)
+            else:
+                v = PRIMES[i % len(PRIMES)]
+            i += 1
+            args[p.name] = v
+            runtime.add(p.name)
+            sizes[p.name] = v
+        single = len(tiled) == 1
         n_t = 0
         for p in self.kernel.params:
             if p.name in self.scan.pointers:
-                args[p.name] = TensorInfo(n_t, p.name, (1 << 16,), (1,), (f"{p.name}.0",), "fp16?", sized=False)
+                if single:
+                    n = int(args[tiled[0]])
+                    args[p.name] = TensorInfo(n_t, p.name, (n,), (1,), (tiled[0],), "fp16?", sized=True)
+                else:
+                    args[p.name] = TensorInfo(n_t, p.name, (1 << 16,), (1,), (f"{p.name}.0",), "fp16?", sized=False)
                 n_t += 1
             elif p.constexpr or p.name in consts:
                 if p.name in consts:
                     args[p.name] = consts[p.name]
                 elif p.constexpr and p.name not in self.kernel.heuristics:
                     args[p.name] = 16  # an unbound tile size: a small power of two
-            else:
-                if p.name in self.scan.tiled:
-                    v = {"ragged": 2 * bmax + 1, "exact": 2 * bmax, "half": bmax + bmax // 2, "one": 1}[kind]
-                elif p.name.startswith("stride"):
-                    v = 1 if p.name.endswith(("n", "k", "d", "1", "col", "cols")) else 64 * (i + 1)
-                else:
-                    v = PRIMES[i % len(PRIMES)]
-                i += 1
-                args[p.name] = v
-                runtime.add(p.name)
-                sizes[p.name] = v
         self._apply_heuristics(args)
-        return ProbeLaunch(kind, args, runtime, (2, 2, 2), 3, sizes, config, None, True,
-                           notes=["no launch site in this file: tensors assumed contiguous and the grid assumed to cover the sizes"])
+        if single:
+            n = int(args[tiled[0]])
+            grid, note = (max(1, -(-n // bmax)), 1, 1), f"no launch site in this file: tensors of {tiled[0]} elements and a grid of cdiv({tiled[0]}, {bmax}) programs assumed"
+        else:
+            grid, note = (2, 2, 2), "no launch site in this file: tensors assumed contiguous and the grid assumed to cover the sizes"
+        return ProbeLaunch(kind, args, runtime, grid, 3 if not single else 1, sizes, config, None, True, notes=[note])
 
 
 class _Unbindable(Exception):
