@@ -108,6 +108,7 @@ class Interpreter:
                 for sym, size in zip(v.symbols, v.shape, strict=True):
                     self.symbol_sizes.setdefault(sym, size)
         self.accumulating = _accumulating_dots(kernel.func, [h.func for h in helpers.values()])
+        self.trace: dict[tuple[str, int], Any] | None = None  # (name, line) -> first value (hover)
 
     # ---- driving ---------------------------------------------------------------------------
     def programs(self) -> list[tuple[int, int, int]]:
@@ -236,6 +237,8 @@ class Interpreter:
             env[target.id] = v
             for frame in self.loops:
                 frame.updates[target.id] = st
+            if self.trace is not None and self.smap is self.kernel.smap:
+                self.trace.setdefault((target.id, st.lineno), v)
         elif isinstance(target, ast.Tuple | ast.List):
             if not isinstance(v, tuple | list) or len(v) != len(target.elts):
                 raise Unmodelled("a tuple assignment of a different length", st)

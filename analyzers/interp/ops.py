@@ -815,7 +815,7 @@ REDUCTIONS = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce", "cum
 
 
 def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
-    if name == "max" and len(args) >= 2 and not ("axis" in kwargs) and isinstance(args[0], Val) and isinstance(args[1], Val) and args[0].is_scalar and args[1].is_scalar:
+    if name == "max" and len(args) >= 2 and "axis" not in kwargs and isinstance(args[0], Val) and isinstance(args[1], Val) and args[0].is_scalar and args[1].is_scalar:
         return _builtin_minmax(interp, args, kwargs, node, True)
     if name == "min" and len(args) >= 2 and isinstance(args[0], Val) and isinstance(args[1], Val) and args[0].is_scalar and args[1].is_scalar:
         return _builtin_minmax(interp, args, kwargs, node, False)
@@ -878,9 +878,7 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
         else:
             r = fn(data, axis=axis, keepdims=keep)
     dtype = x.dtype
-    if name in ("argmax", "argmin"):
-        dtype = "int32"
-    elif name == "sum" and not is_float(dtype) and dtype in ("int1", "int8", "int16"):
+    if name in ("argmax", "argmin") or name == "sum" and not is_float(dtype) and dtype in ("int1", "int8", "int16"):
         dtype = "int32"
 
     def red(a: np.ndarray | None, how: str) -> np.ndarray | None:

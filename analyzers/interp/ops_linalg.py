@@ -284,9 +284,7 @@ def _static_update(loop: ast.AST, load: ast.AST) -> ast.AST | None:
         return None
     found = None
     for st in ast.walk(loop):
-        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and st.target.id == arg.id:
-            found = st
-        elif isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == arg.id for t in st.targets):
+        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and st.target.id == arg.id or isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == arg.id for t in st.targets):
             found = st
     return found
 

@@ -17,8 +17,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.interp.values import norm_dtype
-
 
 class Opaque:
     """A host value the evaluator does not know (an unknown call, a device property...)."""
@@ -167,7 +165,7 @@ class HostEval:
                 cur = self.expr(st.target)
                 self.assign(st.target, self.binop(st.op, cur, self.expr(st.value)))
             elif isinstance(st, ast.Assert):
-                self.assert_(st.test)
+                self.assertTrue(st.test)
             elif isinstance(st, ast.If):
                 c = self.expr(st.test)
                 if isinstance(c, Opaque):
@@ -194,7 +192,7 @@ class HostEval:
     def assert_(self, test: ast.expr) -> None:
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             for v in test.values:
-                self.assert_(v)
+                self.assertTrue(v)
             return
         if not isinstance(test, ast.Compare) or len(test.ops) != 1:
             return
