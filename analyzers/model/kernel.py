@@ -8,6 +8,7 @@ the program Triton would.
 from __future__ import annotations
 
 import ast
+import contextlib
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any
@@ -154,10 +155,8 @@ def _config_dict(call: ast.Call, env: dict[str, Any] | None = None) -> dict[str,
         return None
     for k in call.keywords:
         if k.arg in ("num_warps", "num_stages", "num_ctas", "maxnreg"):
-            try:
+            with contextlib.suppress(_NotLiteral):
                 out[k.arg] = safe_eval(k.value, env)
-            except _NotLiteral:
-                pass
     return out
 
 

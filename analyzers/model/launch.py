@@ -10,6 +10,7 @@ cannot pass by accident.
 from __future__ import annotations
 
 import ast
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,10 +104,10 @@ def _tensor_param_ranks(func: ast.FunctionDef) -> dict[str, int]:
             if n.attr in ("shape", "stride", "numel", "dtype", "device", "is_contiguous", "T", "t", "size", "contiguous", "view", "reshape", "transpose", "permute", "element_size"):
                 ranks.setdefault(n.value.id, 1)
         if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
-            l, r = n.left, n.comparators[0]
-            if isinstance(l, ast.Attribute) and l.attr == "shape" and isinstance(r, ast.Attribute) and r.attr == "shape":
-                if isinstance(l.value, ast.Name) and isinstance(r.value, ast.Name):
-                    same.append((l.value.id, r.value.id))
+            lhs, rhs = n.left, n.comparators[0]
+            if (isinstance(lhs, ast.Attribute) and lhs.attr == "shape" and isinstance(rhs, ast.Attribute) and rhs.attr == "shape"
+                    and isinstance(lhs.value, ast.Name) and isinstance(rhs.value, ast.Name)):
+                same.append((lhs.value.id, rhs.value.id))
     for _ in range(3):
         for a, b in same:
             r = max(ranks.get(a, 0), ranks.get(b, 0))
@@ -342,10 +343,8 @@ class LaunchBinder:
         env: dict[str, Any] = {}
         for p in self.kernel.params:
             if p.default is not None:
-                try:
+                with contextlib.suppress(ValueError, SyntaxError):
                     env[p.name] = ast.literal_eval(p.default)
-                except (ValueError, SyntaxError):
-                    pass
         for k, v in kargs.items():
             p = self.kernel.param(k)
             if isinstance(v, int | float | bool) and (p is None or p.constexpr):

@@ -6,6 +6,7 @@ checked (which fixes the contents the interpreter synthesizes for index tensors)
 from __future__ import annotations
 
 import ast
+import contextlib
 from dataclasses import dataclass, field
 
 MEMORY_CALLS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas",
@@ -152,10 +153,8 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
                         if isinstance(bnode, ast.Constant) and isinstance(bnode.value, int):
                             pol.sentinels.add(int(bnode.value))
                         elif isinstance(bnode, ast.UnaryOp) and isinstance(bnode.operand, ast.Constant):
-                            try:
+                            with contextlib.suppress(ValueError, TypeError):
                                 pol.sentinels.add(int(ast.literal_eval(bnode)))
-                            except (ValueError, TypeError):
-                                pass
                         elif isinstance(bnode, ast.Name) and bnode.id in pset and bnode.id not in pointers:
                             pol.upper = bnode.id
                         elif b & pid_vars or any(isinstance(c, ast.Call) and _call_name(c) == "program_id" for c in ast.walk(bnode)):
