@@ -1,18 +1,14 @@
-"""The quick-fix path end to end, with a synthetic fix-carrying rule (synthetic_fix_server.py), as
-VS Code (versioned documentChanges, UTF-16) and as Neovim (plain changes, UTF-8)."""
+"""The quick-fix path end to end against the real server, as VS Code (versioned documentChanges,
+UTF-16) and as Neovim (plain changes, UTF-8). The kernel has no launch site: it is bound to the one
+size its masks mention, so the unmasked store is MB002 with the kernel's own mask as the fix."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest_lsp
-from lsp_support import Session, edits_of, make_client
+from lsp_support import SERVER, Session, edits_of, make_client
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from synthetic_fix_server import MESSAGE
 
-SERVER = [sys.executable, str(Path(__file__).with_name("synthetic_fix_server.py"))]
 TEXT = """import triton
 import triton.language as tl
 
@@ -43,8 +39,8 @@ async def fixing(lsp_client: LanguageClient, request):
     await lsp_client.shutdown_session()
 
 
-def synthetic(diags: list[types.Diagnostic]) -> list[types.Diagnostic]:
-    return [d for d in diags if d.message == MESSAGE]
+def unmasked_store(diags: list[types.Diagnostic]) -> list[types.Diagnostic]:
+    return [d for d in diags if d.code == "MB002"]
 
 
 async def actions_for(s: Session, uri: str, diags: list[types.Diagnostic]) -> list[types.CodeAction]:
@@ -64,24 +60,24 @@ async def test_fix_from_data_clears_the_diagnostic(fixing: LanguageClient) -> No
     s = Session(fixing, fixing.encoding)  # type: ignore[attr-defined]
     uri = "file:///work/fix.py"
     s.open(uri, TEXT)
-    found = synthetic(await s.diagnostics(uri))
-    assert len(found) == 1 and found[0].data["fix"]["title"] == "Add mask=mask"
+    found = unmasked_store(await s.diagnostics(uri))
+    assert len(found) == 1 and found[0].data["fix"]["title"] == "Add `mask=mask`"
     actions = await actions_for(s, uri, found)
     fix = next(a for a in actions if a.is_preferred)
-    assert fix.kind == types.CodeActionKind.QuickFix and fix.title == "Add mask=mask"
+    assert fix.kind == types.CodeActionKind.QuickFix and fix.title == "Add `mask=mask`"
     if s.client.capabilities.workspace.workspace_edit.document_changes:
         assert fix.edit.document_changes[0].text_document.version == 1  # a stale edit is refused
     assert any(a.title == "Ignore MB002 on this line" for a in actions)
     s.apply(uri, edits_of(fix.edit, uri))
     assert 's = "é🎉"; tl.store(out_ptr + offs, y, mask=mask)' in s.texts[uri]
-    assert synthetic(await s.diagnostics(uri)) == []
+    assert unmasked_store(await s.diagnostics(uri)) == []
 
 
 async def test_stale_fix_is_not_offered(fixing: LanguageClient) -> None:
     s = Session(fixing, fixing.encoding)  # type: ignore[attr-defined]
     uri = "file:///work/stale.py"
     s.open(uri, TEXT)
-    found = synthetic(await s.diagnostics(uri))
+    found = unmasked_store(await s.diagnostics(uri))
     s.edit(uri, 0, 0, "# moved\n")  # the fix's ranges are now one line off
     actions = await actions_for(s, uri, found)
     assert not [a for a in actions if a.is_preferred]
