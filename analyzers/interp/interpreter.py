@@ -108,7 +108,7 @@ class Interpreter:
             if isinstance(v, TensorInfo):
                 for sym, size in zip(v.symbols, v.shape, strict=True):
                     self.symbol_sizes.setdefault(sym, size)
-        self.accumulating = _accumulating_dots(kernel.func, [h.func for h in helpers.values()])
+        self.accumulating = kernel.cached("accumulating", lambda: _accumulating_dots(kernel.func, [h.func for h in helpers.values()]))
         self.trace: dict[tuple[str, int], Any] | None = None  # (name, line) -> first value (hover)
 
     # ---- driving ---------------------------------------------------------------------------

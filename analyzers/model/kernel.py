@@ -67,6 +67,14 @@ class KernelModel:
     heuristics_node: ast.Call | None = None
     decorators: list[ast.expr] = field(default_factory=list)
 
+    memo: dict[str, Any] = field(default_factory=dict)
+
+    def cached(self, key: str, make: Any) -> Any:
+        """Per-kernel static facts computed once for all probe launches."""
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
+
     @property
     def constexprs(self) -> list[str]:
         return [p.name for p in self.params if p.constexpr]
@@ -76,11 +84,10 @@ class KernelModel:
 
 
 def line_starts(source: bytes) -> list[int]:
-    starts = [0]
-    for i, b in enumerate(source):
-        if b == 10:
-            starts.append(i + 1)
-    return starts
+    """Byte offset of the start of every line."""
+    import itertools
+
+    return [0, *itertools.accumulate(len(line) + 1 for line in source.split(b"\n")[:-1])]
 
 
 def parse_snippet(source: bytes, start_byte: int, end_byte: int, starts: list[int], row0: int) -> tuple[ast.Module, SourceMap]:

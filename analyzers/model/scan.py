@@ -109,8 +109,9 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
                 if kw.arg == "base":
                     pointers |= bases(_additive_names(kw.value), set())
     pointers &= pset
-    pointers -= {p for p in pointers if any(isinstance(a, ast.arg) and a.arg == p and a.annotation is not None
-                                               and ast.unparse(a.annotation).endswith("constexpr") for a in ast.walk(func))}
+    constexprs = {a.arg for a in func.args.args + func.args.kwonlyargs
+                  if a.annotation is not None and ast.unparse(a.annotation).endswith("constexpr")}
+    pointers -= constexprs
     for n in body_nodes:
         value = _unwrap_casts(n.value) if isinstance(n, ast.Assign) else None
         if isinstance(n, ast.Assign) and isinstance(value, ast.Call) and _call_name(value) == "load" and value.args:
