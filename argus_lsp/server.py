@@ -21,7 +21,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from argus_lsp import settings as settings_mod
 from argus_lsp.documents import DocumentStore
-from argus_lsp.features import code_actions, hover
+from argus_lsp.features import code_actions, hover, profile_lens
 from argus_lsp.features.diagnostics import DiagnosticsScheduler
 
 try:
@@ -54,6 +54,7 @@ class ArgusServer(LanguageServer):
         self.diagnostics = DiagnosticsScheduler(self.store, self.publish, self.log_error)
         self.base_settings = settings_mod.Settings()
         self.problems: list[str] = []
+        self.profiles = profile_lens.ProfileFeature(self)
 
     @property
     def encoding(self) -> str:
@@ -61,6 +62,8 @@ class ArgusServer(LanguageServer):
         return enc.value if isinstance(enc, types.PositionEncodingKind) else str(enc)
 
     def publish(self, uri: str, version: int | None, diagnostics: list[types.Diagnostic]) -> None:
+        if version is not None:  # a closed document (version None) drops everything, profiles too
+            diagnostics = diagnostics + self.profiles.diagnostics(uri)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
         )
@@ -110,6 +113,7 @@ def initialize(ls: ArgusServer, params: types.InitializeParams) -> None:
     ls.diagnostics.settings = ls.base_settings
     ls.diagnostics.encoding = ls.encoding
     ls.diagnostics.pull = ls.supports("text_document.diagnostic")
+    ls.profiles.configure(params.initialization_options)
 
 
 @server.feature(types.INITIALIZED)
@@ -154,12 +158,15 @@ def did_close(ls: ArgusServer, params: types.DidCloseTextDocumentParams) -> None
 async def diagnostic(
     ls: ArgusServer, params: types.DocumentDiagnosticParams
 ) -> types.DocumentDiagnosticReport:
-    result = await ls.diagnostics.current(params.text_document.uri)
+    uri = params.text_document.uri
+    result = await ls.diagnostics.current(uri)
     if result is None:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
-    if params.previous_result_id == result.result_id:
-        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result.result_id)
-    return types.RelatedFullDocumentDiagnosticReport(items=result.diagnostics, result_id=result.result_id)
+    result_id = result.result_id + ls.profiles.result_tag(uri)
+    if params.previous_result_id == result_id:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    items = result.diagnostics + ls.profiles.diagnostics(uri)
+    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
 @server.feature(
@@ -181,7 +188,7 @@ async def on_hover(ls: ArgusServer, params: types.HoverParams) -> types.Hover | 
         return None
     index = doc.index()
     offset = index.offset(params.position, ls.encoding)
-    found = hover.code_hover(index, offset, ls.encoding)
+    found = hover.code_hover(index, offset, ls.encoding) or ls.profiles.hover(doc, offset, ls.encoding)
     if found is not None:
         return found
     loop = asyncio.get_running_loop()
@@ -192,8 +199,24 @@ async def on_hover(ls: ArgusServer, params: types.HoverParams) -> types.Hover | 
         return None
 
 
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+def code_lens(ls: ArgusServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    return ls.profiles.code_lenses(params.text_document.uri) or None
+
+
+@server.command(profile_lens.COMMAND)
+async def profile_command(ls: ArgusServer, *args: object) -> dict:
+    return await ls.profiles.execute(list(args))
+
+
+@server.command(profile_lens.CANCEL_COMMAND)
+def profile_cancel_command(ls: ArgusServer, *args: object) -> bool:
+    return ls.profiles.cancel(list(args))
+
+
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: ArgusServer, params: None) -> None:
+    ls.profiles.shutdown()
     ls.diagnostics.shutdown()
 
 

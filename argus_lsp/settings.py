@@ -21,6 +21,11 @@ class Settings:
     severity: dict[str, str] = field(default_factory=dict)  # code prefix -> error|warning|hint|info|off
     run: str = "onType"  # analyze while typing, or only when the file is saved
     debounce_ms: int = 150  # quiet time after the last keystroke before analyzing (onType)
+    # "Profile" lens (features/profile_lens.py): where and how `argus.profile` runs a kernel's task
+    profile_target: str = "local"  # "local" or "ssh://[user@]host[:port]"
+    profile_python: str | None = None  # interpreter with torch + triton on the target; None: default
+    profile_timeout: float = 600.0  # seconds before the worker (and its children) is killed
+    profile_counters: bool = False  # also collect ncu / rocprof counters (slower)
 
 
 def _codes(value: Any, key: str, problems: list[str]) -> tuple[str, ...] | None:
@@ -71,4 +76,40 @@ def merge(base: Settings, raw: Any) -> tuple[Settings, list[str]]:
             out = replace(out, debounce_ms=int(ms))
         else:
             problems.append(f"argus.debounceMs must be a number >= 0, got {ms!r}")
-    return out, problems
+    return _merge_profile(out, _profile_keys(raw), problems), problems
+
+
+def _profile_keys(raw: dict) -> dict:
+    """`{"profile": {"target": ...}}` (how VS Code nests `argus.profile.target`) or dotted keys."""
+    nested = raw.get("profile")
+    keys = dict(nested) if isinstance(nested, dict) else {}
+    keys.update({k[len("profile.") :]: v for k, v in raw.items() if k.startswith("profile.")})
+    return keys
+
+
+def _merge_profile(out: Settings, keys: dict, problems: list[str]) -> Settings:
+    if "target" in keys:
+        t = keys["target"]
+        if isinstance(t, str) and (t == "local" or t.startswith("ssh://")):
+            out = replace(out, profile_target=t)
+        else:
+            problems.append(f"argus.profile.target must be 'local' or 'ssh://[user@]host[:port]', got {t!r}")
+    if "python" in keys:
+        py = keys["python"]
+        if py is None or isinstance(py, str):
+            out = replace(out, profile_python=(py or "").strip() or None)
+        else:
+            problems.append(f"argus.profile.python must be a path or null, got {py!r}")
+    if "timeout" in keys:
+        t = keys["timeout"]
+        if isinstance(t, int | float) and not isinstance(t, bool) and t > 0:
+            out = replace(out, profile_timeout=float(t))
+        else:
+            problems.append(f"argus.profile.timeout must be a number of seconds > 0, got {t!r}")
+    if "counters" in keys:
+        c = keys["counters"]
+        if isinstance(c, bool):
+            out = replace(out, profile_counters=c)
+        else:
+            problems.append(f"argus.profile.counters must be true or false, got {c!r}")
+    return out

@@ -1,0 +1,607 @@
+"""The "Profile" code lens: measure a kernel on request and show the numbers where it is written.
+
+Opening or checking a file never runs it. A lens "▶ Profile" appears above each kernel that has a
+task (`tasks_in`: a `<file>.argus.toml` sidecar or the KernelBench shape, read without importing
+the file). Only the explicit `argus.profile` command runs code, through `agent.profile.api.profile`
+(a subprocess worker with a timeout), on a worker thread so the message loop keeps serving, with
+work-done progress that the user can cancel. A client that says the workspace is untrusted
+(`initializationOptions: {"argus": {"trusted": false}}`) gets no lenses and a refusal: trust can
+only come from the client at startup, never from workspace settings, which the workspace controls.
+
+The result comes back three ways: the lens line (`ProfileResult.lens_text()`), a hover on the
+kernel's name, and PF hints that cite the measured numbers when a kernel sits under half of the
+roof that binds it. Those hints reuse the existing PF codes: a PF finding the checker already
+reported in the kernel whose knowledge card covers the measured bottleneck, else the code of the
+card that is the first thing to check for that bottleneck (FALLBACK_CODE).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import logging
+import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.uris import to_fs_path
+
+from agent.profile.api import ProfileCancelled, ProfileError, profile, tasks_in
+from agent.profile.result import ProfileResult
+from agent.task import Task
+from analyzers import Finding, Severity, Span
+from analyzers.registry import selected
+from analyzers.suppressions import apply_suppressions
+from argus_lsp import convert
+from argus_lsp.documents import Document
+from argus_lsp.settings import Settings
+
+if TYPE_CHECKING:
+    from argus_lsp.server import ArgusServer
+
+log = logging.getLogger(__name__)
+
+COMMAND = "argus.profile"
+CANCEL_COMMAND = "argus.profile.cancel"
+COMMANDS = [COMMAND, CANCEL_COMMAND]
+
+#: Under this percent of the binding roof a measured kernel gets a PF hint.
+HINT_BELOW_PCT = 50.0
+#: The code (and so the card) to cite for a bottleneck when the checker reported no PF finding
+#: in the kernel whose card covers it: coalescing for memory, tensor cores for compute,
+#: autotuning (tile sizes, warps, stages: too few programs) for latency.
+FALLBACK_CODE = {"memory": "PF003", "compute": "PF004", "latency": "PF001"}
+#: Phases the worker reports, and the share of the progress bar each one starts at.
+PHASE_START = {
+    "connect": 0, "copy": 5, "start": 10, "compile": 15, "check": 40,
+    "timing": 45, "do_bench": 85, "counters": 88, "proton": 95,
+}  # fmt: skip
+
+Key = tuple[str, str]  # (uri, kernel)
+
+
+def _pct(v: Any) -> str:
+    return f"{v:.1f}%" if isinstance(v, int | float) else str(v)
+
+
+#: Readable names (and units) for the counter summary's keys; others show as they are.
+COUNTER_LABELS: dict[str, tuple[str, Any]] = {
+    "duration_s": ("kernel time", lambda v: _ms(v * 1e3)),
+    "sm_pct": ("SM throughput", _pct),
+    "dram_pct": ("DRAM throughput", _pct),
+    "mem_pct": ("memory throughput", _pct),
+    "tensor_pct": ("tensor pipe active", _pct),
+    "occupancy_pct": ("occupancy", _pct),
+    "dram_tbs": ("DRAM TB/s", lambda v: f"{v:.3g}"),
+    "dram_bytes": ("DRAM bytes", lambda v: f"{v / 1e9:.3g} GB"),
+    "sm_clock_hz": ("SM clock", lambda v: f"{v / 1e9:.2f} GHz"),
+    "dram_pct_of_table_peak": ("DRAM % of table peak", _pct),
+    "compute_pct_of_table_peak": ("compute % of table peak", _pct),
+}
+
+
+# -- pure helpers ---------------------------------------------------------------------------------
+def percent(phase: str, done: int, total: int) -> int:
+    """Where a worker progress event sits on a 0-100 bar (timing fills its band as it goes)."""
+    start = PHASE_START.get(phase, 0)
+    if phase == "timing" and total > 0:
+        return int(start + (PHASE_START["do_bench"] - start) * min(done, total) / total)
+    return start
+
+
+def kernel_name_span(source: bytes, kernel: str, fallback_line: int | None = None) -> tuple[int, int] | None:
+    """Byte offsets of the kernel's name in its top-level `def`/`class` in the editor's text
+    (which may differ from the file on disk that `tasks_in` read); else the task's line."""
+    m = re.search(
+        rb"^(?:async[ \t]+)?(?:def|class)[ \t]+(" + re.escape(kernel.encode()) + rb")\b", source, re.M
+    )
+    if m:
+        return m.start(1), m.end(1)
+    if fallback_line:
+        index = convert.LineIndex(source)
+        line = min(fallback_line - 1, len(index.starts) - 1)
+        return index.starts[line], index.line_end(line)
+    return None
+
+
+def lens_anchor(source: bytes, name_start: int) -> int:
+    """The offset of the first decorator line above a definition, so the lens sits above `@triton.jit`."""
+    index = convert.LineIndex(source)
+    line = index.line_of(name_start)
+    while line > 0 and index.line_text(line - 1).lstrip().startswith(b"@"):
+        line -= 1
+    return index.starts[line]
+
+
+def _span(source: bytes, start: int, end: int) -> Span:
+    return Span(start, end, convert.ts_point(source, start), convert.ts_point(source, end))
+
+
+def _bottleneck(r: ProfileResult) -> str | None:
+    """The bottleneck ("memory", "compute", "latency") when the kernel is under HINT_BELOW_PCT of its roof."""
+    roof = r.roofline
+    if r.is_cpu or not r.peak or roof.pct_of_roof is None:
+        return None
+    if roof.bound == "latency-bound":
+        return "latency"
+    if roof.bound == "memory-bound" and (roof.pct_memory or roof.pct_of_roof) < HINT_BELOW_PCT:
+        return "memory"
+    if roof.bound == "compute-bound" and (roof.pct_compute or roof.pct_of_roof) < HINT_BELOW_PCT:
+        return "compute"
+    return None
+
+
+def _measured(r: ProfileResult) -> str:
+    roof = r.roofline
+    parts = [f"measured {_ms(r.median_ms)}"]
+    if roof.tflops is not None:
+        pc = f" ({roof.pct_compute:.0f}% of {r.peak} {r.dtype} peak)" if roof.pct_compute is not None else ""
+        parts.append(f"{roof.tflops:.3g} TFLOP/s{pc}")
+    if roof.tbs is not None:
+        pm = f" ({roof.pct_memory:.0f}% of {r.peak} HBM peak)" if roof.pct_memory is not None else ""
+        parts.append(f"{roof.tbs:.3g} TB/s{pm}")
+    where = f"{roof.pct_of_roof:.0f}% of the roof at its intensity" if roof.pct_of_roof is not None else ""
+    return f"{', '.join(parts)}: {roof.bound}, {where}".rstrip(", ")
+
+
+def _card(code: str, bottleneck: str, text: str) -> tuple[str, str] | None:
+    """(id, title) of the knowledge card for `code` that covers `bottleneck`; when several do, the
+    one `knowledge.retrieve` ranks first against the kernel's text (attention -> online softmax)."""
+    try:
+        from knowledge.retrieve import by_code, recommend
+    except ImportError:  # the server works without the knowledge library installed
+        return None
+    cards = [c for c in by_code(code) if bottleneck in c.bottlenecks] or by_code(code)
+    if not cards:
+        return None
+    hits = recommend([code], bottleneck=bottleneck, text=text, cards=cards, limit=1)
+    card = hits[0].card if hits else cards[0]
+    return card.id, card.title
+
+
+def measured_findings(
+    r: ProfileResult, kernel: str, source: bytes, static: list[Finding], fallback_line: int | None = None
+) -> list[Finding]:
+    """PF hints citing the measurement when the kernel is under half of the roof that binds it.
+
+    The code is that of a PF finding the checker already reported in this kernel whose card
+    covers the measured bottleneck (the measurement backs the static hint), else FALLBACK_CODE.
+    """
+    bottleneck = _bottleneck(r)
+    span = kernel_name_span(source, kernel, fallback_line)
+    if bottleneck is None or span is None:
+        return []
+    codes = [f.code for f in static if f.kernel == kernel and f.code.startswith("PF")]
+    backed = [c for c in dict.fromkeys(codes) if _covers(c, bottleneck)]
+    code = backed[0] if backed else FALLBACK_CODE[bottleneck]
+    card = _card(code, bottleneck, _kernel_text(source, span[0]))
+    from analyzers import RULES
+
+    info = RULES.get(code)
+    why = (
+        f"the checker's {code} hint in this kernel fits that bottleneck"
+        if backed
+        else f"first thing to check for a {bottleneck}-bound kernel: {info.summary.rstrip('.') if info else code}"
+    )
+    see = f"; card `{card[0]}`: {card[1]}" if card else ""
+    message = f"{kernel}: {_measured(r)} on {r.device}; {why}{see}"
+    witness = {
+        "summary": _measured(r),
+        "median_ms": r.median_ms,
+        "tflops": r.roofline.tflops,
+        "tbs": r.roofline.tbs,
+        "pct_of_roof": r.roofline.pct_of_roof,
+        "bound": r.roofline.bound,
+        "device": r.device,
+        "sizes": r.sizes,
+    }
+    name = info.name if info else "performance"
+    return [Finding(code, name, Severity.HINT, kernel, _span(source, *span), message, witness)]
+
+
+def _kernel_text(source: bytes, name_start: int) -> str:
+    """The kernel's own text: from its name to the next top-level statement."""
+    nxt = re.compile(rb"^\S", re.M).search(source, source.find(b"\n", name_start) + 1)
+    return source[name_start : nxt.start() if nxt else len(source)].decode("utf-8", "replace")
+
+
+def _covers(code: str, bottleneck: str) -> bool:
+    try:
+        from knowledge.retrieve import by_code
+    except ImportError:
+        return False
+    return any(bottleneck in c.bottlenecks for c in by_code(code))
+
+
+def _ms(ms: float) -> str:
+    return f"{ms:.3g} ms" if ms >= 0.01 else f"{ms * 1e3:.3g} us"
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, list):
+        return ", ".join(map(str, v[:4]))
+    return str(v)
+
+
+def summary_markdown(r: ProfileResult, note: str | None = None) -> str:
+    """The hover: time, rates, percent of peak, the bound class and the counters, as a table."""
+    roof = r.roofline
+    t = r.timing or {}
+    rows = [("time (median)", _ms(r.median_ms))]
+    if t.get("p10_ms") is not None and t.get("p90_ms") is not None:
+        spread = f"p10 {_ms(t['p10_ms'])}, p90 {_ms(t['p90_ms'])}, n={int(t.get('n', 0))}"
+        rows[0] = ("time (median)", f"{_ms(r.median_ms)} ({spread})")
+    if roof.tflops is not None:
+        peak = (
+            f" — {roof.pct_compute:.0f}% of {roof.peak_tflops:.0f} ({r.peak} {r.dtype})"
+            if roof.pct_compute is not None
+            else ""
+        )
+        rows.append(("TFLOP/s", f"{roof.tflops:.4g}{peak}"))
+    if roof.tbs is not None:
+        peak = (
+            f" — {roof.pct_memory:.0f}% of {roof.peak_tbs:.3g} ({r.peak} HBM)"
+            if roof.pct_memory is not None
+            else ""
+        )
+        rows.append(("TB/s", f"{roof.tbs:.4g}{peak}"))
+    if roof.pct_of_roof is not None:
+        at = (
+            f" at {roof.intensity:.4g} FLOP/B (ridge {roof.ridge:.4g})"
+            if roof.intensity and roof.ridge
+            else ""
+        )
+        rows.append(("% of roof", f"{roof.pct_of_roof:.0f}%{at}"))
+    rows.append(("bound", roof.bound))
+    if r.do_bench_ms is not None:
+        rows.append(("do_bench", _ms(r.do_bench_ms)))
+    if r.rel_error is not None:
+        rows.append(("rel. error vs reference", f"{r.rel_error:.2g}"))
+    if r.sizes:
+        rows.append(("sizes", " ".join(f"{k}={v}" for k, v in r.sizes.items())))
+    c = r.counters or {}
+    if c.get("error"):
+        rows.append((f"counters ({c.get('tool', '?')})", f"error: {c['error']}"))
+    else:
+        tool = c.get("tool", "counters")
+        for k, v in c.items():
+            if k not in ("tool", "names") and not isinstance(v, dict):
+                label, fmt = COUNTER_LABELS.get(k, (k, _num))
+                rows.append((f"{tool}: {label}", fmt(v)))
+    lines = [
+        f"**Profile of `{r.kernel}`** — {r.device} ({r.backend}) on {r.target}",
+        "",
+        "| | |",
+        "|---|---|",
+        *(f"| {k} | {v} |" for k, v in rows),
+    ]
+    for n in [*r.notes, *([note] if note else [])]:
+        lines += ["", f"_{n}_"]
+    return "\n".join(lines)
+
+
+# -- state ------------------------------------------------------------------------------------------
+@dataclass
+class Run:
+    """A profile in flight: its progress token, the event that stops it and the latest phase."""
+
+    token: str
+    cancel: threading.Event = field(default_factory=threading.Event)
+    phase: str = "start"
+    pct: int = 0
+    shown: bool = False  # the client displays work-done progress for this run
+
+
+@dataclass
+class Outcome:
+    """The last finished profile of one kernel: a result or the error the user should read."""
+
+    result: ProfileResult | None
+    error: str | None = None
+    note: str | None = None  # e.g. "the saved file was profiled, not the unsaved edits"
+    when: float = field(default_factory=time.time)
+
+
+class ProfileFeature:
+    """Lenses, the profile command, hover and measured PF hints for one server."""
+
+    def __init__(self, server: ArgusServer) -> None:
+        self.server = server
+        self.trusted = True
+        self.executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="argus-profile")
+        self.runs: dict[Key, Run] = {}
+        self.outcomes: dict[Key, Outcome] = {}
+        self.generation = 0  # bumped per finished profile: part of pull diagnostics' result id
+        self._tokens = itertools.count(1)
+        self._task_cache: dict[str, tuple[tuple, list[Task]]] = {}
+
+    # -- configuration ----------------------------------------------------------------------
+    def configure(self, init_options: Any) -> None:
+        """Trust comes from initializationOptions only: `{"argus": {"trusted": false}}` or `{"trusted": false}`."""
+        opts = init_options
+        if isinstance(opts, dict) and isinstance(opts.get("argus"), dict):
+            opts = opts["argus"]
+        self.trusted = not (isinstance(opts, dict) and opts.get("trusted") is False)
+
+    @property
+    def settings(self) -> Settings:
+        return self.server.diagnostics.settings
+
+    # -- tasks --------------------------------------------------------------------------------
+    def tasks(self, uri: str) -> list[Task]:
+        """`tasks_in` the document's file, cached on the file's and sidecar's modification times."""
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        if not path:
+            return []
+        p = Path(path)
+        stamp = tuple(_mtime(q) for q in (p, p.with_name(p.name + ".argus.toml")))
+        cached = self._task_cache.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        found = tasks_in(p) if stamp[0] is not None else []
+        self._task_cache[path] = (stamp, found)
+        return found
+
+    # -- code lens ----------------------------------------------------------------------------
+    def code_lenses(self, uri: str) -> list[types.CodeLens]:
+        doc = self.server.store.get(uri)
+        if doc is None or not self.trusted:
+            return []
+        index = doc.index()
+        enc = self.server.encoding
+        out = []
+        for task in self.tasks(uri):
+            span = kernel_name_span(doc.source, task.kernel, task.line)
+            if span is None:
+                continue
+            at = index.position(lens_anchor(doc.source, span[0]), enc)
+            out.append(
+                types.CodeLens(
+                    range=types.Range(start=at, end=at), command=self._lens_command(uri, task.kernel)
+                )
+            )
+        return out
+
+    def _lens_command(self, uri: str, kernel: str) -> types.Command:
+        args = [{"uri": uri, "kernel": kernel}]
+        run = self.runs.get((uri, kernel))
+        if run is not None:
+            title = f"Profiling {kernel}: {run.phase} {run.pct}% (cancel)"
+            return types.Command(title=title, command=CANCEL_COMMAND, arguments=args)
+        done = self.outcomes.get((uri, kernel))
+        if done is not None and done.result is not None:
+            tip = f"{done.result.target}, {done.result.device}: click to profile again"
+            return types.Command(title=done.result.lens_text(), command=COMMAND, arguments=args, tooltip=tip)
+        if done is not None and done.error:
+            title = f"⚠ profile failed: {_first_line(done.error)} (retry)"
+            return types.Command(title=title, command=COMMAND, arguments=args, tooltip=done.error)
+        tip = f"Run {kernel}'s task and measure it (runs this file's code)"
+        return types.Command(title="▶ Profile", command=COMMAND, arguments=args, tooltip=tip)
+
+    def refresh_lenses(self) -> None:
+        if self.server.supports("workspace.code_lens.refresh_support"):
+            self.server.workspace_code_lens_refresh(None)
+
+    # -- hover ----------------------------------------------------------------------------------
+    def hover(self, doc: Document, offset: int, encoding: str) -> types.Hover | None:
+        """The profile summary when the cursor is on the name of a kernel that has been profiled."""
+        for (uri, kernel), done in self.outcomes.items():
+            if uri != doc.uri or done.result is None:
+                continue
+            span = kernel_name_span(doc.source, kernel)
+            if span is not None and span[0] <= offset <= span[1]:
+                value = summary_markdown(done.result, done.note)
+                return types.Hover(
+                    contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value),
+                    range=doc.index().range(*span, encoding),
+                )
+        return None
+
+    # -- diagnostics ----------------------------------------------------------------------------
+    def diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        """The measured PF hints for a document, filtered and re-levelled like every finding."""
+        doc = self.server.store.get(uri)
+        if doc is None:
+            return []
+        latest = self.server.diagnostics.latest(uri)
+        static = list(latest.findings) if latest is not None else []
+        findings: list[Finding] = []
+        for (u, kernel), done in self.outcomes.items():
+            if u == uri and done.result is not None:
+                findings += measured_findings(done.result, kernel, doc.source, static)
+        s = self.settings
+        findings = [f for f in findings if selected(f.code, s.select, s.ignore or None)]
+        findings = apply_suppressions(doc.source, findings)
+        return convert.diagnostics(findings, doc.source, uri, self.server.encoding, doc.version, s.severity)
+
+    def result_tag(self, uri: str) -> str:
+        """Appended to pull result ids so a new profile makes the client's result id stale."""
+        return f"~p{self.generation}" if any(u == uri for u, _ in self.outcomes) else ""
+
+    def republish(self, uri: str) -> None:
+        """A profile finished: the file's diagnostics now include (or drop) measured hints."""
+        sched = self.server.diagnostics
+        if sched.pull:
+            if self.server.supports("workspace.diagnostics.refresh_support"):
+                self.server.workspace_diagnostic_refresh(None)
+            return
+        latest = sched.latest(uri)
+        if latest is not None and latest.error is None:
+            self.server.publish(uri, latest.version, latest.diagnostics)
+
+    # -- the commands ---------------------------------------------------------------------------
+    async def execute(self, args: list[Any]) -> dict[str, Any]:
+        """`argus.profile` with `{"uri", "kernel"}` (or `uri, kernel`): profile, report, store."""
+        uri, kernel = _target_args(args)
+        if not self.trusted:
+            msg = "argus.profile refused: the workspace is not trusted, and profiling runs its code"
+            self.server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message=msg)
+            )
+            raise JsonRpcInvalidRequest(message=msg)
+        task = next((t for t in self.tasks(uri) if t.kernel == kernel), None)
+        if task is None:
+            raise JsonRpcInvalidParams(message=f"argus.profile: no task for {kernel!r} in {uri}")
+        key = (uri, kernel)
+        if key in self.runs:
+            return {"status": "running", "kernel": kernel}
+        run = self.runs[key] = Run(token=f"argus-profile-{next(self._tokens)}")
+        s = self.settings
+        note = self._unsaved_note(uri, task.path)
+        try:
+            progress = await self._begin(run, kernel, s.profile_target)
+            self.refresh_lenses()
+            call = functools.partial(
+                profile,
+                task,
+                target=s.profile_target,
+                python=s.profile_python,
+                timeout=s.profile_timeout,
+                counters=s.profile_counters,
+                progress=progress,
+                cancel=run.cancel,
+            )
+            result = await asyncio.get_running_loop().run_in_executor(self.executor, call)
+        except ProfileCancelled:
+            self._end(run, "cancelled")
+            return {"status": "cancelled", "kernel": kernel}
+        except Exception as exc:  # ProfileError says what went wrong; anything else is our bug
+            if not isinstance(exc, ProfileError | OSError):
+                log.exception("argus.profile %s failed", kernel)
+            had_result = key in self.outcomes and self.outcomes[key].result is not None
+            self.outcomes[key] = Outcome(None, error=str(exc))
+            self._end(run, f"failed: {_first_line(str(exc))}")
+            if had_result:  # its measured hints no longer stand
+                self.generation += 1
+                self.republish(uri)
+            self.server.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Error, message=f"argus: profiling {kernel} failed: {exc}"
+                )
+            )
+            return {"status": "error", "kernel": kernel, "message": str(exc)}
+        else:
+            self.outcomes[key] = Outcome(result, note=note)
+            self.generation += 1
+            self._end(run, result.lens_text())
+            self.republish(uri)
+            return {
+                "status": "ok",
+                "kernel": kernel,
+                "lens": result.lens_text(),
+                "bound": result.roofline.bound,
+            }
+        finally:
+            self.runs.pop(key, None)
+            self.refresh_lenses()
+
+    def cancel(self, args: list[Any]) -> bool:
+        """`argus.profile.cancel` (the running lens's command, for clients without a cancel button)."""
+        run = self.runs.get(_target_args(args))
+        if run is None:
+            return False
+        run.cancel.set()
+        return True
+
+    def shutdown(self) -> None:
+        for run in self.runs.values():
+            run.cancel.set()  # the workers kill their subprocesses (and remote process groups)
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- progress -------------------------------------------------------------------------------
+    async def _begin(self, run: Run, kernel: str, target: str):
+        """Create the work-done progress (when the client supports it) and return the callback the
+        worker thread calls; a cancel on the token sets the run's event."""
+        server = self.server
+        loop = asyncio.get_running_loop()
+        shown = server.supports("window.work_done_progress")
+        if shown:
+            try:
+                await server.work_done_progress.create_async(run.token)
+            except Exception as exc:  # a client that refuses progress still gets the profile
+                log.warning("workDoneProgress/create failed: %s", exc)
+                shown = False
+        if shown:
+            server.work_done_progress.begin(
+                run.token,
+                types.WorkDoneProgressBegin(
+                    title=f"Profiling {kernel}", message=f"on {target}", cancellable=True, percentage=0
+                ),
+            )
+            token_future = server.work_done_progress.tokens.get(run.token)
+            if token_future is not None:
+                token_future.add_done_callback(lambda f: run.cancel.set() if f.cancelled() else None)
+
+        def report(phase: str, done: int, total: int) -> None:  # on the message loop
+            pct = max(run.pct, percent(phase, done, total))
+            changed_phase = phase != run.phase
+            if not changed_phase and pct == run.pct:
+                return
+            run.phase, run.pct = phase, pct
+            if shown:
+                detail = f"{phase} {done}/{total}" if total else phase
+                server.work_done_progress.report(
+                    run.token, types.WorkDoneProgressReport(message=detail, percentage=pct, cancellable=True)
+                )
+            if changed_phase:
+                self.refresh_lenses()
+
+        run.shown = shown
+
+        def from_worker(phase: str, done: int, total: int) -> None:  # on the worker thread
+            with contextlib.suppress(RuntimeError):  # the loop closed: shutting down, the run is cancelled
+                loop.call_soon_threadsafe(report, phase, done, total)
+
+        return from_worker
+
+    def _end(self, run: Run, message: str) -> None:
+        if run.shown:
+            self.server.work_done_progress.end(run.token, types.WorkDoneProgressEnd(message=message))
+        self.server.work_done_progress.tokens.pop(run.token, None)
+
+    def _unsaved_note(self, uri: str, path: Path) -> str | None:
+        doc = self.server.store.get(uri)
+        try:
+            on_disk = path.read_bytes()
+        except OSError:
+            return None
+        if doc is not None and doc.source != on_disk:
+            return "the file as saved on disk was profiled; the editor had unsaved changes"
+        return None
+
+
+def _target_args(args: list[Any]) -> tuple[str, str]:
+    """`[{"uri": ..., "kernel": ...}]` (what the lens sends) or `[uri, kernel]`."""
+    if len(args) == 1 and isinstance(args[0], dict):
+        uri, kernel = args[0].get("uri"), args[0].get("kernel")
+    elif len(args) == 2:
+        uri, kernel = args
+    else:
+        uri = kernel = None
+    if not isinstance(uri, str) or not isinstance(kernel, str):
+        raise JsonRpcInvalidParams(
+            message=f"argus.profile wants [{{'uri': ..., 'kernel': ...}}], got {args!r}"
+        )
+    return uri, kernel
+
+
+def _mtime(p: Path) -> int | None:
+    try:
+        return p.stat().st_mtime_ns
+    except OSError:
+        return None
+
+
+def _first_line(text: str, width: int = 80) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else "error"
+    return line if len(line) <= width else line[: width - 1] + "…"
