@@ -52,23 +52,50 @@ def analyze_module(source: bytes, cache: KernelCache | None = None, tree: Tree |
         launchers = _launcher_nodes(view, site.name)
         if not launchers and site.name in called:
             continue  # a @triton.jit helper: checked through the kernels that call it
+        # the key holds what the kernel's analysis reads, relative to where it sits: an edit
+        # elsewhere, or one that only moves the kernel, reuses the cached findings, shifted
+        helpers = _reachable_helpers(view, site)
+        base = site.node.start_byte, site.node.start_point[0]
         key = cache_key(source[site.node.start_byte : site.node.end_byte], view.const_text,
-                        *[source[h.node.start_byte : h.node.end_byte] for h in view.sites if h is not site],
-                        *[source[n.start_byte : n.end_byte] for n in launchers],
-                        site.node.start_byte.to_bytes(8, "little"))
+                        *[source[h.node.start_byte : h.node.end_byte] for h in view.sites if h is not site and h.name in helpers],
+                        *[source[n.start_byte : n.end_byte] + b"@" + str(n.start_byte - base[0]).encode() for n in launchers])
         cached = cache.get(key) if cache is not None else None
         if cached is None:
-            cached = analyze_kernel(view, site, launchers)
+            found = analyze_kernel(view, site, launchers)
             if cache is not None:
-                cache.put(key, cached)
-        out.extend(cached)
+                cache.put(key, (found, base))
+            out.extend(found)
+        else:
+            found, old = cached
+            out.extend(shift_findings(found, base[0] - old[0], base[1] - old[1]))
     return out
 
 
-def _called_names(view: ModuleView) -> set[str]:
-    """Names called inside any kernel (helpers are called, not launched)."""
+def shift_findings(findings: list[Finding], dbyte: int, drow: int) -> list[Finding]:
+    """Move cached findings with their kernel (rows and bytes shift; columns do not)."""
+    if not dbyte and not drow:
+        return findings
+    from dataclasses import replace
+
+    from analyzers.findings import Fix, Related, TextEdit
+
+    def sp(s: Span) -> Span:
+        return Span(s.start_byte + dbyte, s.end_byte + dbyte, (s.start_point[0] + drow, s.start_point[1]),
+                    (s.end_point[0] + drow, s.end_point[1]))
+
+    out = []
+    for f in findings:
+        fix = None
+        if f.fix is not None:
+            fix = Fix(f.fix.title, tuple(TextEdit(e.start_byte + dbyte, e.end_byte + dbyte, e.new_text) for e in f.fix.edits))
+        out.append(replace(f, span=sp(f.span), fix=fix, related=tuple(Related(sp(r.span), r.message) for r in f.related)))
+    return out
+
+
+def _called_names(view: ModuleView, only: KernelSite | None = None) -> set[str]:
+    """Names called inside any kernel, or inside `only` (helpers are called, not launched)."""
     out: set[str] = set()
-    for site in view.sites:
+    for site in ([only] if only is not None else view.sites):
         stack = [site.function]
         while stack:
             n = stack.pop()
@@ -200,10 +227,24 @@ def analyze_kernel(view: ModuleView, site: KernelSite, launchers: list[Node]) ->
                          "the kernel nests too deeply to be analyzed")]
 
 
+def _reachable_helpers(view: ModuleView, site: KernelSite) -> set[str]:
+    """Names of the @triton.jit functions the kernel calls, directly or through each other."""
+    by_name = {s.name: s for s in view.sites}
+    seen: set[str] = set()
+    todo = [site]
+    while todo:
+        for name in _called_names(view, todo.pop()):
+            if name in by_name and name not in seen and by_name[name] is not site:
+                seen.add(name)
+                todo.append(by_name[name])
+    return seen
+
+
 def _helpers(view: ModuleView, site: KernelSite) -> dict[str, Helper]:
     out: dict[str, Helper] = {}
+    wanted = _reachable_helpers(view, site)
     for other in view.sites:
-        if other is site or first_error(other.node) is not None:
+        if other is site or other.name not in wanted or first_error(other.node) is not None:
             continue
         try:
             mod, smap = parse_snippet(view.source, other.node.start_byte, other.node.end_byte, view.starts, other.node.start_point[0])

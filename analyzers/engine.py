@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from tree_sitter import Tree
 
@@ -31,13 +32,13 @@ class KernelCache:
     """A small thread-safe LRU of per-kernel findings keyed by a hash of what the kernel reads."""
 
     def __init__(self, capacity: int = 512) -> None:
-        self._data: OrderedDict[str, list[Finding]] = OrderedDict()
+        self._data: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
         self.capacity = capacity
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: str) -> list[Finding] | None:
+    def get(self, key: str) -> Any:
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)
@@ -46,7 +47,7 @@ class KernelCache:
             self.misses += 1
             return None
 
-    def put(self, key: str, findings: list[Finding]) -> None:
+    def put(self, key: str, findings: Any) -> None:
         with self._lock:
             self._data[key] = findings
             self._data.move_to_end(key)
