@@ -41,6 +41,7 @@ class ModuleView:
     consts: dict[str, Any]
     const_nodes: dict[str, ast.expr]
     const_text: bytes
+    launchers: dict[str, list[Node]] | None = None
 
 
 def analyze_module(source: bytes, cache: KernelCache | None = None, tree: Tree | None = None) -> list[Finding]:
@@ -180,9 +181,15 @@ def _is_arith(node: ast.expr) -> bool:
 
 def _launcher_nodes(view: ModuleView, kernel: str) -> list[Node]:
     """Function definitions (or module statements) containing `kernel[grid](...)`."""
-    out: list[Node] = []
-    needle = kernel.encode() + b"["
-    if needle not in view.source:
+    if view.launchers is None:
+        view.launchers = _all_launchers(view)
+    return view.launchers.get(kernel, [])
+
+
+def _all_launchers(view: ModuleView) -> dict[str, list[Node]]:
+    """One walk of the module: kernel name -> the nodes that launch it."""
+    out: dict[str, list[Node]] = {}
+    if b"](" not in view.source:
         return out
     stack = [view.tree.root_node]
     while stack:
@@ -192,13 +199,13 @@ def _launcher_nodes(view: ModuleView, kernel: str) -> list[Node]:
             if fn is not None and fn.type == "subscript":
                 val = fn.child_by_field_name("value")
                 name = text_of(val).split(".")[-1] if val is not None else ""
-                if name == kernel:
-                    owner = n
-                    while owner.parent is not None and owner.type not in ("function_definition",) and owner.parent.type != "module":
-                        owner = owner.parent
-                    if owner not in out:
-                        out.append(owner)
-                    continue
+                owner = n
+                while owner.parent is not None and owner.type not in ("function_definition",) and owner.parent.type != "module":
+                    owner = owner.parent
+                nodes = out.setdefault(name, [])
+                if owner not in nodes:
+                    nodes.append(owner)
+                continue
         stack.extend(n.children)
     return out
 
