@@ -25,6 +25,7 @@ from analyzers.model.launch import LaunchBinder, LaunchSite, Unbindable, find_la
 from analyzers.model.scan import scan_kernel
 from analyzers.registry import RULES
 from analyzers.rules import REGISTRY, RuleContext
+from analyzers.tag_asserts import parse_assertions
 
 PROBE_KINDS = ("ragged", "half", "exact", "one")
 MAX_CONFIGS = 4
@@ -299,6 +300,7 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
     configs: list[dict[str, Any] | None] = list(kernel.autotune.configs[:MAX_CONFIGS]) if kernel.autotune and kernel.autotune.configs else [None]
     int_tensors: set[str] = set()
     aborted: Fact | None = None
+    assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
     for ci, config in enumerate(configs):
         for kind in _probe_kinds(kernel) if ci == 0 else ("ragged",):
             try:
@@ -310,6 +312,7 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
                 break
             for _attempt in range(6):
                 interp = Interpreter(kernel, scan, launch, helpers, view.consts, sink, int_tensors)
+                interp.assertions = assertions
                 try:
                     interp.run()
                     break

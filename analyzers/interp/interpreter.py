@@ -110,6 +110,7 @@ class Interpreter:
                     self.symbol_sizes.setdefault(sym, size)
         self.accumulating = kernel.cached("accumulating", lambda: _accumulating_dots(kernel.func, [h.func for h in helpers.values()]))
         self.trace: dict[tuple[str, int], Any] | None = None  # (name, line) -> first value (hover)
+        self.assertions: dict[int, Any] = {}  # file row -> TagAssertion (DF005)
 
     # ---- driving ---------------------------------------------------------------------------
     def programs(self) -> list[tuple[int, int, int]]:
@@ -189,6 +190,20 @@ class Interpreter:
             self.stmt(st, env)
 
     def stmt(self, st: ast.stmt, env: dict[str, Any]) -> None:
+        self.exec_stmt(st, env)
+        if self.assertions and self.smap is self.kernel.smap and not isinstance(st, ast.For | ast.While | ast.If):
+            self.check_assertions(st, env)
+
+    def check_assertions(self, st: ast.stmt, env: dict[str, Any]) -> None:
+        from analyzers.interp.asserts import check_assertion
+
+        row0 = self.smap.row0
+        for row in range(row0 + st.lineno - 1, row0 + (st.end_lineno or st.lineno)):
+            a = self.assertions.get(row)
+            if a is not None:
+                check_assertion(self, a, st, env)
+
+    def exec_stmt(self, st: ast.stmt, env: dict[str, Any]) -> None:
         if isinstance(st, ast.Assign):
             v = self.expr(st.value, env)
             for t in st.targets:

@@ -3,6 +3,7 @@ registers every rule (and attaches its documentation to the catalogue)."""
 
 from analyzers.rules import (  # noqa: F401
     ar_unsupported,
+    df_assert,
     df_dot,
     df_reduction,
     df_store,

@@ -27,10 +27,14 @@ class NotAnalyzed(Rule):
     None; silence with `# argus: ignore[AR001]` if the note is not useful."""
 
     code = "AR001"
-    reads = ("unmodelled",)
+    reads = ("unmodelled", "tag-assert-bad")
 
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        msg = f"{fact.data['what']} is not modelled: findings that depend on it are not judged"
+        if fact.kind == "tag-assert-bad":
+            msg = (f"the tag assertion `{fact.data['text']}` is not understood; write `# argus: tag X[i] == Y[j]` "
+                   f"or `# argus: tag X ~ (A, B)`")
+        else:
+            msg = f"{fact.data['what']} is not modelled: findings that depend on it are not judged"
         yield self.finding(fact, ctx, msg, None)
 
 
