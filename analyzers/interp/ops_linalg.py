@@ -69,7 +69,7 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
         init = acc.init_site if acc is not None else None
         interp.fact("low-precision-dot", node, dtype=dtype, inputs=f"{a.dtype} x {b.dtype}",
                     related=[(init[0], "the accumulator's initialisation")] if init else [])
-        if init is not None and acc is not None and acc.dtype in LOW_PRECISION:
+        if init is not None and acc is not None and acc.dtype in LOW_PRECISION and not acc.lineage:
             from analyzers.interp.facts import Fact
 
             interp.sink.add(Fact("low-precision-acc", init[0], init[1], {"dtype": dtype, "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
