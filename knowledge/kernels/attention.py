@@ -27,13 +27,13 @@ from knowledge.kernels._common import install_allocator, interpreting
 
 def _configs() -> list[triton.Config]:
     if interpreting():
-        return [triton.Config({"BLOCK_M": 16, "BLOCK_N": 16}, num_warps=4, num_stages=1)]
-    return [
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128}, num_warps=8, num_stages=3),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128}, num_warps=8, num_stages=2),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64}, num_warps=8, num_stages=3),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64}, num_warps=4, num_stages=3),
-    ]
+        return [triton.Config({"BLOCK_M": 16, "BLOCK_N": 16, "WARP_SPEC": False}, num_warps=4, num_stages=1)]
+    # WARP_SPEC (tl.range warp_specialize) stays off: on the H200 with Triton 3.6 it ran no faster at 8
+    # warps and the compiler's Hopper warp-specialization pass crashed at 4 (kernels-h200-probe.txt).
+    # BLOCK_N must divide BLOCK_M: the causal split into unmasked and diagonal blocks assumes it.
+    shapes = [(128, 128, 8, 3, False), (128, 128, 8, 2, False), (128, 64, 8, 3, False), (128, 64, 4, 3, False)]
+    return [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "WARP_SPEC": ws}, num_warps=w, num_stages=st)
+            for bm, bn, w, st, ws in shapes]
 
 
 @triton.jit
@@ -41,10 +41,10 @@ def _attn_block(
     acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m,
     lo, hi, S, qk_scale,
     HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-    MASKED: tl.constexpr, CAUSAL: tl.constexpr,
+    MASKED: tl.constexpr, CAUSAL: tl.constexpr, WARP_SPEC: tl.constexpr,
 ):
     """Folds keys [lo, hi) into the running (acc, l_i, m_i). MASKED blocks apply the causal and length masks."""
-    for start_n in tl.range(lo, hi, BLOCK_N):
+    for start_n in tl.range(lo, hi, BLOCK_N, warp_specialize=WARP_SPEC):
         k = tl.reshape(k_desc.load([kv_row, start_n, 0]), (BLOCK_N, HEAD_D))
         qk = tl.dot(q, tl.trans(k))
         if MASKED:
@@ -71,7 +71,7 @@ def attention_fwd_kernel(
     q_ptr, k_ptr, v_ptr, o_ptr,
     sm_scale, S, H, H_KV, BH, BH_KV,
     HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr,
 ):
     if CAUSAL:  # noqa: SIM108 (constexpr branch)
         # Longest rows (most key blocks) first, so the short ones fill the tail of the wave.
@@ -103,9 +103,9 @@ def attention_fwd_kernel(
         full_end = (S // BLOCK_N) * BLOCK_N
         stop = S
     acc, l_i, m_i = _attn_block(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, 0, full_end, S, qk_scale,
-                                HEAD_D, BLOCK_M, BLOCK_N, False, CAUSAL)
+                                HEAD_D, BLOCK_M, BLOCK_N, False, CAUSAL, WARP_SPEC)
     acc, l_i, m_i = _attn_block(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, full_end, stop, S, qk_scale,
-                                HEAD_D, BLOCK_M, BLOCK_N, True, CAUSAL)
+                                HEAD_D, BLOCK_M, BLOCK_N, True, CAUSAL, WARP_SPEC)
 
     l_safe = tl.where(l_i > 0.0, l_i, 1.0)
     out = acc / l_safe[:, None]

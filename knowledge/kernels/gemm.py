@@ -8,10 +8,14 @@ Three paths, picked by the launcher `matmul`:
   swizzle for L2 reuse, tensor descriptors (TMA on sm90) and a software-pipelined K loop. Used when
   the rows of A, B and C are 16-byte aligned (K % 8 == 0 and N % 8 == 0), which TMA requires.
 - `gemm_splitk_kernel` with SPLIT_K > 1: small M (decode-like shapes), where M x N has too few tiles
-  to fill 132 SMs; K is cut into SPLIT_K slices whose fp32 partial sums `splitk_reduce_kernel` adds.
+  to fill 132 SMs; K is cut into SPLIT_K slices. One launch: each slice stores its fp32 partial sum,
+  bumps the tile's arrival counter, and the last slice to arrive adds the partials in slice order
+  (deterministic) and writes bf16, then re-arms the counter for the next call.
 - `gemm_splitk_kernel` with SPLIT_K == 1: masked plain pointers, for shapes that TMA cannot take.
+The launcher keeps a plan per shape (config picked by the autotuner, grid, workspace, compiled
+kernel): after the first call a launch is a dict lookup and one compiled-kernel launch.
 Cards: pid-swizzle-l2, persistent-kernels, tma-descriptors, software-pipelining, split-k-stream-k,
-autotune-served-shapes.
+autotune-served-shapes, launch-overhead.
 """
 
 from __future__ import annotations
@@ -20,7 +24,14 @@ import torch
 import triton
 import triton.language as tl
 
-from knowledge.kernels._common import install_allocator, interpreting, is_hopper, num_sms
+from knowledge.kernels._common import (
+    FastLaunch,
+    install_allocator,
+    interpreting,
+    is_hopper,
+    num_sms,
+    stream_key,
+)
 
 
 def _tma_configs() -> list[triton.Config]:
@@ -115,10 +126,11 @@ def _splitk_configs() -> list[triton.Config]:
     return out
 
 
-@triton.autotune(configs=_splitk_configs(), key=["M", "N", "K", "SPLIT_K"])
+# reset_to_zero: while a config is benchmarked the counters must start at zero (each launch re-arms them).
+@triton.autotune(configs=_splitk_configs(), key=["M", "N", "K", "SPLIT_K"], reset_to_zero=["counts_ptr"])
 @triton.jit
 def gemm_splitk_kernel(
-    a_ptr, b_ptr, c_ptr, ws_ptr,
+    a_ptr, b_ptr, c_ptr, ws_ptr, counts_ptr,
     M, N, K, K_PER_SPLIT,
     stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
     SPLIT_K: tl.constexpr,
@@ -137,7 +149,7 @@ def gemm_splitk_kernel(
     offs_m = pid_m.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n.to(tl.int64) * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
-    k_start = split * K_PER_SPLIT
+    k_start = split.to(tl.int64) * K_PER_SPLIT
     k_stop = min(k_start + K_PER_SPLIT, K)
     a_ptrs = a_ptr + offs_m[:, None] * stride_am + (k_start + offs_k)[None, :].to(tl.int64) * stride_ak
     b_ptrs = b_ptr + (k_start + offs_k)[:, None].to(tl.int64) * stride_bk + offs_n[None, :] * stride_bn
@@ -152,37 +164,33 @@ def gemm_splitk_kernel(
         b_ptrs += BLOCK_K * stride_bk
 
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     if SPLIT_K == 1:
-        tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn, acc.to(c_ptr.dtype.element_ty), mask=mask)
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=mask)
     else:
-        # Each split owns its own fp32 slice of the workspace: no atomics, so no autotune side effect.
-        ws = ws_ptr + split.to(tl.int64) * M * N + offs_m[:, None] * N + offs_n[None, :]
-        tl.store(ws, acc, mask=mask)
-
-
-@triton.jit
-def splitk_reduce_kernel(ws_ptr, c_ptr, numel, N, stride_cm, stride_cn, SPLIT_K: tl.constexpr, BLOCK: tl.constexpr):
-    """Sums the SPLIT_K fp32 slices (each numel = M * N long) and casts once, at the end."""
-    pid = tl.program_id(0)
-    offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    ok = offs < numel
-    total = tl.zeros((BLOCK,), dtype=tl.float32)
-    ptrs = ws_ptr + offs
-    for _ in tl.static_range(SPLIT_K):
-        total += tl.load(ptrs, mask=ok, other=0.0)
-        ptrs += numel
-    row = offs // N
-    col = offs % N
-    tl.store(c_ptr + row * stride_cm + col * stride_cn, total.to(c_ptr.dtype.element_ty), mask=ok)
+        # Each split owns its fp32 slice of the workspace (SPLIT_K, M, N).
+        tile_ws = offs_m[:, None] * N + offs_n[None, :]
+        tl.store(ws_ptr + split.to(tl.int64) * M * N + tile_ws, acc, mask=mask)
+        # Every thread's partial is stored before one thread announces it (release); the split that
+        # arrives last (acquire) sums the slices in a fixed order, so the result is deterministic.
+        tl.debug_barrier()
+        arrived = tl.atomic_add(counts_ptr + pid, 1, sem="acq_rel", scope="gpu")
+        if arrived == SPLIT_K - 1:
+            total = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for s in tl.static_range(SPLIT_K):
+                total += tl.load(ws_ptr + s * M * N + tile_ws, mask=mask, other=0.0, cache_modifier=".cg")
+            tl.store(c_ptrs, total.to(c_ptr.dtype.element_ty), mask=mask)
+            tl.atomic_xchg(counts_ptr + pid, 0, sem="relaxed", scope="gpu")  # re-armed for the next call
 
 
 def choose_split_k(m: int, n: int, k: int, sms: int) -> int:
-    """Split K only when the 128 x 128 output tiles fill less than half the SMs and K is long.
+    """Split K only when even 64 x 128 output tiles fill less than half the SMs and K is long.
 
-    Measured on the H200 (benchmarks/results): splitting further (one program per SM) was slower for
-    M = 16, since each extra split adds fp32 workspace traffic and the launch cost dominates there.
+    Measured on the H200 (benchmarks/results): split-K on 1024^3 (64 such tiles of 128 x 128) ran at half
+    cuBLAS's speed, while plain 64 x 128 tiles fill 128 SMs; splitting further than one program per SM was
+    slower for M = 16, since each extra split adds fp32 workspace traffic.
     """
-    tiles = triton.cdiv(m, 128) * triton.cdiv(n, 128)
+    tiles = triton.cdiv(m, 64) * triton.cdiv(n, 128)
     if tiles * 2 > sms or k < 1024:
         return 1
     split = 1
@@ -191,14 +199,15 @@ def choose_split_k(m: int, n: int, k: int, sms: int) -> int:
     return split
 
 
-def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None, split_k: int | None = None) -> torch.Tensor:
-    """C = A @ B for bf16 (or fp16) A (M, K) and B (K, N), fp32 accumulation; returns C (M, N) in that dtype."""
-    assert a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0], "shapes must be (M, K) @ (K, N)"
-    assert a.dtype == b.dtype and a.dtype in (torch.bfloat16, torch.float16)
+# One plan per (shape, strides, pointer alignment, dtype, device, stream, split_k): a closure that
+# launches the compiled kernel with the config the autotuner picked on the first call.
+_PLANS: dict[tuple, object] = {}
+
+
+def _make_plan(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, split_k: int | None) -> object:
+    """Tunes (first call of a shape), launches once, and returns the launch closure for later calls."""
     m, k = a.shape
     n = b.shape[1]
-    if out is None:
-        out = torch.empty((m, n), dtype=a.dtype, device=a.device)
     sms = num_sms(a.device)
     if split_k is None:
         split_k = choose_split_k(m, n, k, sms)
@@ -215,24 +224,50 @@ def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None, sp
             tiles = triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"])
             return (min(sms, tiles),)
 
-        gemm_tma_kernel[grid](a, b, out, m, n, k, a.stride(0), b.stride(0), out.stride(0), NUM_PROGRAMS=sms)
-        return out
+        sa, sb, sc = a.stride(0), b.stride(0), out.stride(0)
+        gemm_tma_kernel[grid](a, b, out, m, n, k, sa, sb, sc, NUM_PROGRAMS=sms)
+        fast = FastLaunch(gemm_tma_kernel, grid(gemm_tma_kernel.best_config.kwargs), 9, {"NUM_PROGRAMS": sms})
+
+        def launch_tma(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+            fast(a, b, out, m, n, k, sa, sb, sc)
+
+        return launch_tma
 
     k_per_split = triton.cdiv(triton.cdiv(k, split_k), 128) * 128 if split_k > 1 else k
     split_k = triton.cdiv(k, k_per_split)
+    # Workspace and arrival counters live with the plan: no allocation or memset per call. Counters
+    # cover the smallest tile of any config (16 x 32) and are zero between launches.
     ws = torch.empty((split_k, m, n) if split_k > 1 else (1,), dtype=torch.float32, device=a.device)
+    counts = torch.zeros(triton.cdiv(m, 16) * triton.cdiv(n, 32), dtype=torch.int32, device=a.device)
+    sam, sak, sbk, sbn, scm, scn = a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1)
 
     def grid2(meta: dict) -> tuple[int, int]:
         return (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]), split_k)
 
-    gemm_splitk_kernel[grid2](
-        a, b, out, ws, m, n, k, k_per_split,
-        a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1),
-        SPLIT_K=split_k,
-    )
-    if split_k > 1:
-        block = 1024
-        splitk_reduce_kernel[(triton.cdiv(m * n, block),)](ws, out, m * n, n, out.stride(0), out.stride(1), SPLIT_K=split_k, BLOCK=block)
+    gemm_splitk_kernel[grid2](a, b, out, ws, counts, m, n, k, k_per_split, sam, sak, sbk, sbn, scm, scn, SPLIT_K=split_k)
+    fast = FastLaunch(gemm_splitk_kernel, grid2(gemm_splitk_kernel.best_config.kwargs), 15, {"SPLIT_K": split_k})
+
+    def launch_splitk(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+        fast(a, b, out, ws, counts, m, n, k, k_per_split, sam, sak, sbk, sbn, scm, scn)
+
+    return launch_splitk
+
+
+def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None, split_k: int | None = None) -> torch.Tensor:
+    """C = A @ B for bf16 (or fp16) A (M, K) and B (K, N), fp32 accumulation; returns C (M, N) in that dtype."""
+    assert a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0], "shapes must be (M, K) @ (K, N)"
+    assert a.dtype == b.dtype and a.dtype in (torch.bfloat16, torch.float16)
+    m, k = a.shape
+    n = b.shape[1]
+    if out is None:
+        out = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    key = (m, n, k, a.dtype, a.device, stream_key(a.device), split_k, a.stride(0), a.stride(1), b.stride(0),
+           b.stride(1), out.stride(0), out.stride(1), a.data_ptr() % 16, b.data_ptr() % 16, out.data_ptr() % 16)
+    plan = _PLANS.get(key)
+    if plan is None:
+        _PLANS[key] = _make_plan(a, b, out, split_k)
+    else:
+        plan(a, b, out)
     return out
 
 
