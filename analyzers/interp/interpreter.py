@@ -210,7 +210,10 @@ class Interpreter:
                 self.assign(t, v, env, st)
         elif isinstance(st, ast.AugAssign):
             cur = self.expr(st.target, env)
-            v = self.binop(st.op, cur, self.expr(st.value, env), st)
+            rhs = self.expr(st.value, env)
+            if isinstance(st.op, ast.Add | ast.Sub):
+                self.check_accumulator(cur, rhs, st)
+            v = self.binop(st.op, cur, rhs, st)
             self.assign(st.target, v, env, st)
         elif isinstance(st, ast.AnnAssign):
             if st.value is not None:
@@ -245,6 +248,20 @@ class Interpreter:
             self.block(st.body, env)
         else:
             raise Unmodelled(f"the statement `{type(st).__name__}`", st)
+
+    def check_accumulator(self, acc: Any, term: Any, st: ast.stmt) -> None:
+        """NU001 for loop reductions: `acc += term` in a loop, with `acc` made by tl.zeros/tl.full
+        in fp16/bf16/fp8: every iteration rounds the running sum to that precision."""
+        from analyzers.interp.values import LOW_PRECISION
+
+        if not self.loops or not isinstance(acc, Val) or not isinstance(term, Val):
+            return
+        if acc.init_site is None or acc.dtype not in LOW_PRECISION or not is_float(term.dtype):
+            return
+        node, smap = acc.init_site
+        self.sink.add(Fact("low-precision-acc", node, smap, {
+            "dtype": acc.dtype, "inputs": term.dtype, "pid": self.pid[: max(self.launch.grid_axes, 1)],
+            "sizes": self.launch.describe_sizes()}, [(st, self.smap, "the accumulation in the loop")]))
 
     def assign(self, target: ast.expr, v: Any, env: dict[str, Any], st: ast.stmt) -> None:
         if isinstance(target, ast.Name):
@@ -637,7 +654,11 @@ class Interpreter:
         if not self.grid_problem:
             for tidx, writer in self.mem.writer.items():
                 t = self._tensor_by_index(tidx)
-                if t is None or not t.created or not t.sized or tidx in self.mem.loaded:
+                if t is None or not t.sized:
+                    continue
+                # uninitialized outputs must be fully written; a tensor the grid tiles in every
+                # dimension (an in-place update) too; others (caches, slices) may be partial
+                if not (t.created and tidx not in self.mem.loaded) and not t.grid_tiled:
                     continue
                 written = (writer >= 0) | (self.mem.atomic.get(tidx, np.full_like(writer, -1)) >= 0)
                 offs = _valid_offsets(t)

@@ -72,6 +72,7 @@ class TensorInfo:
     dtype: str
     created: bool = False  # allocated uninitialized by the launcher (torch.empty*): must be fully written
     sized: bool = True  # False when nothing tells its extent: bounds are not judged
+    grid_tiled: bool = False  # every dimension is tiled by the grid or the kernel's masks
 
     @property
     def extent(self) -> int:

@@ -127,6 +127,7 @@ class LaunchBinder:
         self.display: dict[str, str] = {}
         self.tiled: dict[str, int] = {}  # class -> block that tiles it
         self.bare: set[str] = set()
+        self.grid_tiled_roots: set[str] = set()  # classes the launch grid walks (cdiv or bare)
         self.padded_layout: set[str] = set()
         self.recorded = False
         self.error: str | None = None
@@ -240,6 +241,7 @@ class LaunchBinder:
                 self.dims.allowed.setdefault(root, [16, 32] if p.name in self.scan.arange_params else [2, 4])
         # tiling from the grid: cdiv(X, B) tiles X's class by B; bare names are batch-like
         self._grid_roles(ev, self.site.grid_node, constexpr_env)
+        self.grid_tiled_roots = set(self.tiled) | set(self.bare)
         bmax = max([v for v in constexpr_env.values() if isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 1024] or [16])
         if any(p.work_bound for p in self.scan.policies.values()):
             # routed kernels (MoE) rely on padded index arrays: lengths are whole tiles
@@ -428,7 +430,8 @@ class LaunchBinder:
             if isinstance(v, HostTensor):
                 ti = TensorInfo(len(tensors), p.name, tuple(v.shape), tuple(v.strides),
                                 tuple(self.symbol_name(s) for s in v.symbols),
-                                norm_dtype(v.dtype) if v.dtype_known else "fp16?", created=v.created, sized=v.sized)
+                                norm_dtype(v.dtype) if v.dtype_known else "fp16?", created=v.created, sized=v.sized,
+                                grid_tiled=bool(v.symbols) and all(self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots) for s in v.symbols))
                 storage_index[v.storage] = ti
                 tensors.append(ti)
                 args[p.name] = ti
