@@ -88,7 +88,8 @@ class TensorInfo:
         coords = np.zeros(offs.shape + (rank,), dtype=np.int64)
         valid = (offs >= 0) & (offs < max(self.extent, 0))
         rest = np.where(valid, offs, 0)
-        for d in sorted(range(rank), key=lambda i: (-self.strides[i], -i)):
+        # outer dimensions first; a dimension of size 1 says nothing about the offset: last
+        for d in sorted(range(rank), key=lambda i: (self.shape[i] == 1, -self.strides[i], -i)):
             st = max(self.strides[d], 1)
             c = rest // st
             rest = rest - c * st
