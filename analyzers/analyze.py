@@ -305,11 +305,17 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
         for kind in _probe_kinds(kernel) if ci == 0 else ("ragged",):
             try:
                 launch = binder.probe(kind, config)
-                launch.sampled = ci > 0
             except (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
                 what = str(e) if isinstance(e, Unbindable) else f"the launch site (host code: {type(e).__name__})"
-                notes.append(Fact("unmodelled", func, smap, {"what": what}))
-                break
+                if binder.site is None:
+                    notes.append(Fact("unmodelled", func, smap, {"what": what}))
+                    break
+                # keep checking what does not need the launch: as if it had no launch site
+                notes.append(Fact("unmodelled", func, smap, {"what": f"{what}; checked as if the kernel had no launch site"}))
+                binder = LaunchBinder(kernel, scan, None)
+                binder.record()
+                launch = binder.probe(kind, config)
+            launch.sampled = ci > 0
             for _attempt in range(6):
                 interp = Interpreter(kernel, scan, launch, helpers, view.consts, sink, int_tensors)
                 interp.assertions = assertions

@@ -279,7 +279,7 @@ def _int_provenance(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: 
     if isinstance(op, ast.Mod) and b.runtime and not b.loaded_from:
         out.loaded_from = frozenset()  # wrapped into [0, size): range-checked by construction
     if (isinstance(op, ast.FloorDiv | ast.Mod) and a.pid_axis is not None and b.param is not None and b.runtime
-            and not interp.sink.has("grid-decomposition")):
+            and not interp.launch.assumed and not interp.sink.has("grid-decomposition")):
         axis = a.pid_axis
         extent = interp.launch.grid[axis]
         d = int(b.item()) if b.is_scalar else 0

@@ -171,7 +171,8 @@ def _make_loaded(interp: Interpreter, ptr: Ptr | None, t: TensorInfo, offsets: n
     data = np.asarray(data, dtype=np.int64 if is_int else np.float64)
     coords, _ = t.unravel(offsets)
     keys = tag_keys(t)
-    tags = {k: np.where(ok, coords[..., d], np.nan) for d, k in enumerate(keys)}
+    # a tensor of unknown shape has no coordinates to tag with, only flat offsets
+    tags = {k: np.where(ok, coords[..., d], np.nan) for d, k in enumerate(keys)} if t.sized else {}
     index_tags = frozenset()
     if ptr is not None:
         for k, arr in ptr.tags.items():

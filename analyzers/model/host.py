@@ -371,6 +371,10 @@ class HostEval:
                 return 1 if n <= 1 else 1 << (n - 1).bit_length()
             if fname in ("min", "max") and args and all(isinstance(a, int | float) for a in args):
                 return (min if fname == "min" else max)(*args)
+            if fname in ("min", "max") and len(args) >= 2 and any(isinstance(a, int | float) for a in args):
+                # `min(sms, tiles)`: a device property is unknown here; take the known side
+                known = [a for a in args if isinstance(a, int | float)]
+                return (min if fname == "min" else max)(known)
             if fname in ("min", "max") and len(args) == 1 and isinstance(args[0], tuple | list):
                 return (min if fname == "min" else max)(args[0])
             if fname in ("int", "float", "abs", "bool", "round") and len(args) == 1 and isinstance(args[0], int | float):

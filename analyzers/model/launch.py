@@ -495,6 +495,18 @@ class LaunchBinder:
         dims = tuple(int(x) for x in val) + (1,) * (3 - len(val))
         return (dims[0], dims[1], dims[2]), len(val)
 
+    def _flat_kernel(self) -> bool:
+        """Only 1-D tiles over plain pointers (no 2-D indexing, dots, block pointers or
+        descriptors): an elementwise kernel whose tensors are as long as its one size."""
+        for n in ast.walk(self.kernel.func):
+            if isinstance(n, ast.Subscript) and any(isinstance(x, ast.Constant) and x.value is None
+                                                     for x in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])):
+                return False
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
+                    "dot", "make_block_ptr", "make_tensor_descriptor", "reshape", "view", "trans"):
+                return False
+        return True
+
     def _assumed_probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         """No launch in the file. Tensors are contiguous; when the kernel bounds its offsets by a
         single size (an elementwise kernel: `offsets < n_elements`), every tensor holds that many
@@ -520,7 +532,8 @@ class LaunchBinder:
             args[p.name] = v
             runtime.add(p.name)
             sizes[p.name] = v
-        single = len(tiled) == 1
+        strided = any(p.name.startswith("stride") or p.name.endswith("stride") for p in self.kernel.params)
+        single = len(tiled) == 1 and not strided and self._flat_kernel()
         n_t = 0
         for p in self.kernel.params:
             if p.name in self.scan.pointers:

@@ -28,8 +28,6 @@ OWN_MISSES = {
     "embedding_v2.py": "an upper-bound check on a loaded id is taken as covering the lower bound too",
     "flash_causal_v3.py": "double-counted diagonal block: P@V coverage is not judged for computed operands",
     "gqa_attn_v2.py": "head mapping error lands inside the K/V tensors at probe sizes",
-    "matmul_desc_persistent_v2.py": "descriptor store coordinates are not compared with the value's tags",
-    "matmul_desc_persistent_v3.py": "persistent tile loop: coverage not judged when programs are sampled",
     "matmul_tutorial_v2.py": "pointer advanced by the M stride: reported as MB001/DF001, not at the increment",
     "matmul_tutorial_v3.py": "`% M` wrapped rows hide the dropped K tail from the coverage count",
     "moe_fused_v2.py": "routing sizes are not related to the output's rows (see moe_fused.py)",
