@@ -105,6 +105,10 @@ def _called_names(view: ModuleView, only: KernelSite | None = None) -> set[str]:
                 fn = n.child_by_field_name("function")
                 if fn is not None and fn.type == "identifier":
                     out.add(text_of(fn))
+                args = n.child_by_field_name("arguments")
+                for a in args.named_children if args is not None else ():
+                    if a.type == "identifier":  # a combine function passed to tl.reduce / associative_scan
+                        out.add(text_of(a))
             stack.extend(n.children)
     return out
 

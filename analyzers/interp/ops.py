@@ -367,7 +367,19 @@ def compare(interp: Interpreter, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -
     if isinstance(op, ast.Is | ast.IsNot):
         same = a is b or (a is None and b is None)
         return scalar(same if isinstance(op, ast.Is) else not same, constexpr=True)
+    if isinstance(a, str) or isinstance(b, str) or a is None or b is None:
+        # constexpr strings and None (`ACTIVATION == "relu"`, `bias_ptr is None`): decided statically
+        py = {ast.Eq: lambda x, y: x == y, ast.NotEq: lambda x, y: x != y, ast.In: lambda x, y: x in y,
+              ast.NotIn: lambda x, y: x not in y}.get(type(op))
+        if py is None:
+            raise Unmodelled(f"comparing {type(a).__name__} with {type(b).__name__}", node)
+        unwrap = lambda v: v.item() if isinstance(v, Val) else v  # noqa: E731
+        return scalar(bool(py(unwrap(a), unwrap(b) if not isinstance(b, tuple | list) else [unwrap(x) for x in b])), constexpr=True)
     if isinstance(op, ast.In | ast.NotIn):
+        if isinstance(b, tuple | list):
+            av = to_val(a, node).item()
+            hit = any(av == to_val(x, node).item() for x in b)
+            return scalar(hit if isinstance(op, ast.In) else not hit, constexpr=True)
         raise Unmodelled("`in` inside a kernel", node)
     a, b = to_val(a, node), to_val(b, node)
     for v, other in ((a, b), (b, a)):
@@ -502,6 +514,8 @@ def call(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any]
         return ops_linalg.dot(interp, args, kwargs, node)
     if name in REDUCTIONS:
         return reduce_(interp, name, args, kwargs, node)
+    if name == "associative_scan":
+        return associative_scan(interp, args, kwargs, node)
     fn = BUILTINS.get(name)
     if fn is not None:
         return fn(interp, args, kwargs, node)
@@ -833,7 +847,13 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
     # masked-off garbage (MB004) and outside-extent lanes that are not neutral (DF003)
     if x.undef is not None and x.undef.any():
         und = bc(x.undef, x.shape)
-        if axis is None:
+        if name in ("cumsum", "cumprod"):
+            # a scan carries garbage forward only: a defined lane after an undefined one
+            ax = axis if axis is not None else 0
+            rev = bool(kwargs.get("reverse") and to_val(kwargs["reverse"], node).item())
+            u = np.flip(und, ax) if rev else und
+            mixed = bool(np.any(np.logical_or.accumulate(u, axis=ax) & ~u))
+        elif axis is None:
             mixed = bool(und.any() and not und.all())
         else:
             mixed = bool(np.any(und.any(axis=axis) & ~und.all(axis=axis)))
@@ -909,6 +929,39 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
         out.maxinfo = sm.MaxToken(x.lineage | (x.maxinfo.covers if x.maxinfo is not None else frozenset()))
         out.lineage = frozenset()
     return out
+
+
+def associative_scan(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """`tl.associative_scan(x, axis, combine)` when `combine` is a jit helper that adds,
+    multiplies, or takes the max or min of its two arguments: a cumulative reduction."""
+    x = args[0] if args else kwargs.get("input")
+    axis = args[1] if len(args) > 1 else kwargs.get("axis")
+    combine = args[2] if len(args) > 2 else kwargs.get("combine_fn")
+    if not (isinstance(combine, tuple) and combine and combine[0] == "helper") or isinstance(x, tuple | list):
+        raise Unmodelled("`tl.associative_scan` with this combine function", node)
+    kind = _combine_kind(interp.helpers[combine[1]].func)
+    if kind is None:
+        raise Unmodelled(f"`tl.associative_scan` with the combine function `{combine[1]}`", node)
+    kw = {"reverse": kwargs["reverse"]} if "reverse" in kwargs else {}
+    if kind in ("cumsum", "cumprod"):
+        return reduce_(interp, kind, [x, axis], kw, node)
+    v = to_val(x, node)
+    ax = int(to_val(axis, node).item())
+    fn = np.maximum.accumulate if kind == "cummax" else np.minimum.accumulate
+    return derive([v], fn(v.data, axis=ax), v.dtype)
+
+
+def _combine_kind(fn: ast.FunctionDef) -> str | None:
+    params = [a.arg for a in fn.args.args]
+    ret = next((st.value for st in fn.body if isinstance(st, ast.Return)), None)
+    if len(params) != 2 or ret is None:
+        return None
+    if isinstance(ret, ast.BinOp) and {getattr(ret.left, "id", None), getattr(ret.right, "id", None)} == set(params):
+        return {ast.Add: "cumsum", ast.Mult: "cumprod"}.get(type(ret.op))
+    if isinstance(ret, ast.Call) and len(ret.args) == 2 and {getattr(a, "id", None) for a in ret.args} == set(params):
+        last = ast.unparse(ret.func).split(".")[-1]
+        return {"maximum": "cummax", "minimum": "cummin"}.get(last)
+    return None
 
 
 # ---- methods -------------------------------------------------------------------------------------
