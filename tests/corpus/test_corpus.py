@@ -27,7 +27,6 @@ OWN_MISSES = {
     "embedding_v2.py": "an upper-bound check on a loaded id is taken as covering the lower bound too",
     "flash_causal_v3.py": "double-counted diagonal block: P@V coverage is not judged for computed operands",
     "gqa_attn_v2.py": "head mapping error lands inside the K/V tensors at probe sizes",
-    "matmul_tutorial_v2.py": "pointer advanced by the M stride: reported as MB001/DF001, not at the increment",
     "moe_fused_v2.py": "routing sizes are not related to the output's rows (see moe_fused.py)",
     "paged_decode_v2.py": "page-table sentinel reaches the address only through a block-table gather",
     "paged_decode_v3.py": "the empty-row guard case needs a probe with no valid keys",
