@@ -33,3 +33,54 @@ def test_e2e_strips_corpus_markers(npm: str) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"text": "a = 1\n    tl.store(p, x)\nb\n", "line": 2}
+
+
+def test_server_reads_what_the_client_sends(npm: str) -> None:
+    # The client's initializationOptions (src/settings.ts, compiled) fed to the server's own
+    # parsing: every profile setting lands under the server's name, with no problem reported, and
+    # `trusted: false` turns the Profile lens off (argus_lsp/features/profile_lens.py).
+    from argus_lsp.features.profile_lens import ProfileFeature
+    from argus_lsp.settings import Settings, merge
+
+    tsc = EXT / "node_modules" / ".bin" / "tsc"
+    build = subprocess.run([str(tsc), "-p", "tsconfig.test.json"], cwd=EXT, capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-2000:]
+    raw = {
+        "select": [],
+        "ignore": ["mb004"],
+        "severityOverrides": {"MB002": "hint"},
+        "run": "onSave",
+        "profile.target": "ssh://me@gpu-box:2222",
+        "profile.python": "/opt/venv/bin/python",
+        "profile.timeout": 90,
+        "profile.counters": True,
+    }
+    script = (
+        "const s = require('./out/src/settings.js');"
+        f"const raw = {json.dumps(raw)};"
+        "const opts = t => s.initializationOptions(s.toServerSettings(k => raw[k]), t);"
+        "console.log(JSON.stringify([opts(true), opts(false)]));"
+    )
+    proc = subprocess.run(["node", "-e", script], cwd=EXT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    trusted, untrusted = json.loads(proc.stdout)
+
+    settings, problems = merge(Settings(), trusted)
+    assert problems == []
+    assert settings == Settings(
+        select=None,
+        ignore=("MB004",),
+        severity={"MB002": "hint"},
+        run="onSave",
+        profile_target="ssh://me@gpu-box:2222",
+        profile_python="/opt/venv/bin/python",
+        profile_timeout=90.0,
+        profile_counters=True,
+    )
+    assert merge(Settings(), untrusted) == (settings, [])
+
+    feature = ProfileFeature.__new__(ProfileFeature)  # configure() needs no server
+    feature.configure(trusted)
+    assert feature.trusted is True
+    feature.configure(untrusted)
+    assert feature.trusted is False

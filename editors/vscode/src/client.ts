@@ -16,7 +16,7 @@ import { hasArgusPackage, isExecutable, which } from './probes';
 import { pythonExtensionInterpreter } from './pythonExtension';
 import { RestartPolicy } from './restartPolicy';
 import { type ServerCommand, expandHome, resolveServerCommand } from './serverCommand';
-import { toServerSettings } from './settings';
+import { initializationOptions, toServerSettings } from './settings';
 import type { StatusItem } from './status';
 
 export class ArgusClient implements vscode.Disposable {
@@ -124,7 +124,10 @@ export class ArgusClient implements vscode.Disposable {
                 { scheme: 'untitled', language: 'python' },
             ],
             outputChannel: this.output,
-            initializationOptions: { ...this.settings(), trusted },
+            // Trust travels here only: the server shows no Profile lenses and refuses
+            // argus.profile when it starts with trusted: false. Granting trust restarts the
+            // client (extension.ts), so the new server gets trusted: true.
+            initializationOptions: initializationOptions(this.settings(), trusted),
             diagnosticCollectionName: 'argus',
             errorHandler: {
                 error: () => ({ action: ErrorAction.Continue }),
@@ -151,7 +154,11 @@ export class ArgusClient implements vscode.Disposable {
                     },
                 },
                 // Restricted mode: diagnostics and text-edit quick fixes only. Anything that asks
-                // VS Code to run a server command (future profile/optimize actions) is withheld.
+                // VS Code to run a server command (the Profile lens, argus.profile) is withheld,
+                // on top of the server's own refusal. In trusted mode the lens commands are the
+                // server's executeCommandProvider commands, which the client registers itself:
+                // a click sends workspace/executeCommand. The server's work-done progress shows
+                // in the status bar; the running lens's own command (argus.profile.cancel) cancels.
                 provideCodeActions: async (doc, range, ctx, token, next) => {
                     const actions = await next(doc, range, ctx, token);
                     if (vscode.workspace.isTrusted || !actions) return actions;

@@ -43,8 +43,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             if (RESTART_KEYS.some((k) => e.affectsConfiguration(k))) void client.restart();
             else if (LIVE_KEYS.some((k) => e.affectsConfiguration(k))) void client.settingsChanged();
         }),
-        // Trust granted: restart so the Python extension's interpreter may be used and restricted
-        // mode ends. (Trust cannot be revoked without a window reload.)
+        // Trust granted: restart, so the new server is told `trusted: true` in its
+        // initializationOptions (the only place it reads trust from: Profile lenses appear), the
+        // Python extension's interpreter may be used, and restricted mode ends. (Trust cannot be
+        // revoked without a window reload.)
         vscode.workspace.onDidGrantWorkspaceTrust(() => {
             if (started) void client.restart();
         }),

@@ -14,9 +14,28 @@ export interface ServerSettings {
     ignore: string[];
     severity: Record<string, Severity>;
     run: RunMode;
+    profile: ProfileSettings;
 }
 
-export const DEFAULT_SETTINGS: ServerSettings = { select: null, ignore: [], severity: {}, run: 'onType' };
+// The "Profile" code lens (argus_lsp/features/profile_lens.py): where and how the server runs a
+// kernel's task when the user clicks it. VS Code nests `argus.profile.target` as
+// `{"profile": {"target": ...}}`, which is the shape the server reads (`_profile_keys`).
+export interface ProfileSettings {
+    target: string; // "local" or "ssh://[user@]host[:port]"
+    python: string | null; // interpreter with torch + triton on the target; null: the server's default
+    timeout: number; // seconds before the worker is killed
+    counters: boolean; // also collect ncu / rocprof counters
+}
+
+export const DEFAULT_PROFILE: ProfileSettings = { target: 'local', python: null, timeout: 600, counters: false };
+
+export const DEFAULT_SETTINGS: ServerSettings = {
+    select: null,
+    ignore: [],
+    severity: {},
+    run: 'onType',
+    profile: DEFAULT_PROFILE,
+};
 
 const SEVERITIES: ReadonlySet<string> = new Set(['error', 'warning', 'info', 'hint', 'off']);
 // A rule code or a prefix of one: letters then optional digits (MB, MB0, MB002).
@@ -54,6 +73,24 @@ function severities(value: unknown): Record<string, Severity> {
     return out;
 }
 
+function profile(get: (key: string) => unknown): ProfileSettings {
+    const target = get('profile.target');
+    const python = get('profile.python');
+    const timeout = get('profile.timeout');
+    const counters = get('profile.counters');
+    const t = typeof target === 'string' ? target.trim() : '';
+    const py = typeof python === 'string' ? python.trim() : '';
+    return {
+        // A target that is neither "local" nor ssh:// is sent as written: the server rejects it
+        // with a message naming the setting, rather than this silently profiling somewhere else.
+        target: t || DEFAULT_PROFILE.target,
+        python: py || null,
+        timeout:
+            typeof timeout === 'number' && Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_PROFILE.timeout,
+        counters: counters === true,
+    };
+}
+
 /** `get` reads one key of the "argus" section (vscode.WorkspaceConfiguration.get in the extension). */
 export function toServerSettings(get: (key: string) => unknown): ServerSettings {
     const run = get('run');
@@ -63,10 +100,28 @@ export function toServerSettings(get: (key: string) => unknown): ServerSettings 
         ignore: codes(get('ignore')),
         severity: severities(get('severityOverrides')),
         run: run === 'onSave' ? 'onSave' : 'onType',
+        profile: profile(get),
     };
+}
+
+/**
+ * What the client sends as `initializationOptions`: the settings plus whether the workspace is
+ * trusted, under `"argus"`. The server reads trust from here only (never from
+ * workspace/configuration, which a workspace can set), so a change of trust needs a restart.
+ */
+export function initializationOptions(settings: ServerSettings, trusted: boolean): { argus: ServerSettings & { trusted: boolean } } {
+    return { argus: { ...settings, trusted } };
 }
 
 /** Settings that need a server restart rather than a live update (they change what is started). */
 export const RESTART_KEYS = ['argus.path', 'argus.interpreter'];
 /** Settings the running server picks up live through workspace/didChangeConfiguration. */
-export const LIVE_KEYS = ['argus.select', 'argus.ignore', 'argus.severityOverrides', 'argus.run'];
+export const LIVE_KEYS = ['argus.select', 'argus.ignore', 'argus.severityOverrides', 'argus.run', 'argus.profile'];
+/** The profile settings as package.json declares them (each maps to a key of ProfileSettings). */
+export const PROFILE_KEYS = ['argus.profile.target', 'argus.profile.python', 'argus.profile.timeout', 'argus.profile.counters'];
+/**
+ * The server's profile-lens commands: `argus.profile` runs the workspace's code, and
+ * `argus.profile.cancel` only exists while such a run is going. Both are declared in package.json
+ * with `"enablement": "isWorkspaceTrusted"`, and the client refuses them when untrusted.
+ */
+export const TRUSTED_ONLY_COMMANDS = ['argus.profile', 'argus.profile.cancel'];

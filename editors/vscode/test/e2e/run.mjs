@@ -14,7 +14,16 @@
 //   ARGUS_VSCODE_TOOLS   where scripts/setup.d/50-vscode.sh put Node 24 and code-server
 //   CHROMIUM             the browser (default /usr/bin/chromium)
 //   ARGUS_E2E_RESTRICTED =1: open the folder untrusted (Restricted Mode) and check that the
-//                        diagnostic still shows there; no fix is applied in this mode
+//                        diagnostic still shows there and that no Profile lens does; no fix is
+//                        applied in this mode
+//
+// For the default corpus file a profile task sidecar (<file>.argus.toml, see docs/profile.md) is
+// written next to it, so the server offers a "▶ Profile" code lens on add_kernel. The trusted run
+// checks the lens is there and, at the end, clicks it: the click must reach the server
+// (workspace/executeCommand argus.profile) and come back as a new lens title, a result or
+// "⚠ profile failed" (without torch in the server's environment the worker fails in well under a
+// second). The restricted run checks the lens is absent, then grants trust and checks it appears
+// (the extension restarts the server with trusted: true).
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -61,6 +70,28 @@ export function stripMarkers(text, wanted) {
         return l.slice(0, m.index);
     });
     return { text: lines.join('\n'), line };
+}
+
+/**
+ * A task sidecar for the vector-add corpus file (kernel add_kernel, launcher add, reference
+ * reference), so the server offers a Profile lens; returns the kernel, or null for another file.
+ */
+export function writeProfileTask(filePath, text) {
+    if (!/^def add_kernel\(/m.test(text) || !/^def add\(/m.test(text) || !/^def reference\(/m.test(text)) return null;
+    const toml = [
+        '[[task]]',
+        'kernel = "add_kernel"',
+        'launcher = "add"',
+        'reference = "reference"',
+        'inputs = [',
+        '  { name = "x", shape = ["N"], dtype = "float32" },',
+        '  { name = "y", shape = ["N"], dtype = "float32" },',
+        ']',
+        'shapes = { N = 4096 }',
+        '',
+    ].join('\n');
+    writeFileSync(`${filePath}.argus.toml`, toml);
+    return 'add_kernel';
 }
 
 function checkInputs() {
@@ -131,6 +162,8 @@ async function main() {
     const filePath = path.join(workspace, fileName);
     writeFileSync(filePath, text);
     step(`workspace ${workspace}: ${fileName}, expecting ${code} at line ${line}`);
+    const profileKernel = writeProfileTask(filePath, text);
+    if (profileKernel) step(`profile task for ${profileKernel} in ${fileName}.argus.toml`);
 
     // code-server is a remote setup: argus.path is machine-scoped, so, as for any remote, it goes
     // in the machine (remote) settings on the server side; local user settings would not apply.
@@ -263,13 +296,64 @@ async function main() {
         if (!rowText.includes(`Ln ${line},`)) fail(`${code} is listed, but not at line ${line}: ${rowText}`);
         if (!/argus/.test(rowText)) fail(`the ${code} row does not name its source "argus": ${rowText}`);
 
+        const profileLens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /Profile|profil/ });
         if (restricted) {
             // The extension declares limited support, so it runs in Restricted Mode and the
             // diagnostic above came through; the workbench must really be in that mode.
             await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().waitFor({ timeout: 10000 });
+            let lenses = null;
+            if (profileKernel) {
+                // The trusted run sees the lens within a second or two of the diagnostic; give
+                // the editor the same time here, then there must be none (the server is told
+                // trusted: false, and the client withholds code lenses in restricted mode).
+                await page.waitForTimeout(4000);
+                lenses = await profileLens.count();
+                step(`Profile lenses in Restricted Mode: ${lenses}`);
+                if (lenses !== 0) {
+                    await shot('failure-restricted-lens.png');
+                    fail(`a Profile code lens shows in Restricted Mode: ${JSON.stringify(await profileLens.allInnerTexts())}`);
+                }
+            }
             const p = await shot('restricted-diagnostic.png');
-            console.log(JSON.stringify({ ok: true, restricted: true, code, line, screenshot: p }));
+            let lensAfterTrust = null;
+            if (profileKernel) {
+                // Grant trust from the Workspace Trust editor: the extension restarts the server
+                // with trusted: true (the only way the server learns it), and the lens appears.
+                step('granting workspace trust');
+                await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).first().click();
+                const trust = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();
+                await trust.waitFor({ timeout: 15000 });
+                await trust.click();
+                // The trust editor opens as a modal over the file: close it.
+                await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).waitFor({ state: 'detached', timeout: 15000 });
+                await page
+                    .locator('.monaco-modal-editor-block .codicon-close, .monaco-modal-editor-block [aria-label^="Close"]')
+                    .first()
+                    .click({ timeout: 5000 })
+                    .catch(() => step('could not close the trust editor (the lens is checked in the DOM anyway)'));
+                try {
+                    await profileLens.first().waitFor({ timeout: 30000 });
+                } catch (e) {
+                    await shot('failure-no-lens-after-trust.png');
+                    throw new Error(`no Profile lens 30 s after trust was granted: ${e.message}`);
+                }
+                lensAfterTrust = (await profileLens.first().innerText()).trim();
+                step(`code lens after trust: ${lensAfterTrust}`);
+                await shot('trusted-lens.png');
+            }
+            console.log(JSON.stringify({ ok: true, restricted: true, code, line, profileLenses: lenses, lensAfterTrust, screenshot: p }));
             return;
+        }
+
+        if (profileKernel) {
+            step('waiting for the Profile code lens');
+            try {
+                await profileLens.first().waitFor({ timeout: 30000 });
+            } catch (e) {
+                await shot('failure-no-profile-lens.png');
+                throw new Error(`no "▶ Profile" code lens above ${profileKernel} after 30 s: ${e.message}`);
+            }
+            step(`code lens: ${(await profileLens.first().innerText()).trim()}`);
         }
 
         // Cursor onto the finding (Go to Line accepts line:column), so the lightbulb shows and
@@ -334,7 +418,33 @@ async function main() {
         step(`line ${line} after the fix: ${fixedLine.trim()}`);
         writeFileSync(path.join(artifacts, `fixed-${fileName}`), saved);
 
-        console.log(JSON.stringify({ ok: true, code, line, fixedLine: fixedLine.trim(), screenshot: diagShot }));
+        // The Profile lens, last (it runs the file): its command is the server's argus.profile,
+        // registered by vscode-languageclient from executeCommandProvider; a click must come
+        // back from the server as a new lens title.
+        let profiled = null;
+        if (profileKernel) {
+            step('clicking the Profile code lens');
+            await profileLens.first().click();
+            try {
+                // A result reads like "1.64 ms, 669 TFLOP/s, ..."; a failure "⚠ profile failed: ...".
+                const handle = await page.waitForFunction(
+                    () =>
+                        [...document.querySelectorAll('.monaco-editor .codelens-decoration a')]
+                            .map((a) => a.textContent ?? '')
+                            .find((t) => /profile failed|\d (ms|µs|s)\b/.test(t)),
+                    null,
+                    { timeout: 60000 },
+                );
+                profiled = String(await handle.jsonValue()).trim();
+            } catch (e) {
+                await shot('failure-profile-click.png');
+                throw new Error(`the Profile lens did not come back with a result or an error within 60 s: ${e.message}`);
+            }
+            step(`code lens after the click: ${profiled}`);
+            await shot('04-profile-lens.png');
+        }
+
+        console.log(JSON.stringify({ ok: true, code, line, fixedLine: fixedLine.trim(), profiled, screenshot: diagShot }));
     } catch (e) {
         await shot('failure.png').catch(() => undefined);
         throw e;
