@@ -27,7 +27,6 @@ from analyzers.registry import RULES
 from analyzers.rules import REGISTRY, RuleContext
 from analyzers.tag_asserts import parse_assertions
 
-PROBE_KINDS = ("ragged", "half", "exact", "one")
 MAX_CONFIGS = 4
 
 
@@ -306,7 +305,7 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
     aborted: Fact | None = None
     assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
     for ci, config in enumerate(configs):
-        for kind in _probe_kinds(kernel) if ci == 0 else ("ragged",):
+        for kind in binder.probe_kinds(_branches(kernel)) if ci == 0 else ("ragged",):
             try:
                 launch = binder.probe(kind, config)
             except (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
@@ -373,12 +372,11 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
     return findings
 
 
-def _probe_kinds(kernel: KernelModel) -> tuple[str, ...]:
+def _branches(kernel: KernelModel) -> bool:
     """Ragged sizes and size 1 always; exact and half-tile multiples only where the kernel
     branches on its sizes (heuristics such as EVEN_K, `if` on a constexpr), where they take a
     different path."""
-    branches = bool(kernel.heuristics) or any(isinstance(n, ast.If | ast.IfExp) for n in ast.walk(kernel.func))
-    return PROBE_KINDS if branches else ("ragged", "one")
+    return bool(kernel.heuristics) or any(isinstance(n, ast.If | ast.IfExp) for n in ast.walk(kernel.func))
 
 
 def _drop_local(sink: FactSink) -> None:

@@ -565,6 +565,9 @@ class Interpreter:
             else:
                 base = np.arange(n, dtype=np.int64)
                 sentinels = sorted(pol.sentinels) if pol is not None else []
+                if pol is not None:
+                    sentinels += [int(self.launch.args[p]) for p in sorted(pol.sentinel_params)
+                                  if isinstance(self.launch.args.get(p), int)]
                 if sentinels:
                     cycle = np.array([0] + sentinels + [1], dtype=np.int64)
                     arr = cycle[base % len(cycle)]

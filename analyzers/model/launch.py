@@ -131,6 +131,7 @@ class LaunchBinder:
         self.padded_layout: set[str] = set()
         self.recorded = False
         self.error: str | None = None
+        self.block_driving: set[str] = set()
 
     # ---- host parameter binding ------------------------------------------------------------
     def _bind_params(self, ev: HostEval) -> None:
@@ -252,7 +253,31 @@ class LaunchBinder:
             if isinstance(v, SymInt):
                 for root in self._roots_of(v.sym):
                     self.tiled.setdefault(root, bmax)
+        self.block_driving = self._size_driven_blocks(kargs)
         self.recorded = True
+
+    def _size_driven_blocks(self, base_args: dict[str, Any]) -> set[str]:
+        """Tiled dimensions from which the launcher computes a constexpr (`BLOCK_V =
+        min(1024, next_power_of_2(V))`): at small sizes one tile covers them and a loop over
+        them never iterates twice, so a `big` probe makes them exceed the cap."""
+        consts = {p.name for p in self.kernel.params if p.constexpr}
+        base = {k: v for k, v in base_args.items() if k in consts and isinstance(v, int)}
+        out: set[str] = set()
+        for root in list(self.tiled):
+            try:
+                ev = self._run_host({root: 5000})
+                args = self._kernel_args(ev)
+            except (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError):
+                continue
+            # only a capped block (at most half the dimension) makes the loop iterate twice
+            if any(isinstance(args.get(k), int) and args.get(k) != v and 0 < args[k] <= 2500 and args[k] & (args[k] - 1) == 0
+                   for k, v in base.items()):
+                out.add(root)
+        return out
+
+    def probe_kinds(self, branches: bool) -> tuple[str, ...]:
+        kinds = ("ragged", "half", "exact", "one") if branches else ("ragged", "one")
+        return kinds + (("big",) if self.block_driving else ())
 
     def _unify_suffixed_names(self) -> None:
         """`E, K2, N = w.shape` next to `M, K = a.shape`: K2 names the same extent as K (the
@@ -372,7 +397,10 @@ class LaunchBinder:
             mult = self.dims.multiple_of.get(r, 1)
             if r in self.tiled:
                 b = max(self.tiled[r], 1)
-                v = {"ragged": b + 1 + 2 * tiled_i, "exact": 2 * b, "half": b + max(b // 2, 1), "one": 1}[kind]
+                if kind == "big":
+                    v = 4097 + 2 * tiled_i if r in self.block_driving else b + 1 + 2 * tiled_i
+                else:
+                    v = {"ragged": b + 1 + 2 * tiled_i, "exact": 2 * b, "half": b + max(b // 2, 1), "one": 1}[kind]
                 tiled_i += 1
             else:
                 v = 1 if kind == "one" else PRIMES[prime_i % len(PRIMES)]

@@ -19,6 +19,7 @@ class IndexPolicy:
 
     upper: str | None = None  # contents in [0, upper] (upper itself is the padding sentinel)
     sentinels: set[int] = field(default_factory=set)
+    sentinel_params: set[str] = field(default_factory=set)  # `target == ignore_index`
     work_bound: bool = False  # compared with program-id arithmetic: must not cut work
 
 
@@ -157,7 +158,10 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
                             with contextlib.suppress(ValueError, TypeError):
                                 pol.sentinels.add(int(ast.literal_eval(bnode)))
                         elif isinstance(bnode, ast.Name) and bnode.id in pset and bnode.id not in pointers:
-                            pol.upper = bnode.id
+                            if isinstance(n.ops[0], ast.Eq | ast.NotEq):
+                                pol.sentinel_params.add(bnode.id)
+                            else:
+                                pol.upper = bnode.id
                         elif b & pid_vars or any(isinstance(c, ast.Call) and _call_name(c) == "program_id" for c in ast.walk(bnode)):
                             pol.work_bound = True
         if isinstance(n, ast.For) and isinstance(n.iter, ast.Call):
