@@ -271,9 +271,10 @@ def _record_operands(interp: Interpreter, a: Val, b: Val, node: ast.AST, accumul
         upd = interp.pointer_update_for(v.load_node)
         if upd is None and interp.loops:
             key = (id(interp.loops[-1].node), id(v.load_node))
-            if key not in interp.static_updates:
-                interp.static_updates[key] = _static_update(interp.loops[-1].node, v.load_node)
-            upd = interp.static_updates[key]
+            memo = interp.kernel.cached("static_updates", dict)
+            if key not in memo:
+                memo[key] = _static_update(interp.loops[-1].node, v.load_node)
+            upd = memo[key]
         interp.dot_operands.append((node, interp.smap, (v.load_node,), cdim, side, step, upd))
 
 

@@ -97,8 +97,10 @@ TENSOR_ATTRS = {"shape", "stride", "size", "numel", "dim", "ndim", "dtype", "dev
 class HostEval:
     """Evaluates host statements; `bind` maps names to host values."""
 
-    def __init__(self, dims: DimClasses, sizes: dict[str, int] | None, recording: bool) -> None:
+    def __init__(self, dims: DimClasses, sizes: dict[str, int] | None, recording: bool,
+                 contains_memo: dict[tuple[int, int], bool] | None = None) -> None:
         self.dims = dims
+        self.contains_memo = contains_memo if contains_memo is not None else {}
         self.sizes = sizes  # root class -> concrete value (None while recording)
         self.recording = recording
         self.env: dict[str, Any] = {}
@@ -135,7 +137,7 @@ class HostEval:
     def run_block(self, stmts: list[ast.stmt], stop_at: ast.AST | None = None) -> bool:
         """Run statements until `stop_at` (a node inside) is reached; True when it was reached."""
         for st in stmts:
-            if stop_at is not None and _contains(st, stop_at):
+            if stop_at is not None and self.contains(st, stop_at):
                 if isinstance(st, ast.If | ast.With | ast.For | ast.Try):
                     if self._enter_containing(st, stop_at):
                         return True
@@ -143,9 +145,15 @@ class HostEval:
             self.stmt(st)
         return False
 
+    def contains(self, st: ast.AST, target: ast.AST) -> bool:
+        key = (id(st), id(target))
+        if key not in self.contains_memo:
+            self.contains_memo[key] = _contains(st, target)
+        return self.contains_memo[key]
+
     def _enter_containing(self, st: ast.stmt, target: ast.AST) -> bool:
         if isinstance(st, ast.If):
-            branch = st.body if any(_contains(s, target) for s in st.body) else st.orelse
+            branch = st.body if any(self.contains(s, target) for s in st.body) else st.orelse
             return self.run_block(branch, target)
         if isinstance(st, ast.With | ast.Try):
             return self.run_block(st.body, target)

@@ -132,6 +132,8 @@ class LaunchBinder:
         self.recorded = False
         self.error: str | None = None
         self.block_driving: set[str] = set()
+        self._ranks: dict[str, int] | None = None
+        self._contains_memo: dict[tuple[int, int], bool] = {}
 
     # ---- host parameter binding ------------------------------------------------------------
     def _bind_params(self, ev: HostEval) -> None:
@@ -139,7 +141,9 @@ class LaunchBinder:
         func = self.site.host_func
         if func is None:
             return
-        ranks = _tensor_param_ranks(func)
+        if self._ranks is None:
+            self._ranks = _tensor_param_ranks(func)
+        ranks = self._ranks
         kernel_ptr_args = self._pointer_arg_names()
         args = func.args.posonlyargs + func.args.args
         defaults = [None] * (len(args) - len(func.args.defaults)) + list(func.args.defaults)
@@ -192,7 +196,7 @@ class LaunchBinder:
 
     def _run_host(self, sizes: dict[str, int] | None) -> HostEval:
         assert self.site is not None
-        ev = HostEval(self.dims, sizes, recording=sizes is None)
+        ev = HostEval(self.dims, sizes, recording=sizes is None, contains_memo=self._contains_memo)
         self._bind_params(ev)
         ev.run_block(self.site.body, self.site.call)
         # remember readable names of dimension classes (`M, K = a.shape` -> "M", "K")
