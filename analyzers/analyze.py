@@ -44,7 +44,9 @@ class ModuleView:
     launchers: dict[str, list[Node]] | None = None
 
 
-def analyze_module(source: bytes, cache: KernelCache | None = None, tree: Tree | None = None) -> list[Finding]:
+def analyze_module(
+    source: bytes, cache: KernelCache | None = None, tree: Tree | None = None
+) -> list[Finding]:
     tree = tree or parse(source)
     view = _module_view(source, tree)
     out: list[Finding] = []
@@ -57,9 +59,19 @@ def analyze_module(source: bytes, cache: KernelCache | None = None, tree: Tree |
         # elsewhere, or one that only moves the kernel, reuses the cached findings, shifted
         helpers = _reachable_helpers(view, site)
         base = site.node.start_byte, site.node.start_point[0]
-        key = cache_key(source[site.node.start_byte : site.node.end_byte], view.const_text,
-                        *[source[h.node.start_byte : h.node.end_byte] for h in view.sites if h is not site and h.name in helpers],
-                        *[source[n.start_byte : n.end_byte] + b"@" + str(n.start_byte - base[0]).encode() for n in launchers])
+        key = cache_key(
+            source[site.node.start_byte : site.node.end_byte],
+            view.const_text,
+            *[
+                source[h.node.start_byte : h.node.end_byte]
+                for h in view.sites
+                if h is not site and h.name in helpers
+            ],
+            *[
+                source[n.start_byte : n.end_byte] + b"@" + str(n.start_byte - base[0]).encode()
+                for n in launchers
+            ],
+        )
         cached = cache.get(key) if cache is not None else None
         if cached is None:
             found = analyze_kernel(view, site, launchers)
@@ -81,22 +93,33 @@ def shift_findings(findings: list[Finding], dbyte: int, drow: int) -> list[Findi
     from analyzers.findings import Fix, Related, TextEdit
 
     def sp(s: Span) -> Span:
-        return Span(s.start_byte + dbyte, s.end_byte + dbyte, (s.start_point[0] + drow, s.start_point[1]),
-                    (s.end_point[0] + drow, s.end_point[1]))
+        return Span(
+            s.start_byte + dbyte,
+            s.end_byte + dbyte,
+            (s.start_point[0] + drow, s.start_point[1]),
+            (s.end_point[0] + drow, s.end_point[1]),
+        )
 
     out = []
     for f in findings:
         fix = None
         if f.fix is not None:
-            fix = Fix(f.fix.title, tuple(TextEdit(e.start_byte + dbyte, e.end_byte + dbyte, e.new_text) for e in f.fix.edits))
-        out.append(replace(f, span=sp(f.span), fix=fix, related=tuple(Related(sp(r.span), r.message) for r in f.related)))
+            fix = Fix(
+                f.fix.title,
+                tuple(TextEdit(e.start_byte + dbyte, e.end_byte + dbyte, e.new_text) for e in f.fix.edits),
+            )
+        out.append(
+            replace(
+                f, span=sp(f.span), fix=fix, related=tuple(Related(sp(r.span), r.message) for r in f.related)
+            )
+        )
     return out
 
 
 def _called_names(view: ModuleView, only: KernelSite | None = None) -> set[str]:
     """Names called inside any kernel, or inside `only` (helpers are called, not launched)."""
     out: set[str] = set()
-    for site in ([only] if only is not None else view.sites):
+    for site in [only] if only is not None else view.sites:
         stack = [site.function]
         while stack:
             n = stack.pop()
@@ -141,10 +164,14 @@ def _module_view(source: bytes, tree: Tree) -> ModuleView:
                 if v is not None:
                     consts[target.id] = v
                     parts.append(text)
-    return ModuleView(source, starts, tree, find_kernels(tree.root_node), consts, const_nodes, b"\n".join(parts))
+    return ModuleView(
+        source, starts, tree, find_kernels(tree.root_node), consts, const_nodes, b"\n".join(parts)
+    )
 
 
-def _record_returning_function(source: bytes, node: Node, const_nodes: dict[str, ast.expr], parts: list[bytes]) -> None:
+def _record_returning_function(
+    source: bytes, node: Node, const_nodes: dict[str, ast.expr], parts: list[bytes]
+) -> None:
     """`def get_configs(): return [...]`: remember the returned expression (autotune configs)."""
     text = source[node.start_byte : node.end_byte]
     if len(text) > 20000:
@@ -171,7 +198,11 @@ def _const_value(node: ast.expr) -> Any:
         v = ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError):
         try:
-            v = eval(compile(ast.Expression(node), "<const>", "eval"), {"__builtins__": {}}, {}) if _is_arith(node) else None
+            v = (
+                eval(compile(ast.Expression(node), "<const>", "eval"), {"__builtins__": {}}, {})
+                if _is_arith(node)
+                else None
+            )
         except Exception:  # noqa: BLE001 - only literal arithmetic reaches eval
             v = None
     if isinstance(v, bool | int | float):
@@ -180,7 +211,10 @@ def _const_value(node: ast.expr) -> Any:
 
 
 def _is_arith(node: ast.expr) -> bool:
-    return all(isinstance(n, ast.BinOp | ast.UnaryOp | ast.Constant | ast.operator | ast.unaryop) for n in ast.walk(node))
+    return all(
+        isinstance(n, ast.BinOp | ast.UnaryOp | ast.Constant | ast.operator | ast.unaryop)
+        for n in ast.walk(node)
+    )
 
 
 def _launcher_nodes(view: ModuleView, kernel: str) -> list[Node]:
@@ -204,7 +238,11 @@ def _all_launchers(view: ModuleView) -> dict[str, list[Node]]:
                 val = fn.child_by_field_name("value")
                 name = text_of(val).split(".")[-1] if val is not None else ""
                 owner = n
-                while owner.parent is not None and owner.type not in ("function_definition",) and owner.parent.type != "module":
+                while (
+                    owner.parent is not None
+                    and owner.type not in ("function_definition",)
+                    and owner.parent.type != "module"
+                ):
                     owner = owner.parent
                 nodes = out.setdefault(name, [])
                 if owner not in nodes:
@@ -222,20 +260,42 @@ def _finding(code: str, kernel: str, span: Span, message: str) -> Finding:
 def analyze_kernel(view: ModuleView, site: KernelSite, launchers: list[Node]) -> list[Finding]:
     err = first_error(site.node)
     if err is not None:
-        return [_finding("AR002", site.name, span_of(err), f"kernel `{site.name}` does not parse here; nothing else is reported for it")]
+        return [
+            _finding(
+                "AR002",
+                site.name,
+                span_of(err),
+                f"kernel `{site.name}` does not parse here; nothing else is reported for it",
+            )
+        ]
     try:
-        module, smap = parse_snippet(view.source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0])
+        module, smap = parse_snippet(
+            view.source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0]
+        )
         func = next(n for n in module.body if isinstance(n, ast.FunctionDef))
     except (SyntaxError, StopIteration, UnicodeDecodeError, ValueError) as e:
         line = getattr(e, "lineno", 1) or 1
         row = site.node.start_point[0] + line - 1
         start = view.starts[min(row, len(view.starts) - 1)]
-        return [_finding("AR002", site.name, Span(start, start, (row, 0), (row, 0)), f"kernel `{site.name}` does not parse: {e}")]
+        return [
+            _finding(
+                "AR002",
+                site.name,
+                Span(start, start, (row, 0), (row, 0)),
+                f"kernel `{site.name}` does not parse: {e}",
+            )
+        ]
     try:
         return _interpret(view, site, func, smap, launchers)
     except RecursionError:
-        return [_finding("AR001", site.name, span_of(site.function.child_by_field_name("name") or site.function),
-                         "the kernel nests too deeply to be analyzed")]
+        return [
+            _finding(
+                "AR001",
+                site.name,
+                span_of(site.function.child_by_field_name("name") or site.function),
+                "the kernel nests too deeply to be analyzed",
+            )
+        ]
 
 
 def _reachable_helpers(view: ModuleView, site: KernelSite) -> set[str]:
@@ -258,7 +318,13 @@ def _helpers(view: ModuleView, site: KernelSite) -> dict[str, Helper]:
         if other is site or other.name not in wanted or first_error(other.node) is not None:
             continue
         try:
-            mod, smap = parse_snippet(view.source, other.node.start_byte, other.node.end_byte, view.starts, other.node.start_point[0])
+            mod, smap = parse_snippet(
+                view.source,
+                other.node.start_byte,
+                other.node.end_byte,
+                view.starts,
+                other.node.start_point[0],
+            )
         except (SyntaxError, UnicodeDecodeError, ValueError):
             continue
         fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
@@ -271,7 +337,9 @@ def _launch_sites(view: ModuleView, kernel: str, launchers: list[Node]) -> list[
     out = []
     for node in launchers:
         try:
-            mod, smap = parse_snippet(view.source, node.start_byte, node.end_byte, view.starts, node.start_point[0])
+            mod, smap = parse_snippet(
+                view.source, node.start_byte, node.end_byte, view.starts, node.start_point[0]
+            )
         except (SyntaxError, UnicodeDecodeError, ValueError):
             continue
         func = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
@@ -281,13 +349,14 @@ def _launch_sites(view: ModuleView, kernel: str, launchers: list[Node]) -> list[
     return out
 
 
-def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: Any, launchers: list[Node]) -> list[Finding]:
+def _interpret(
+    view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: Any, launchers: list[Node]
+) -> list[Finding]:
     kernel = build_kernel_model(func, smap, view.const_nodes)
     helpers = _helpers(view, site)
     scan = scan_kernel(func, [p.name for p in kernel.params], {k: h.func for k, h in helpers.items()})
     sites = _launch_sites(view, site.name, launchers)
     sink = FactSink()
-    name_span = smap.span(func)
     notes: list[Fact] = []
     binder = LaunchBinder(kernel, scan, sites[0] if sites else None)
     try:
@@ -297,10 +366,14 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
         binder = LaunchBinder(kernel, scan, None)
         binder.record()
     except (ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
-        notes.append(Fact("unmodelled", func, smap, {"what": f"the launch site (host code: {type(e).__name__})"}))
+        notes.append(
+            Fact("unmodelled", func, smap, {"what": f"the launch site (host code: {type(e).__name__})"})
+        )
         binder = LaunchBinder(kernel, scan, None)
         binder.record()
-    configs: list[dict[str, Any] | None] = list(kernel.autotune.configs[:MAX_CONFIGS]) if kernel.autotune and kernel.autotune.configs else [None]
+    configs: list[dict[str, Any] | None] = (
+        list(kernel.autotune.configs[:MAX_CONFIGS]) if kernel.autotune and kernel.autotune.configs else [None]
+    )
     int_tensors: set[str] = set()
     aborted: Fact | None = None
     assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
@@ -308,13 +381,32 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
         for kind in binder.probe_kinds(_branches(kernel)) if ci == 0 else ("ragged",):
             try:
                 launch = binder.probe(kind, config)
-            except (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
-                what = str(e) if isinstance(e, Unbindable) else f"the launch site (host code: {type(e).__name__})"
+            except (
+                Unbindable,
+                ArithmeticError,
+                TypeError,
+                ValueError,
+                KeyError,
+                IndexError,
+                AttributeError,
+            ) as e:
+                what = (
+                    str(e)
+                    if isinstance(e, Unbindable)
+                    else f"the launch site (host code: {type(e).__name__})"
+                )
                 if binder.site is None:
                     notes.append(Fact("unmodelled", func, smap, {"what": what}))
                     break
                 # keep checking what does not need the launch: as if it had no launch site
-                notes.append(Fact("unmodelled", func, smap, {"what": f"{what}; checked as if the kernel had no launch site"}))
+                notes.append(
+                    Fact(
+                        "unmodelled",
+                        func,
+                        smap,
+                        {"what": f"{what}; checked as if the kernel had no launch site"},
+                    )
+                )
                 binder = LaunchBinder(kernel, scan, None)
                 binder.record()
                 launch = binder.probe(kind, config)
@@ -334,11 +426,26 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
                     continue
                 except Unmodelled as u:
                     node = u.node if isinstance(u.node, ast.AST) else func
-                    aborted = Fact("unmodelled", node, interp.smap if u.node is not None else smap, {"what": u.what})
+                    aborted = Fact(
+                        "unmodelled", node, interp.smap if u.node is not None else smap, {"what": u.what}
+                    )
                     _drop_global(sink)
                     break
-                except (ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError, AssertionError) as e:
-                    aborted = Fact("unmodelled", func, smap, {"what": f"part of this kernel (internal: {type(e).__name__}: {e})"})
+                except (
+                    ArithmeticError,
+                    TypeError,
+                    ValueError,
+                    KeyError,
+                    IndexError,
+                    AttributeError,
+                    AssertionError,
+                ) as e:
+                    aborted = Fact(
+                        "unmodelled",
+                        func,
+                        smap,
+                        {"what": f"part of this kernel (internal: {type(e).__name__}: {e})"},
+                    )
                     _drop_global(sink)
                     break
             if aborted is not None:
@@ -368,7 +475,6 @@ def _interpret(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: 
                 if key not in seen:
                     seen.add(key)
                     findings.append(f)
-    del name_span
     return findings
 
 
@@ -392,7 +498,3 @@ def describe_variable(source: bytes, byte_offset: int) -> str | None:
     from analyzers.describe import describe
 
     return describe(source, byte_offset)
-
-
-def _unused(model: KernelModel) -> None:  # pragma: no cover - keeps the import for type readers
-    return None

@@ -39,15 +39,19 @@ def describe_value(name: str, v: Any, sizes: str, pid: tuple[int, ...]) -> str:
         t = v.tensor
         coords, valid = t.unravel(np.asarray(v.offsets))
         dims = ", ".join(
-            f"{s}: {_span_text(np.where(valid, coords[..., d], np.nan).astype(float))}" for d, s in enumerate(t.symbols))
+            f"{s}: {_span_text(np.where(valid, coords[..., d], np.nan).astype(float))}"
+            for d, s in enumerate(t.symbols)
+        )
         return f"{head}: pointer tile {tuple(v.offsets.shape)} into `{t.name}` {tuple(t.shape)}\n\n- addresses {dims}{where}"
     if isinstance(v, Val):
         lines = [f"{head}: {'scalar' if v.is_scalar else 'tile ' + str(tuple(v.shape))} of {v.dtype}"]
         if v.is_scalar and not v.tags:
             lines.append(f"- value {v.item()}")
         for k, arr in v.tags.items():
-            lines.append(f"- {k} = {_span_text(np.asarray(arr, dtype=float))}{_axes(np.asarray(arr, dtype=float))}"
-                         + (" (through a loaded index)" if k in v.index_tags else ""))
+            lines.append(
+                f"- {k} = {_span_text(np.asarray(arr, dtype=float))}{_axes(np.asarray(arr, dtype=float))}"
+                + (" (through a loaded index)" if k in v.index_tags else "")
+            )
         if v.undef is not None and np.any(v.undef):
             lines.append(f"- {int(np.sum(v.undef))} lanes undefined (masked load without `other=`)")
         if v.pad is not None and np.any(v.pad):
@@ -82,7 +86,9 @@ def describe(source: bytes, byte_offset: int) -> str | None:
     if site is None:
         return None
     try:
-        module, smap = parse_snippet(source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0])
+        module, smap = parse_snippet(
+            source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0]
+        )
         func = next(n for n in module.body if isinstance(n, ast.FunctionDef))
         kernel = build_kernel_model(func, smap, view.const_nodes)
         helpers = A._helpers(view, site)

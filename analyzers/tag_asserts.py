@@ -43,9 +43,13 @@ def parse_assertions(source: bytes, first_row: int, last_row: int) -> dict[int, 
             continue
         body = m.group(1)
         if eq := EQ.match(body):
-            out[row] = TagAssertion(row, body, "eq", eq.group(1), int(eq.group(2)), eq.group(3), int(eq.group(4)))
+            out[row] = TagAssertion(
+                row, body, "eq", eq.group(1), int(eq.group(2)), eq.group(3), int(eq.group(4))
+            )
         elif ax := AXES.match(body):
-            out[row] = TagAssertion(row, body, "axes", ax.group(1), axes=tuple(s.strip() for s in ax.group(2).split(",")))
+            out[row] = TagAssertion(
+                row, body, "axes", ax.group(1), axes=tuple(s.strip() for s in ax.group(2).split(","))
+            )
         else:
             out[row] = TagAssertion(row, body, "bad")
     return out

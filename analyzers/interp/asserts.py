@@ -56,19 +56,43 @@ def check_assertion(interp: Interpreter, a: TagAssertion, st: ast.stmt, env: dic
             return  # no coordinate varies along one of the axes at this probe: nothing to compare
         for lk, lv in lc.items():
             for rk, rv in rc.items():
-                if lk.rstrip("'") == rk.rstrip("'") and lv.shape == rv.shape and not tagops.differ(lv, rv).any():
+                if (
+                    lk.rstrip("'") == rk.rstrip("'")
+                    and lv.shape == rv.shape
+                    and not tagops.differ(lv, rv).any()
+                ):
                     return
         lk, lv = next(iter(lc.items()))
         rk, rv = next(iter(rc.items()))
-        j = int(np.argmax(tagops.differ(lv, rv))) if lv.shape == rv.shape and tagops.differ(lv, rv).any() else 0
-        interp.fact("tag-assert", st, text=a.text, left=f"{a.left}[{a.left_axis}]", right=f"{a.right}[{a.right_axis}]",
-                    left_tag=f"{lk}={_fmt(lv, j)}", right_tag=f"{rk}={_fmt(rv, j)}", lane=j)
+        j = (
+            int(np.argmax(tagops.differ(lv, rv)))
+            if lv.shape == rv.shape and tagops.differ(lv, rv).any()
+            else 0
+        )
+        interp.fact(
+            "tag-assert",
+            st,
+            text=a.text,
+            left=f"{a.left}[{a.left_axis}]",
+            right=f"{a.right}[{a.right_axis}]",
+            left_tag=f"{lk}={_fmt(lv, j)}",
+            right_tag=f"{rk}={_fmt(rv, j)}",
+            lane=j,
+        )
         return
     for axis, want in enumerate(a.axes):
         got = [k.rstrip("'") for k in _coords_along(left, axis)]
         if got and want.rstrip("'") not in got:  # nothing varies (a one-element probe): no verdict
-            interp.fact("tag-assert", st, text=a.text, left=f"{a.left}[{axis}]", right=want,
-                        left_tag=", ".join(got) or "no coordinate", right_tag=want, lane=0)
+            interp.fact(
+                "tag-assert",
+                st,
+                text=a.text,
+                left=f"{a.left}[{axis}]",
+                right=want,
+                left_tag=", ".join(got) or "no coordinate",
+                right_tag=want,
+                lane=0,
+            )
             return
 
 

@@ -32,6 +32,7 @@ from analyzers.interp.values import (
     norm_dtype,
     scalar,
 )
+from analyzers.model.host import dotted_name as _dotted
 from analyzers.model.kernel import KernelModel, SourceMap
 from analyzers.model.launch import ProbeLaunch, random_floats
 from analyzers.model.scan import KernelScan
@@ -73,8 +74,16 @@ class MemoryLog:
 
 
 class Interpreter:
-    def __init__(self, kernel: KernelModel, scan: KernelScan, launch: ProbeLaunch, helpers: dict[str, Helper],
-                 module_consts: dict[str, Any], sink: FactSink, int_tensors: set[str]) -> None:
+    def __init__(
+        self,
+        kernel: KernelModel,
+        scan: KernelScan,
+        launch: ProbeLaunch,
+        helpers: dict[str, Helper],
+        module_consts: dict[str, Any],
+        sink: FactSink,
+        int_tensors: set[str],
+    ) -> None:
         self.kernel = kernel
         self.scan = scan
         self.launch = launch
@@ -108,7 +117,9 @@ class Interpreter:
             if isinstance(v, TensorInfo):
                 for sym, size in zip(v.symbols, v.shape, strict=True):
                     self.symbol_sizes.setdefault(sym, size)
-        self.accumulating = kernel.cached("accumulating", lambda: _accumulating_dots(kernel.func, [h.func for h in helpers.values()]))
+        self.accumulating = kernel.cached(
+            "accumulating", lambda: _accumulating_dots(kernel.func, [h.func for h in helpers.values()])
+        )
         self.trace: dict[tuple[str, int], Any] | None = None  # (name, line) -> first value (hover)
         self.assertions: dict[int, Any] = {}  # file row -> TagAssertion (DF005)
 
@@ -154,14 +165,18 @@ class Interpreter:
             v = self.launch.args[p.name]
             if isinstance(v, TensorInfo):
                 if p.name in self.int_tensors and not v.dtype.startswith("int"):
-                    v = TensorInfo(v.index, v.name, v.shape, v.strides, v.symbols, "int32", v.created, v.sized)
+                    v = TensorInfo(
+                        v.index, v.name, v.shape, v.strides, v.symbols, "int32", v.created, v.sized
+                    )
                 env[p.name] = Ptr(v, np.zeros((), dtype=np.int64))
             elif isinstance(v, tuple) and v and v[0] == "dtype":
                 env[p.name] = DType(norm_dtype(v[1]))
             elif isinstance(v, bool):
                 env[p.name] = scalar(v, constexpr=p.constexpr)
             elif isinstance(v, int):
-                env[p.name] = scalar(v, constexpr=p.constexpr, runtime=not p.constexpr, param=None if p.constexpr else p.name)
+                env[p.name] = scalar(
+                    v, constexpr=p.constexpr, runtime=not p.constexpr, param=None if p.constexpr else p.name
+                )
             elif isinstance(v, float):
                 env[p.name] = scalar(v, "fp32", constexpr=p.constexpr)
             elif isinstance(v, str):
@@ -169,16 +184,28 @@ class Interpreter:
             elif v is None:
                 env[p.name] = None
             else:
-                raise Unmodelled(f"argument `{p.name}` ({getattr(v, 'what', type(v).__name__)})", self.kernel.func)
+                raise Unmodelled(
+                    f"argument `{p.name}` ({getattr(v, 'what', type(v).__name__)})", self.kernel.func
+                )
         return env
 
     # ---- facts -----------------------------------------------------------------------------
-    def fact(self, fact_kind: str, node: ast.AST, global_: bool = False, related: list[tuple[ast.AST, str]] | None = None, **data: Any) -> None:
+    def fact(
+        self,
+        fact_kind: str,
+        node: ast.AST,
+        global_: bool = False,
+        related: list[tuple[ast.AST, str]] | None = None,
+        **data: Any,
+    ) -> None:
         data.setdefault("pid", self.pid[: max(self.launch.grid_axes, 1)])
         data.setdefault("sizes", self.launch.describe_sizes())
         data.setdefault("probe", self.launch.kind)
         if self.launch.config:
-            data.setdefault("config", ", ".join(f"{k}={v}" for k, v in self.launch.config.items() if not k.startswith("num_")))
+            data.setdefault(
+                "config",
+                ", ".join(f"{k}={v}" for k, v in self.launch.config.items() if not k.startswith("num_")),
+            )
         if self.launch.assumed:
             data.setdefault("assumed", self.launch.notes[0])
         rel = [(n, self.smap, m) for n, m in (related or [])]
@@ -191,7 +218,11 @@ class Interpreter:
 
     def stmt(self, st: ast.stmt, env: dict[str, Any]) -> None:
         self.exec_stmt(st, env)
-        if self.assertions and self.smap is self.kernel.smap and not isinstance(st, ast.For | ast.While | ast.If):
+        if (
+            self.assertions
+            and self.smap is self.kernel.smap
+            and not isinstance(st, ast.For | ast.While | ast.If)
+        ):
             self.check_assertions(st, env)
 
     def check_assertions(self, st: ast.stmt, env: dict[str, Any]) -> None:
@@ -259,9 +290,20 @@ class Interpreter:
         if acc.init_site is None or acc.dtype not in LOW_PRECISION or not is_float(term.dtype):
             return
         node, smap = acc.init_site
-        self.sink.add(Fact("low-precision-acc", node, smap, {
-            "dtype": acc.dtype, "inputs": term.dtype, "pid": self.pid[: max(self.launch.grid_axes, 1)],
-            "sizes": self.launch.describe_sizes()}, [(st, self.smap, "the accumulation in the loop")]))
+        self.sink.add(
+            Fact(
+                "low-precision-acc",
+                node,
+                smap,
+                {
+                    "dtype": acc.dtype,
+                    "inputs": term.dtype,
+                    "pid": self.pid[: max(self.launch.grid_axes, 1)],
+                    "sizes": self.launch.describe_sizes(),
+                },
+                [(st, self.smap, "the accumulation in the loop")],
+            )
+        )
 
     def assign(self, target: ast.expr, v: Any, env: dict[str, Any], st: ast.stmt) -> None:
         if isinstance(target, ast.Name):
@@ -379,7 +421,19 @@ class Interpreter:
             return ("module", e.id)
         if e.id in self.helpers:
             return ("helper", e.id)
-        if e.id in ("float", "int", "min", "max", "range", "len", "abs", "bool", "print", "isinstance", "getattr"):
+        if e.id in (
+            "float",
+            "int",
+            "min",
+            "max",
+            "range",
+            "len",
+            "abs",
+            "bool",
+            "print",
+            "isinstance",
+            "getattr",
+        ):
             return ("builtin", e.id)
         raise Unmodelled(f"the name `{e.id}` (not a parameter, local or module constant)", e)
 
@@ -390,7 +444,9 @@ class Interpreter:
         return [self.expr(x, env) for x in e.elts]
 
     def e_IfExp(self, e: ast.IfExp, env: dict[str, Any]) -> Any:
-        return self.expr(e.body, env) if self.truth(self.expr(e.test, env), e.test) else self.expr(e.orelse, env)
+        return (
+            self.expr(e.body, env) if self.truth(self.expr(e.test, env), e.test) else self.expr(e.orelse, env)
+        )
 
     def e_JoinedStr(self, e: ast.JoinedStr, env: dict[str, Any]) -> Any:
         return "<str>"
@@ -556,7 +612,9 @@ class Interpreter:
         if arr is None:
             if pol is not None and pol.work_bound and pol.upper is None:
                 arr = np.full(n, self.work_bound(), dtype=np.int64)
-            elif pol is not None and pol.upper is not None and isinstance(self.launch.args.get(pol.upper), int):
+            elif (
+                pol is not None and pol.upper is not None and isinstance(self.launch.args.get(pol.upper), int)
+            ):
                 upper = int(self.launch.args[pol.upper])
                 rng = np.random.default_rng(99 + t.index)
                 ids = rng.permutation(max(upper, 0)).astype(np.int64)
@@ -566,8 +624,11 @@ class Interpreter:
                 base = np.arange(n, dtype=np.int64)
                 sentinels = sorted(pol.sentinels) if pol is not None else []
                 if pol is not None:
-                    sentinels += [int(self.launch.args[p]) for p in sorted(pol.sentinel_params)
-                                  if isinstance(self.launch.args.get(p), int)]
+                    sentinels += [
+                        int(self.launch.args[p])
+                        for p in sorted(pol.sentinel_params)
+                        if isinstance(self.launch.args.get(p), int)
+                    ]
                 if sentinels:
                     cycle = np.array([0] + sentinels + [1], dtype=np.int64)
                     arr = cycle[base % len(cycle)]
@@ -581,17 +642,30 @@ class Interpreter:
         """Contents of a loaded bound on the program's work (`num_tokens_post_padded`): the
         largest extent of the integer tensors the kernel indexes, rounded down to a tile, as the
         routing contract guarantees; without such a tensor, unbounded."""
-        extents = [v.extent for v in self.launch.args.values()
-                   if isinstance(v, TensorInfo) and v.sized and len(v.shape) == 1 and v.name in self.int_tensors]
+        extents = [
+            v.extent
+            for v in self.launch.args.values()
+            if isinstance(v, TensorInfo) and v.sized and len(v.shape) == 1 and v.name in self.int_tensors
+        ]
         if not extents:
             return 1 << 20
         ext = max(extents)
-        blocks = [int(v) for k, v in self.launch.args.items() if isinstance(v, int) and not isinstance(v, bool)
-                  and k not in self.launch.runtime and v > 1 and v & (v - 1) == 0 and v <= ext]
+        blocks = [
+            int(v)
+            for k, v in self.launch.args.items()
+            if isinstance(v, int)
+            and not isinstance(v, bool)
+            and k not in self.launch.runtime
+            and v > 1
+            and v & (v - 1) == 0
+            and v <= ext
+        ]
         b = max(blocks) if blocks else 1
         return max(b, (ext // b) * b)
 
-    def record_load_step(self, node: ast.AST, ptr_offsets: np.ndarray, t: TensorInfo, active: np.ndarray | None = None) -> None:
+    def record_load_step(
+        self, node: ast.AST, ptr_offsets: np.ndarray, t: TensorInfo, active: np.ndarray | None = None
+    ) -> None:
         if not self.loops:
             return
         its = tuple(f.iteration for f in self.loops)
@@ -642,13 +716,32 @@ class Interpreter:
             if not others.any() and delta[cdim] > 0 and delta[cdim] % step == 0:
                 continue
             where = upd if upd is not None else tinfo[0]
-            self.sink.add(Fact("pointer-step", where, smap, {
-                "pid": self.pid[: max(self.launch.grid_axes, 1)], "sizes": self.launch.describe_sizes(),
-                "probe": self.launch.kind, "tensor": t.name, "dim": t.symbols[cdim] if cdim < len(t.symbols) else str(cdim),
-                "step": step, "raw_step": raw, "coords0": c0.reshape(-1).tolist(), "coords1": c1.reshape(-1).tolist(),
-                "symbols": list(t.symbols), "side": side,
-                "config": ", ".join(f"{k}={v}" for k, v in (self.launch.config or {}).items() if not k.startswith("num_")),
-            }, [(tinfo[0], smap, "the load it feeds"), (dot_node, smap, "the accumulating dot")]))
+            self.sink.add(
+                Fact(
+                    "pointer-step",
+                    where,
+                    smap,
+                    {
+                        "pid": self.pid[: max(self.launch.grid_axes, 1)],
+                        "sizes": self.launch.describe_sizes(),
+                        "probe": self.launch.kind,
+                        "tensor": t.name,
+                        "dim": t.symbols[cdim] if cdim < len(t.symbols) else str(cdim),
+                        "step": step,
+                        "raw_step": raw,
+                        "coords0": c0.reshape(-1).tolist(),
+                        "coords1": c1.reshape(-1).tolist(),
+                        "symbols": list(t.symbols),
+                        "side": side,
+                        "config": ", ".join(
+                            f"{k}={v}"
+                            for k, v in (self.launch.config or {}).items()
+                            if not k.startswith("num_")
+                        ),
+                    },
+                    [(tinfo[0], smap, "the load it feeds"), (dot_node, smap, "the accumulating dot")],
+                )
+            )
 
     def finish(self) -> None:
         """After all programs: coverage of outputs (GR001) and reduction coverage (DF003)."""
@@ -669,22 +762,62 @@ class Interpreter:
                 if missing.size:
                     node, smap = self.mem.last_store[tidx]
                     coords, _ = t.unravel(missing[:1])
-                    self.sink.add(Fact("uncovered", node, smap, {
-                        "sizes": self.launch.describe_sizes(), "probe": self.launch.kind, "tensor": t.name,
-                        "element": coords.reshape(-1).tolist(), "symbols": list(t.symbols),
-                        "missing": int(missing.size), "total": int(offs.size), "grid": self.launch.grid[: self.launch.grid_axes],
-                        "config": ", ".join(f"{k}={v}" for k, v in (self.launch.config or {}).items() if not k.startswith("num_")),
-                    }, [(self.launch.site.grid_node, self.launch.site.smap, "the launch grid")] if self.launch.site else [], True))
+                    self.sink.add(
+                        Fact(
+                            "uncovered",
+                            node,
+                            smap,
+                            {
+                                "sizes": self.launch.describe_sizes(),
+                                "probe": self.launch.kind,
+                                "tensor": t.name,
+                                "element": coords.reshape(-1).tolist(),
+                                "symbols": list(t.symbols),
+                                "missing": int(missing.size),
+                                "total": int(offs.size),
+                                "grid": self.launch.grid[: self.launch.grid_axes],
+                                "config": ", ".join(
+                                    f"{k}={v}"
+                                    for k, v in (self.launch.config or {}).items()
+                                    if not k.startswith("num_")
+                                ),
+                            },
+                            [(self.launch.site.grid_node, self.launch.site.smap, "the launch grid")]
+                            if self.launch.site
+                            else [],
+                            True,
+                        )
+                    )
         for (_tidx, _off), (counts, loop_node, smap, tensor, dim, pid, elem) in self.mem.coverage.items():
             bad = np.nonzero(counts != 1)[0]
             if bad.size:
                 k = int(bad[0])
-                self.sink.add(Fact("coverage", loop_node, smap, {
-                    "sizes": self.launch.describe_sizes(), "probe": self.launch.kind, "pid": pid, "tensor": tensor,
-                    "dim": dim, "index": k, "count": int(counts[k]), "missing": int((counts == 0).sum()),
-                    "extra": int((counts > 1).sum()), "element": elem,
-                    "config": ", ".join(f"{k2}={v}" for k2, v in (self.launch.config or {}).items() if not k2.startswith("num_")),
-                }, [], True))
+                self.sink.add(
+                    Fact(
+                        "coverage",
+                        loop_node,
+                        smap,
+                        {
+                            "sizes": self.launch.describe_sizes(),
+                            "probe": self.launch.kind,
+                            "pid": pid,
+                            "tensor": tensor,
+                            "dim": dim,
+                            "index": k,
+                            "count": int(counts[k]),
+                            "missing": int((counts == 0).sum()),
+                            "extra": int((counts > 1).sum()),
+                            "element": elem,
+                            "config": ", ".join(
+                                f"{k2}={v}"
+                                for k2, v in (self.launch.config or {}).items()
+                                if not k2.startswith("num_")
+                            ),
+                        },
+                        [],
+                        True,
+                    )
+                )
 
     def _tensor_by_index(self, idx: int) -> TensorInfo | None:
         for v in self.launch.args.values():
@@ -706,11 +839,19 @@ def _accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) ->
     for f in [func, *helpers]:
         for n in ast.walk(f):
             if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
-                out |= {id(c) for c in ast.walk(n.value) if isinstance(c, ast.Call) and ast.unparse(c.func).endswith("dot")}
+                out |= {
+                    id(c)
+                    for c in ast.walk(n.value)
+                    if isinstance(c, ast.Call) and ast.unparse(c.func).endswith("dot")
+                }
             elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
                 name = n.targets[0].id
                 if any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(n.value)):
-                    out |= {id(c) for c in ast.walk(n.value) if isinstance(c, ast.Call) and ast.unparse(c.func).endswith("dot")}
+                    out |= {
+                        id(c)
+                        for c in ast.walk(n.value)
+                        if isinstance(c, ast.Call) and ast.unparse(c.func).endswith("dot")
+                    }
     return out
 
 
@@ -720,14 +861,3 @@ def _valid_offsets(t: TensorInfo) -> np.ndarray:
     for g, st in zip(grids, t.strides, strict=True):
         offs = offs + g * st
     return offs.reshape(-1)
-
-
-def _dotted(e: ast.expr) -> str:
-    parts = []
-    while isinstance(e, ast.Attribute):
-        parts.append(e.attr)
-        e = e.value
-    if isinstance(e, ast.Name):
-        parts.append(e.id)
-        return ".".join(reversed(parts))
-    return ""

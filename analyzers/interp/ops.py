@@ -250,7 +250,9 @@ def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) 
             else:
                 data = fn(x.astype(np.int64), y.astype(np.int64))
         elif isinstance(op, ast.LShift | ast.RShift):
-            data = (np.left_shift if isinstance(op, ast.LShift) else np.right_shift)(x.astype(np.int64), y.astype(np.int64))
+            data = (np.left_shift if isinstance(op, ast.LShift) else np.right_shift)(
+                x.astype(np.int64), y.astype(np.int64)
+            )
         else:
             raise Unmodelled(f"the operator {type(op).__name__}", node)
     data = np.asarray(data, dtype=_np(dtype))
@@ -270,7 +272,9 @@ def _int_provenance(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: 
     if is_float(out.dtype):
         return
     if isinstance(op, ast.Mult) and out.dtype == "int32":
-        if (a.runtime and not a.grows and np.all(a.data == 1)) or (b.runtime and not b.grows and np.all(b.data == 1)):
+        if (a.runtime and not a.grows and np.all(a.data == 1)) or (
+            b.runtime and not b.grows and np.all(b.data == 1)
+        ):
             pass  # a unit (innermost) stride: the product is the index itself
         elif a.grows and b.runtime and b.param is not None and not b.grows:
             out.overflow_site = (node, interp.smap, "left")
@@ -278,15 +282,29 @@ def _int_provenance(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: 
             out.overflow_site = (node, interp.smap, "right")
     if isinstance(op, ast.Mod) and b.runtime and not b.loaded_from:
         out.loaded_from = frozenset()  # wrapped into [0, size): range-checked by construction
-    if (isinstance(op, ast.FloorDiv | ast.Mod) and a.pid_axis is not None and b.param is not None and b.runtime
-            and not interp.launch.assumed and not interp.sink.has("grid-decomposition")):
+    if (
+        isinstance(op, ast.FloorDiv | ast.Mod)
+        and a.pid_axis is not None
+        and b.param is not None
+        and b.runtime
+        and not interp.launch.assumed
+        and not interp.sink.has("grid-decomposition")
+    ):
         axis = a.pid_axis
         extent = interp.launch.grid[axis]
         d = int(b.item()) if b.is_scalar else 0
         if d > 0 and (extent % d != 0 or extent < d):
             interp.grid_problem = True
-            interp.fact("grid-decomposition", node, related=[], axis=axis, extent=extent, divisor=b.param,
-                        divisor_value=d, op="//" if isinstance(op, ast.FloorDiv) else "%")
+            interp.fact(
+                "grid-decomposition",
+                node,
+                related=[],
+                axis=axis,
+                extent=extent,
+                divisor=b.param,
+                divisor_value=d,
+                op="//" if isinstance(op, ast.FloorDiv) else "%",
+            )
 
 
 def _float_semantics(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: Val, node: ast.AST) -> None:
@@ -308,7 +326,13 @@ def _float_semantics(interp: Interpreter, op: ast.operator, a: Val, b: Val, out:
         other = b if a.maxinfo is not None else a
         if other.is_scalar or other.constexpr or not other.lineage:
             out.maxinfo = a.maxinfo if a.maxinfo is not None else b.maxinfo
-    elif isinstance(op, ast.Add) and b.maxinfo is None and a.maxinfo is None and a.shift is not None and not b.lineage:
+    elif (
+        isinstance(op, ast.Add)
+        and b.maxinfo is None
+        and a.maxinfo is None
+        and a.shift is not None
+        and not b.lineage
+    ):
         out.shift = a.shift
     if isinstance(op, ast.Mult) and (a.shift is not None or b.shift is not None):
         s = a.shift if a.shift is not None else b.shift
@@ -349,7 +373,15 @@ def _scale_problem(interp: Interpreter, problem: str | None, norm: Any, node: as
     if problem is None:
         return
     if problem == "normalized":
-        interp.sink.add(_fact(interp, "normalized-early", norm.node, norm.smap, related=[(node, interp.smap, "where the normalized value is rescaled or accumulated again")]))
+        interp.sink.add(
+            _fact(
+                interp,
+                "normalized-early",
+                norm.node,
+                norm.smap,
+                related=[(node, interp.smap, "where the normalized value is rescaled or accumulated again")],
+            )
+        )
     elif problem == "division":
         interp.fact("division-scale", node)
     else:
@@ -359,8 +391,17 @@ def _scale_problem(interp: Interpreter, problem: str | None, norm: Any, node: as
 def _fact(interp: Interpreter, kind: str, node: ast.AST, smap: Any, related: list[Any]) -> Any:
     from analyzers.interp.facts import Fact
 
-    return Fact(kind, node, smap, {"pid": interp.pid[: max(interp.launch.grid_axes, 1)], "sizes": interp.launch.describe_sizes(),
-                                   "probe": interp.launch.kind}, related)
+    return Fact(
+        kind,
+        node,
+        smap,
+        {
+            "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+            "sizes": interp.launch.describe_sizes(),
+            "probe": interp.launch.kind,
+        },
+        related,
+    )
 
 
 def compare(interp: Interpreter, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -> Any:
@@ -369,12 +410,19 @@ def compare(interp: Interpreter, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -
         return scalar(same if isinstance(op, ast.Is) else not same, constexpr=True)
     if isinstance(a, str) or isinstance(b, str) or a is None or b is None:
         # constexpr strings and None (`ACTIVATION == "relu"`, `bias_ptr is None`): decided statically
-        py = {ast.Eq: lambda x, y: x == y, ast.NotEq: lambda x, y: x != y, ast.In: lambda x, y: x in y,
-              ast.NotIn: lambda x, y: x not in y}.get(type(op))
+        py = {
+            ast.Eq: lambda x, y: x == y,
+            ast.NotEq: lambda x, y: x != y,
+            ast.In: lambda x, y: x in y,
+            ast.NotIn: lambda x, y: x not in y,
+        }.get(type(op))
         if py is None:
             raise Unmodelled(f"comparing {type(a).__name__} with {type(b).__name__}", node)
         unwrap = lambda v: v.item() if isinstance(v, Val) else v  # noqa: E731
-        return scalar(bool(py(unwrap(a), unwrap(b) if not isinstance(b, tuple | list) else [unwrap(x) for x in b])), constexpr=True)
+        return scalar(
+            bool(py(unwrap(a), unwrap(b) if not isinstance(b, tuple | list) else [unwrap(x) for x in b])),
+            constexpr=True,
+        )
     if isinstance(op, ast.In | ast.NotIn):
         if isinstance(b, tuple | list):
             av = to_val(a, node).item()
@@ -387,8 +435,14 @@ def compare(interp: Interpreter, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -
             raise Retype(v.src)
         if v.src and is_float(v.dtype) and other.constexpr and not is_float(other.dtype) and other.is_scalar:
             raise Retype(v.src)
-    fn = {ast.Eq: np.equal, ast.NotEq: np.not_equal, ast.Lt: np.less, ast.LtE: np.less_equal,
-          ast.Gt: np.greater, ast.GtE: np.greater_equal}[type(op)]
+    fn = {
+        ast.Eq: np.equal,
+        ast.NotEq: np.not_equal,
+        ast.Lt: np.less,
+        ast.LtE: np.less_equal,
+        ast.Gt: np.greater,
+        ast.GtE: np.greater_equal,
+    }[type(op)]
     with np.errstate(all="ignore"):
         data = np.asarray(fn(a.data, b.data), dtype=np.bool_)
     out = derive([a, b], data, "int1")
@@ -410,15 +464,25 @@ def subscript(interp: Interpreter, base: Any, sl: ast.expr, node: ast.AST, env: 
         elif isinstance(it, ast.Name) and it.id == "None":
             index.append(None)
         else:
-            raise Unmodelled(f"the subscript `{ast.unparse(sl)}` (only `:` and `None` are tile indexing)", node)
+            raise Unmodelled(
+                f"the subscript `{ast.unparse(sl)}` (only `:` and `None` are tile indexing)", node
+            )
     idx = tuple(index)
 
     def fn(arr: np.ndarray) -> np.ndarray:
         return arr[idx]
 
     if isinstance(base, Ptr):
-        return Ptr(base.tensor, base.offsets[idx], {k: a[idx] for k, a in base.tags.items()}, base.index_tags,
-                   base.loaded_from, base.index_site, base.overflow_site, base.unknown)
+        return Ptr(
+            base.tensor,
+            base.offsets[idx],
+            {k: a[idx] for k, a in base.tags.items()},
+            base.index_tags,
+            base.loaded_from,
+            base.index_site,
+            base.overflow_site,
+            base.unknown,
+        )
     if isinstance(base, Val):
         return transform(base, fn)
     raise Unmodelled(f"subscript of {type(base).__name__}", node)
@@ -430,8 +494,16 @@ def reshape_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
 
     try:
         if isinstance(v, Ptr):
-            return Ptr(v.tensor, fn(v.offsets), {k: fn(a) for k, a in v.tags.items()}, v.index_tags, v.loaded_from,
-                       v.index_site, v.overflow_site, v.unknown)
+            return Ptr(
+                v.tensor,
+                fn(v.offsets),
+                {k: fn(a) for k, a in v.tags.items()},
+                v.index_tags,
+                v.loaded_from,
+                v.index_site,
+                v.overflow_site,
+                v.unknown,
+            )
         return transform(v, fn)
     except ValueError as e:
         raise Unmodelled(f"a reshape to {shape}", node) from e
@@ -443,8 +515,16 @@ def broadcast_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
 
     try:
         if isinstance(v, Ptr):
-            return Ptr(v.tensor, fn(v.offsets), {k: fn(a) for k, a in v.tags.items()}, v.index_tags, v.loaded_from,
-                       v.index_site, v.overflow_site, v.unknown)
+            return Ptr(
+                v.tensor,
+                fn(v.offsets),
+                {k: fn(a) for k, a in v.tags.items()},
+                v.index_tags,
+                v.loaded_from,
+                v.index_site,
+                v.overflow_site,
+                v.unknown,
+            )
         return transform(to_val(v, node), fn)
     except ValueError as e:
         raise Unmodelled(f"a broadcast to {shape}", node) from e
@@ -462,8 +542,16 @@ def trans(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: as
         return np.transpose(a, dims) if dims else np.swapaxes(a, -1, -2)
 
     if isinstance(v, Ptr):
-        return Ptr(v.tensor, fn(v.offsets), {k: fn(a) for k, a in v.tags.items()}, v.index_tags, v.loaded_from,
-                   v.index_site, v.overflow_site, v.unknown)
+        return Ptr(
+            v.tensor,
+            fn(v.offsets),
+            {k: fn(a) for k, a in v.tags.items()},
+            v.index_tags,
+            v.loaded_from,
+            v.index_site,
+            v.overflow_site,
+            v.unknown,
+        )
     return transform(to_val(v, node), fn)
 
 
@@ -474,8 +562,26 @@ def _shape_arg(x: Any, node: ast.AST) -> tuple[int, ...]:
 
 
 # ---- module attributes --------------------------------------------------------------------------
-DTYPE_NAMES = {"float16", "bfloat16", "float32", "float64", "int1", "int8", "int16", "int32", "int64", "uint8",
-               "uint16", "uint32", "uint64", "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16"}
+DTYPE_NAMES = {
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "int1",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float8e4nv",
+    "float8e5",
+    "float8e4b15",
+    "float8e4b8",
+    "float8e5b16",
+}
 
 
 def module_attribute(dotted: str, node: ast.AST) -> Any:
@@ -495,13 +601,41 @@ def module_attribute(dotted: str, node: ast.AST) -> Any:
 
 # ---- calls --------------------------------------------------------------------------------------
 UNARY_FLOAT = {
-    "sqrt": np.sqrt, "sqrt_rn": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x), "log": np.log, "log2": np.log2,
-    "log1p": np.log1p, "cos": np.cos, "sin": np.sin, "tan": np.tan, "tanh": np.tanh, "abs": np.abs, "fabs": np.abs,
-    "floor": np.floor, "ceil": np.ceil, "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)), "erf": None,
-    "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "fast_expf": np.exp, "fast_exp2f": np.exp2,
-    "fast_logf": np.log, "fast_log2f": np.log2, "rint": np.rint, "round": np.round, "trunc": np.trunc,
-    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
-    "neg": np.negative, "isnan": np.isnan, "isinf": np.isinf, "signbit": np.signbit,
+    "sqrt": np.sqrt,
+    "sqrt_rn": np.sqrt,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "log": np.log,
+    "log2": np.log2,
+    "log1p": np.log1p,
+    "cos": np.cos,
+    "sin": np.sin,
+    "tan": np.tan,
+    "tanh": np.tanh,
+    "abs": np.abs,
+    "fabs": np.abs,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "erf": None,
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "expm1": np.expm1,
+    "fast_expf": np.exp,
+    "fast_exp2f": np.exp2,
+    "fast_logf": np.log,
+    "fast_log2f": np.log2,
+    "rint": np.rint,
+    "round": np.round,
+    "trunc": np.trunc,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "neg": np.negative,
+    "isnan": np.isnan,
+    "isinf": np.isinf,
+    "signbit": np.signbit,
 }
 
 
@@ -524,14 +658,20 @@ def call(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any]
     raise Unmodelled(f"`{name}`", node)
 
 
-def unary_float(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def unary_float(
+    interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+) -> Val:
     x = to_val(args[0], node)
     dtype = x.dtype if is_float(x.dtype) else "fp32"
     if name in ("isnan", "isinf", "signbit"):
         dtype = "int1"
     with np.errstate(all="ignore"):
         if name == "erf":
-            data = np.vectorize(math.erf, otypes=[np.float64])(x.data.astype(np.float64)) if x.data.size else x.data.astype(np.float64)
+            data = (
+                np.vectorize(math.erf, otypes=[np.float64])(x.data.astype(np.float64))
+                if x.data.size
+                else x.data.astype(np.float64)
+            )
         else:
             data = UNARY_FLOAT[name](x.data.astype(np.float64))
     out = derive([x], np.asarray(data, dtype=_np(dtype)), dtype)
@@ -585,7 +725,9 @@ def _where(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: a
         out.maxinfo = x.maxinfo
     elif y.maxinfo is not None and const_x:
         out.maxinfo = y.maxinfo
-    out.shift = x.shift if x.shift is not None and const_y else (y.shift if y.shift is not None and const_x else None)
+    out.shift = (
+        x.shift if x.shift is not None and const_y else (y.shift if y.shift is not None and const_x else None)
+    )
     out.scale = x.scale if x.scale is not None else y.scale
     if x.kcover is not None or y.kcover is not None:
         out.kcover = x.kcover if x.kcover is not None else y.kcover
@@ -601,7 +743,11 @@ def _minmax(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: 
     with np.errstate(all="ignore"):
         data = (np.maximum if is_max else np.minimum)(a.data, b.data).astype(_np(dtype))
     out = derive([a, b], data, dtype)
-    if is_float(dtype) and is_max and (a.maxinfo is not None or b.maxinfo is not None or _all_neg_inf(a) or _all_neg_inf(b)):
+    if (
+        is_float(dtype)
+        and is_max
+        and (a.maxinfo is not None or b.maxinfo is not None or _all_neg_inf(a) or _all_neg_inf(b))
+    ):
         out.maxinfo = sm.merge_max(a.maxinfo, b.maxinfo, a.lineage, b.lineage)
         out.lineage = frozenset()
     if not is_float(dtype) and (b.runtime or a.runtime or a.constexpr or b.constexpr):
@@ -617,7 +763,13 @@ def _program_id(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], no
     axis = int(to_val(args[0] if args else kwargs.get("axis"), node).item())
     if axis >= interp.launch.grid_axes and not interp.launch.assumed:
         interp.grid_problem = True
-        interp.fact("grid-axis", node, axis=axis, grid_axes=interp.launch.grid_axes, grid=interp.launch.grid[: interp.launch.grid_axes])
+        interp.fact(
+            "grid-axis",
+            node,
+            axis=axis,
+            grid_axes=interp.launch.grid_axes,
+            grid=interp.launch.grid[: interp.launch.grid_axes],
+        )
     return scalar(interp.pid[axis], "int32", grows=True, pid_axis=axis)
 
 
@@ -670,7 +822,12 @@ def _zeros_like(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], no
 
 def _full_like(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     x = to_val(args[0], node)
-    return _full(interp, [x.shape, args[1] if len(args) > 1 else kwargs["value"], kwargs.get("dtype", DType(x.dtype))], {}, node)
+    return _full(
+        interp,
+        [x.shape, args[1] if len(args) > 1 else kwargs["value"], kwargs.get("dtype", DType(x.dtype))],
+        {},
+        node,
+    )
 
 
 def _cdiv(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
@@ -709,17 +866,25 @@ def cast(interp: Interpreter, x: Any, dtype: str, node: ast.AST, bitcast: bool =
         elif dtype == "int1":
             data = x.data.astype(bool)
         else:
-            data = np.trunc(np.nan_to_num(x.data)).astype(np.int64) if is_float(x.dtype) else x.data.astype(np.int64)
+            data = (
+                np.trunc(np.nan_to_num(x.data)).astype(np.int64)
+                if is_float(x.dtype)
+                else x.data.astype(np.int64)
+            )
     out = x.with_(data=np.asarray(data), dtype=dtype, constexpr=x.constexpr)
     return out
 
 
 def _cast_call(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     dtype = _dtype_arg(args[1] if len(args) > 1 else kwargs.get("dtype"))
-    return cast(interp, args[0], dtype, node, bool(kwargs.get("bitcast") and to_val(kwargs["bitcast"], node).item()))
+    return cast(
+        interp, args[0], dtype, node, bool(kwargs.get("bitcast") and to_val(kwargs["bitcast"], node).item())
+    )
 
 
-def _builtin_minmax(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_max: bool) -> Any:
+def _builtin_minmax(
+    interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_max: bool
+) -> Any:
     vals = [to_val(a, node) for a in args]
     out = vals[0]
     for v in vals[1:]:
@@ -757,7 +922,16 @@ def _expand_dims(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], n
 
     v = args[0]
     if isinstance(v, Ptr):
-        return Ptr(v.tensor, fn(v.offsets), {k: fn(a) for k, a in v.tags.items()}, v.index_tags, v.loaded_from, v.index_site, v.overflow_site, v.unknown)
+        return Ptr(
+            v.tensor,
+            fn(v.offsets),
+            {k: fn(a) for k, a in v.tags.items()},
+            v.index_tags,
+            v.loaded_from,
+            v.index_site,
+            v.overflow_site,
+            v.unknown,
+        )
     return transform(to_val(v, node), fn)
 
 
@@ -809,18 +983,52 @@ def _len(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast
 
 
 BUILTINS: dict[str, Any] = {
-    "program_id": _program_id, "num_programs": _num_programs, "arange": _arange, "zeros": _zeros, "full": _full,
-    "zeros_like": _zeros_like, "full_like": _full_like, "cdiv": _cdiv, "where": _where,
-    "maximum": lambda i, a, k, n: _minmax(i, a, k, n, True), "minimum": lambda i, a, k, n: _minmax(i, a, k, n, False),
-    "multiple_of": _identity, "max_contiguous": _identity, "max_constancy": _identity, "constexpr": _identity,
-    "static_assert": _nothing, "static_print": _nothing, "device_print": _nothing, "debug_barrier": _nothing,
-    "print": _nothing, "device_assert": _device_assert, "assume": _device_assert,
-    "trans": trans, "permute": trans, "reshape": _reshape, "view": _reshape, "broadcast_to": _broadcast_to,
-    "broadcast": _broadcast, "expand_dims": _expand_dims, "cast": _cast_call, "cast_to": lambda i, a, k, n: cast(i, a[0], a[1].name, n),
-    "float": _float_builtin, "int": _int_builtin, "min": lambda i, a, k, n: _builtin_minmax(i, a, k, n, False),
-    "max_builtin": lambda i, a, k, n: _builtin_minmax(i, a, k, n, True), "fma": _fma, "clamp": _clamp,
-    "rand": _rand, "randn": _rand, "umulhi": _umulhi, "div_rn": _div_rn, "fdiv": _div_rn, "pow": _pow,
-    "range": _range_call, "len": _len, "abs_builtin": lambda i, a, k, n: unary_float(i, "abs", a, k, n),
+    "program_id": _program_id,
+    "num_programs": _num_programs,
+    "arange": _arange,
+    "zeros": _zeros,
+    "full": _full,
+    "zeros_like": _zeros_like,
+    "full_like": _full_like,
+    "cdiv": _cdiv,
+    "where": _where,
+    "maximum": lambda i, a, k, n: _minmax(i, a, k, n, True),
+    "minimum": lambda i, a, k, n: _minmax(i, a, k, n, False),
+    "multiple_of": _identity,
+    "max_contiguous": _identity,
+    "max_constancy": _identity,
+    "constexpr": _identity,
+    "static_assert": _nothing,
+    "static_print": _nothing,
+    "device_print": _nothing,
+    "debug_barrier": _nothing,
+    "print": _nothing,
+    "device_assert": _device_assert,
+    "assume": _device_assert,
+    "trans": trans,
+    "permute": trans,
+    "reshape": _reshape,
+    "view": _reshape,
+    "broadcast_to": _broadcast_to,
+    "broadcast": _broadcast,
+    "expand_dims": _expand_dims,
+    "cast": _cast_call,
+    "cast_to": lambda i, a, k, n: cast(i, a[0], a[1].name, n),
+    "float": _float_builtin,
+    "int": _int_builtin,
+    "min": lambda i, a, k, n: _builtin_minmax(i, a, k, n, False),
+    "max_builtin": lambda i, a, k, n: _builtin_minmax(i, a, k, n, True),
+    "fma": _fma,
+    "clamp": _clamp,
+    "rand": _rand,
+    "randn": _rand,
+    "umulhi": _umulhi,
+    "div_rn": _div_rn,
+    "fdiv": _div_rn,
+    "pow": _pow,
+    "range": _range_call,
+    "len": _len,
+    "abs_builtin": lambda i, a, k, n: unary_float(i, "abs", a, k, n),
 }
 
 
@@ -829,9 +1037,24 @@ REDUCTIONS = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce", "cum
 
 
 def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
-    if name == "max" and len(args) >= 2 and "axis" not in kwargs and isinstance(args[0], Val) and isinstance(args[1], Val) and args[0].is_scalar and args[1].is_scalar:
+    if (
+        name == "max"
+        and len(args) >= 2
+        and "axis" not in kwargs
+        and isinstance(args[0], Val)
+        and isinstance(args[1], Val)
+        and args[0].is_scalar
+        and args[1].is_scalar
+    ):
         return _builtin_minmax(interp, args, kwargs, node, True)
-    if name == "min" and len(args) >= 2 and isinstance(args[0], Val) and isinstance(args[1], Val) and args[0].is_scalar and args[1].is_scalar:
+    if (
+        name == "min"
+        and len(args) >= 2
+        and isinstance(args[0], Val)
+        and isinstance(args[1], Val)
+        and args[0].is_scalar
+        and args[1].is_scalar
+    ):
         return _builtin_minmax(interp, args, kwargs, node, False)
     x = to_val(args[0], node)
     axis_arg = args[1] if len(args) > 1 else kwargs.get("axis")
@@ -842,8 +1065,17 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
     if axis is not None and axis < 0:
         axis += x.data.ndim
     data = x.data
-    identity = {"sum": 0.0, "xor_sum": 0, "cumsum": 0.0, "max": -np.inf, "argmax": -np.inf, "min": np.inf,
-                "argmin": np.inf, "cumprod": 1.0, "prod": 1.0}[name]
+    identity = {
+        "sum": 0.0,
+        "xor_sum": 0,
+        "cumsum": 0.0,
+        "max": -np.inf,
+        "argmax": -np.inf,
+        "min": np.inf,
+        "argmin": np.inf,
+        "cumprod": 1.0,
+        "prod": 1.0,
+    }[name]
     # masked-off garbage (MB004) and outside-extent lanes that are not neutral (DF003)
     if x.undef is not None and x.undef.any():
         und = bc(x.undef, x.shape)
@@ -868,15 +1100,31 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
                 bad &= ~bc(x.undef, x.shape)
         if bad.any():
             lane = np.argwhere(bad)[0].tolist()
-            interp.fact("pad-reduced", node, op=name, lane=lane, value=float(data[tuple(lane)]) if data.ndim else float(data),
-                        identity=identity)
+            interp.fact(
+                "pad-reduced",
+                node,
+                op=name,
+                lane=lane,
+                value=float(data[tuple(lane)]) if data.ndim else float(data),
+                identity=identity,
+            )
     if x.unstable_exp is not None and name in ("sum",):
         enode, esmap = x.unstable_exp
         from analyzers.interp.facts import Fact
 
-        interp.sink.add(Fact("unstable-exp", enode, esmap, {"pid": interp.pid[: max(interp.launch.grid_axes, 1)],
-                                                             "sizes": interp.launch.describe_sizes(), "probe": interp.launch.kind},
-                             [(node, interp.smap, "the sum that normalizes it")]))
+        interp.sink.add(
+            Fact(
+                "unstable-exp",
+                enode,
+                esmap,
+                {
+                    "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                    "sizes": interp.launch.describe_sizes(),
+                    "probe": interp.launch.kind,
+                },
+                [(node, interp.smap, "the sum that normalizes it")],
+            )
+        )
     with np.errstate(all="ignore"):
         if name in ("cumsum", "cumprod"):
             ax = axis if axis is not None else 0
@@ -886,9 +1134,17 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
             r = np.flip(r, ax) if rev else r
             out = derive([x], np.asarray(r), x.dtype if name != "cumsum" or is_float(x.dtype) else x.dtype)
             return out
-        fn = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin,
-              "xor_sum": lambda a, axis=None, keepdims=False: np.bitwise_xor.reduce(a.astype(np.int64), axis=axis, keepdims=keepdims),
-              "prod": np.prod}[name]
+        fn = {
+            "sum": np.sum,
+            "max": np.max,
+            "min": np.min,
+            "argmax": np.argmax,
+            "argmin": np.argmin,
+            "xor_sum": lambda a, axis=None, keepdims=False: np.bitwise_xor.reduce(
+                a.astype(np.int64), axis=axis, keepdims=keepdims
+            ),
+            "prod": np.prod,
+        }[name]
         if data.size == 0:
             raise Unmodelled("a reduction of an empty tile", node)
         if name in ("argmax", "argmin"):
@@ -898,7 +1154,12 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
         else:
             r = fn(data, axis=axis, keepdims=keep)
     dtype = x.dtype
-    if name in ("argmax", "argmin") or name == "sum" and not is_float(dtype) and dtype in ("int1", "int8", "int16"):
+    if (
+        name in ("argmax", "argmin")
+        or name == "sum"
+        and not is_float(dtype)
+        and dtype in ("int1", "int8", "int16")
+    ):
         dtype = "int32"
 
     def red(a: np.ndarray | None, how: str) -> np.ndarray | None:
@@ -921,10 +1182,22 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
             continue
         if not tagops.varies(t, axis):
             tags[k] = tagops.collapse(t, axis, keep)
-    out = Val(np.asarray(r, dtype=_np(dtype)), dtype, tags=tags, index_tags=x.index_tags,
-              undef=red(x.undef, "all"), pad=red(x.pad, "all"), lineage=x.lineage, scale=x.scale,
-              grows=x.grows, runtime=x.runtime, loaded_from=x.loaded_from, unknown=x.unknown, nan_site=x.nan_site,
-              kcover=x.kcover)
+    out = Val(
+        np.asarray(r, dtype=_np(dtype)),
+        dtype,
+        tags=tags,
+        index_tags=x.index_tags,
+        undef=red(x.undef, "all"),
+        pad=red(x.pad, "all"),
+        lineage=x.lineage,
+        scale=x.scale,
+        grows=x.grows,
+        runtime=x.runtime,
+        loaded_from=x.loaded_from,
+        unknown=x.unknown,
+        nan_site=x.nan_site,
+        kcover=x.kcover,
+    )
     if name in ("max",) and is_float(dtype):
         out.maxinfo = sm.MaxToken(x.lineage | (x.maxinfo.covers if x.maxinfo is not None else frozenset()))
         out.lineage = frozenset()
@@ -956,16 +1229,24 @@ def _combine_kind(fn: ast.FunctionDef) -> str | None:
     ret = next((st.value for st in fn.body if isinstance(st, ast.Return)), None)
     if len(params) != 2 or ret is None:
         return None
-    if isinstance(ret, ast.BinOp) and {getattr(ret.left, "id", None), getattr(ret.right, "id", None)} == set(params):
+    if isinstance(ret, ast.BinOp) and {getattr(ret.left, "id", None), getattr(ret.right, "id", None)} == set(
+        params
+    ):
         return {ast.Add: "cumsum", ast.Mult: "cumprod"}.get(type(ret.op))
-    if isinstance(ret, ast.Call) and len(ret.args) == 2 and {getattr(a, "id", None) for a in ret.args} == set(params):
+    if (
+        isinstance(ret, ast.Call)
+        and len(ret.args) == 2
+        and {getattr(a, "id", None) for a in ret.args} == set(params)
+    ):
         last = ast.unparse(ret.func).split(".")[-1]
         return {"maximum": "cummax", "minimum": "cummin"}.get(last)
     return None
 
 
 # ---- methods -------------------------------------------------------------------------------------
-def method(interp: Interpreter, base: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def method(
+    interp: Interpreter, base: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+) -> Any:
     from analyzers.interp import ops_memory
 
     if isinstance(base, BlockPtr | Descriptor | Ptr) and name in ("load", "store", "atomic_add"):

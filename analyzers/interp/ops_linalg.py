@@ -67,13 +67,29 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
     # NU001: fp16/bf16/fp8 products accumulated in a low-precision type
     if low_in and dtype in LOW_PRECISION:
         init = acc.init_site if acc is not None else None
-        interp.fact("low-precision-dot", node, dtype=dtype, inputs=f"{a.dtype} x {b.dtype}",
-                    related=[(init[0], "the accumulator's initialisation")] if init else [])
+        interp.fact(
+            "low-precision-dot",
+            node,
+            dtype=dtype,
+            inputs=f"{a.dtype} x {b.dtype}",
+            related=[(init[0], "the accumulator's initialisation")] if init else [],
+        )
         if init is not None and acc is not None and acc.dtype in LOW_PRECISION and not acc.lineage:
             from analyzers.interp.facts import Fact
 
-            interp.sink.add(Fact("low-precision-acc", init[0], init[1], {"dtype": dtype, "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
-                                                                         "sizes": interp.launch.describe_sizes(), "inputs": f"{a.dtype} x {b.dtype}"}))
+            interp.sink.add(
+                Fact(
+                    "low-precision-acc",
+                    init[0],
+                    init[1],
+                    {
+                        "dtype": dtype,
+                        "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                        "sizes": interp.launch.describe_sizes(),
+                        "inputs": f"{a.dtype} x {b.dtype}",
+                    },
+                )
+            )
     a_ok, b_ok = _lane_ok(a), _lane_ok(b)
     mismatch = _check_contraction(interp, a, b, a_ok, b_ok, node)
     # MB004: an undefined lane meets defined ones inside one dot product
@@ -84,16 +100,33 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
     row_all = und_a.all(axis=-1)
     col_all = und_b.all(axis=-2)
     if row_und.any() or col_und.any():
-        mixed = (row_und[..., :, None] | col_und[..., None, :]) & ~(row_all[..., :, None] | col_all[..., None, :])
+        mixed = (row_und[..., :, None] | col_und[..., None, :]) & ~(
+            row_all[..., :, None] | col_all[..., None, :]
+        )
         if mixed.any():
-            interp.fact("undef-reduced", node, op="dot", lane=np.argwhere(mixed)[0].tolist(), consumer="dot",
-                        load=a.undef_site or b.undef_site)
+            interp.fact(
+                "undef-reduced",
+                node,
+                op="dot",
+                lane=np.argwhere(mixed)[0].tolist(),
+                consumer="dot",
+                load=a.undef_site or b.undef_site,
+            )
     with np.errstate(all="ignore"):
-        data = np.matmul(np.where(und_a, 0.0, a.data.astype(np.float64)), np.where(und_b, 0.0, b.data.astype(np.float64)))
+        data = np.matmul(
+            np.where(und_a, 0.0, a.data.astype(np.float64)), np.where(und_b, 0.0, b.data.astype(np.float64))
+        )
     undef = (row_all[..., :, None] | col_all[..., None, :]) if (row_all.any() or col_all.any()) else None
     tags = _result_tags(a, b)
-    out = Val(data, dtype, tags=tags, index_tags=a.index_tags | b.index_tags, undef=undef,
-              lineage=interp.new_lineage(), unknown=a.unknown or b.unknown)
+    out = Val(
+        data,
+        dtype,
+        tags=tags,
+        index_tags=a.index_tags | b.index_tags,
+        undef=undef,
+        lineage=interp.new_lineage(),
+        unknown=a.unknown or b.unknown,
+    )
     out.scale = a.scale if a.scale is not None else b.scale
     if isinstance(out.scale, sm.Rescale):
         out.scale = None
@@ -112,7 +145,9 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
     return out
 
 
-def _contraction_keys(v: Val, axis: int, interp: Interpreter | None = None, node: ast.AST | None = None) -> list[str]:
+def _contraction_keys(
+    v: Val, axis: int, interp: Interpreter | None = None, node: ast.AST | None = None
+) -> list[str]:
     """Tags that vary along the contraction axis. A tile with a single valid column (the last
     K tile) shows no variation, so the keys seen at the same dot before are reused."""
     keys = [k for k, arr in v.tags.items() if _varies(np.broadcast_to(arr, v.shape), axis)]
@@ -125,7 +160,9 @@ def _contraction_keys(v: Val, axis: int, interp: Interpreter | None = None, node
     return keys
 
 
-def _check_contraction(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST) -> bool:
+def _check_contraction(
+    interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST
+) -> bool:
     """DF001: a's column j and b's row j carry the same contraction coordinate. True on a mismatch."""
     if a.unknown or b.unknown:
         return False
@@ -158,16 +195,29 @@ def _check_contraction(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_
         diff = kvalid & tagops.differ(va, vb)
         if diff.any():
             j = int(np.argmax(diff))
-            interp.fact("dot-mismatch", node, kind="value", symbol=_base(ka_k), j=j, a_value=int(va[j]), b_value=int(vb[j]),
-                        a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
-                        b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags})
+            interp.fact(
+                "dot-mismatch",
+                node,
+                kind="value",
+                symbol=_base(ka_k),
+                j=j,
+                a_value=int(va[j]),
+                b_value=int(vb[j]),
+                a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
+                b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags},
+            )
             return True
         return False
     if not common:
         j = int(np.argmax(kvalid))
-        interp.fact("dot-mismatch", node, kind="axis",
-                    a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in ka},
-                    b_coord={k: _int(_b_row(b, ib, k)[j]) for k in kb}, j=j)
+        interp.fact(
+            "dot-mismatch",
+            node,
+            kind="axis",
+            a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in ka},
+            b_coord={k: _int(_b_row(b, ib, k)[j]) for k in kb},
+            j=j,
+        )
         return True
     for base in sorted(common):
         ka_k = next(k for k in ka if _base(k) == base)
@@ -177,9 +227,17 @@ def _check_contraction(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_
         diff = kvalid & tagops.differ(va, vb)
         if diff.any():
             j = int(np.argmax(diff))
-            interp.fact("dot-mismatch", node, kind="value", symbol=base, j=j, a_value=int(va[j]), b_value=int(vb[j]),
-                        a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
-                        b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags})
+            interp.fact(
+                "dot-mismatch",
+                node,
+                kind="value",
+                symbol=base,
+                j=j,
+                a_value=int(va[j]),
+                b_value=int(vb[j]),
+                a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
+                b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags},
+            )
             return True
     return False
 
@@ -239,8 +297,12 @@ def _coverage(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.nd
     counts = np.zeros(size, dtype=np.int64)
     np.add.at(counts, ks, 1)
     loop = interp.loops[-1].node if interp.loops else node
-    direct = (a.load_node is not None and b.load_node is not None
-              and id(a.load_node) not in interp.oob_nodes and id(b.load_node) not in interp.oob_nodes)
+    direct = (
+        a.load_node is not None
+        and b.load_node is not None
+        and id(a.load_node) not in interp.oob_nodes
+        and id(b.load_node) not in interp.oob_nodes
+    )
     return {"counts": counts, "key": _base(k), "loop": (loop, interp.smap), "direct": direct}
 
 
@@ -285,7 +347,13 @@ def _static_update(loop: ast.AST, load: ast.AST) -> ast.AST | None:
         return None
     found = None
     for st in ast.walk(loop):
-        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and st.target.id == arg.id or isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == arg.id for t in st.targets):
+        if (
+            isinstance(st, ast.AugAssign)
+            and isinstance(st.target, ast.Name)
+            and st.target.id == arg.id
+            or isinstance(st, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == arg.id for t in st.targets)
+        ):
             found = st
     return found
 
@@ -296,7 +364,14 @@ def record_coverage(interp: Interpreter, t: TensorInfo, offs: np.ndarray, coords
     loop_node, smap = cover["loop"]
     entry = interp.mem.coverage.get(key)
     if entry is None:
-        interp.mem.coverage[key] = [cover["counts"].copy(), loop_node, smap, t.name, cover["key"],
-                                    interp.pid[: max(interp.launch.grid_axes, 1)], coords[0].tolist()]
+        interp.mem.coverage[key] = [
+            cover["counts"].copy(),
+            loop_node,
+            smap,
+            t.name,
+            cover["key"],
+            interp.pid[: max(interp.launch.grid_axes, 1)],
+            coords[0].tolist(),
+        ]
     else:
         entry[0] = entry[0] + cover["counts"]

@@ -60,11 +60,21 @@ def pointer_arith(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: a
     if v.loaded_from and index_site is None:
         index_site = (node, interp.smap)
     overflow = ptr.overflow_site or v.overflow_site
-    return Ptr(ptr.tensor, offsets, tags, ptr.index_tags | frozenset(v.tags), ptr.loaded_from | v.loaded_from,
-               index_site, overflow, ptr.unknown or v.unknown)
+    return Ptr(
+        ptr.tensor,
+        offsets,
+        tags,
+        ptr.index_tags | frozenset(v.tags),
+        ptr.loaded_from | v.loaded_from,
+        index_site,
+        overflow,
+        ptr.unknown or v.unknown,
+    )
 
 
-def _mask(interp: Interpreter, mask: Any, shape: tuple[int, ...], node: ast.AST) -> tuple[np.ndarray, Val | None]:
+def _mask(
+    interp: Interpreter, mask: Any, shape: tuple[int, ...], node: ast.AST
+) -> tuple[np.ndarray, Val | None]:
     if mask is None:
         return np.ones(shape, dtype=bool), None
     m = to_val(mask, node)
@@ -73,16 +83,29 @@ def _mask(interp: Interpreter, mask: Any, shape: tuple[int, ...], node: ast.AST)
     return bc(m.data.astype(bool), bshape(shape, m.shape)), m
 
 
-def _check_common(interp: Interpreter, ptr: Ptr, mask_val: Val | None, active: np.ndarray, node: ast.AST, kind: str) -> None:
+def _check_common(
+    interp: Interpreter, ptr: Ptr, mask_val: Val | None, active: np.ndarray, node: ast.AST, kind: str
+) -> None:
     """MB003 (an int32 product in the address) and MB005 (an unchecked loaded index)."""
     if ptr.overflow_site is not None and active.any():
         onode, osmap, side = ptr.overflow_site
         from analyzers.interp.facts import Fact
 
-        interp.sink.add(Fact("int32-offset", onode, osmap, {"pid": interp.pid[: max(interp.launch.grid_axes, 1)],
-                                                          "sizes": interp.launch.describe_sizes(), "tensor": ptr.tensor.name,
-                                                          "expr": ast.unparse(onode), "grows_side": side},
-                             [(node, interp.smap, f"the {kind} that uses the offset")]))
+        interp.sink.add(
+            Fact(
+                "int32-offset",
+                onode,
+                osmap,
+                {
+                    "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                    "sizes": interp.launch.describe_sizes(),
+                    "tensor": ptr.tensor.name,
+                    "expr": ast.unparse(onode),
+                    "grows_side": side,
+                },
+                [(node, interp.smap, f"the {kind} that uses the offset")],
+            )
+        )
     needed = {s for s in ptr.loaded_from if interp.site_tensor.get(s) not in interp.trusted_tensors}
     if needed and active.any():
         covered = set(interp.branch_checked)
@@ -94,14 +117,31 @@ def _check_common(interp: Interpreter, ptr: Ptr, mask_val: Val | None, active: n
             from analyzers.interp.facts import Fact
 
             src = interp.site_name.get(next(iter(missing)), "memory")
-            interp.sink.add(Fact("unchecked-index", inode, ismap, {"pid": interp.pid[: max(interp.launch.grid_axes, 1)],
-                                                                   "sizes": interp.launch.describe_sizes(), "tensor": ptr.tensor.name,
-                                                                   "index_from": src},
-                                 [(node, interp.smap, f"the {kind} it addresses")]))
+            interp.sink.add(
+                Fact(
+                    "unchecked-index",
+                    inode,
+                    ismap,
+                    {
+                        "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                        "sizes": interp.launch.describe_sizes(),
+                        "tensor": ptr.tensor.name,
+                        "index_from": src,
+                    },
+                    [(node, interp.smap, f"the {kind} it addresses")],
+                )
+            )
 
 
-def _oob(interp: Interpreter, t: TensorInfo, offsets: np.ndarray, active: np.ndarray, node: ast.AST, kind: str,
-         ptr: Ptr | None = None) -> np.ndarray:
+def _oob(
+    interp: Interpreter,
+    t: TensorInfo,
+    offsets: np.ndarray,
+    active: np.ndarray,
+    node: ast.AST,
+    kind: str,
+    ptr: Ptr | None = None,
+) -> np.ndarray:
     coords, valid = t.unravel(offsets)
     if not t.sized:
         return valid | True
@@ -114,8 +154,17 @@ def _oob(interp: Interpreter, t: TensorInfo, offsets: np.ndarray, active: np.nda
         interp.oob_nodes.add(id(node))
         lane = tuple(int(i) for i in np.argwhere(bad)[0])
         off = int(offsets[lane])
-        interp.fact(kind, node, tensor=t.name, lane=list(lane), offset=off, shape=list(t.shape),
-                    symbols=list(t.symbols), coords=_naive_coords(t, off), lanes=int(bad.sum()))
+        interp.fact(
+            kind,
+            node,
+            tensor=t.name,
+            lane=list(lane),
+            offset=off,
+            shape=list(t.shape),
+            symbols=list(t.symbols),
+            coords=_naive_coords(t, off),
+            lanes=int(bad.sum()),
+        )
     return valid
 
 
@@ -152,8 +201,17 @@ def load(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast
     return _make_loaded(interp, ptr, t, offsets, active, valid, other, node, shape)
 
 
-def _make_loaded(interp: Interpreter, ptr: Ptr | None, t: TensorInfo, offsets: np.ndarray, active: np.ndarray,
-                 valid: np.ndarray, other: Any, node: ast.AST, shape: tuple[int, ...]) -> Val:
+def _make_loaded(
+    interp: Interpreter,
+    ptr: Ptr | None,
+    t: TensorInfo,
+    offsets: np.ndarray,
+    active: np.ndarray,
+    valid: np.ndarray,
+    other: Any,
+    node: ast.AST,
+    shape: tuple[int, ...],
+) -> Val:
     is_int = t.dtype.startswith("int") or t.name in interp.int_tensors
     dtype = ("int32" if not t.dtype.startswith("int") else t.dtype) if is_int else interp.float_dtype_of(t)
     ok = active & valid
@@ -179,8 +237,17 @@ def _make_loaded(interp: Interpreter, ptr: Ptr | None, t: TensorInfo, offsets: n
             if k not in tags:
                 tags[k] = bc(arr, shape)
         index_tags = ptr.index_tags
-    out = Val(data, dtype, tags=tags, index_tags=index_tags, undef=undef, pad=pad, src=t.name, load_node=node,
-              undef_site=(node, interp.smap) if undef is not None else None)
+    out = Val(
+        data,
+        dtype,
+        tags=tags,
+        index_tags=index_tags,
+        undef=undef,
+        pad=pad,
+        src=t.name,
+        load_node=node,
+        undef_site=(node, interp.smap) if undef is not None else None,
+    )
     if is_int:
         out.grows = True
         site = id(node)
@@ -202,7 +269,9 @@ def _make_loaded(interp: Interpreter, ptr: Ptr | None, t: TensorInfo, offsets: n
     return out
 
 
-def store(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST, atomic: str | None = None) -> Any:
+def store(
+    interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST, atomic: str | None = None
+) -> Any:
     ptr = args[0] if args else kwargs.get("pointer")
     value = args[1] if len(args) > 1 else kwargs.get("value", kwargs.get("val"))
     mask = args[2] if len(args) > 2 else kwargs.get("mask")
@@ -227,8 +296,18 @@ def store(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: as
     return None
 
 
-def record_store(interp: Interpreter, t: TensorInfo, offsets: np.ndarray, ok: np.ndarray, v: Val, coords: np.ndarray,
-                 node: ast.AST, shape: tuple[int, ...], atomic: str | None, ptr: Ptr | None) -> None:
+def record_store(
+    interp: Interpreter,
+    t: TensorInfo,
+    offsets: np.ndarray,
+    ok: np.ndarray,
+    v: Val,
+    coords: np.ndarray,
+    node: ast.AST,
+    shape: tuple[int, ...],
+    atomic: str | None,
+    ptr: Ptr | None,
+) -> None:
     vshape = bc(v.data, shape)
     # undefined lanes stored (MB004) and NaN made by a fully masked row (NU004)
     if v.undef is not None:
@@ -245,10 +324,20 @@ def record_store(interp: Interpreter, t: TensorInfo, offsets: np.ndarray, ok: np
             from analyzers.interp.facts import Fact
 
             lane = np.argwhere(nan)[0].tolist()
-            interp.sink.add(Fact("masked-row-nan", snode, ssmap, {"pid": interp.pid[: max(interp.launch.grid_axes, 1)],
-                                                                  "sizes": interp.launch.describe_sizes(), "tensor": t.name,
-                                                                  "element": coords[tuple(lane)].tolist()},
-                                 [(node, interp.smap, "the store that writes the NaN")]))
+            interp.sink.add(
+                Fact(
+                    "masked-row-nan",
+                    snode,
+                    ssmap,
+                    {
+                        "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                        "sizes": interp.launch.describe_sizes(),
+                        "tensor": t.name,
+                        "element": coords[tuple(lane)].tolist(),
+                    },
+                    [(node, interp.smap, "the store that writes the NaN")],
+                )
+            )
     _check_store_tags(interp, t, coords, ok, v, node, shape, ptr)
     # who wrote what: coverage (GR001) and races (GR002); scatters through loaded indices
     # depend on the routing contents, which are synthesized, so they are not judged
@@ -271,14 +360,28 @@ def record_store(interp: Interpreter, t: TensorInfo, offsets: np.ndarray, ok: np
         if other.any():
             i = int(np.argmax(other))
             who = int(prev[i]) if prev[i] >= 0 else int(atom[offs][i])  # type: ignore[index]
-            interp.fact("race", node, global_=True, tensor=t.name, element=coords[ok][i].tolist(), symbols=list(t.symbols),
-                        other_pid=list(interp.program_ids[who][: max(interp.launch.grid_axes, 1)]))
+            interp.fact(
+                "race",
+                node,
+                global_=True,
+                tensor=t.name,
+                element=coords[ok][i].tolist(),
+                symbols=list(t.symbols),
+                other_pid=list(interp.program_ids[who][: max(interp.launch.grid_axes, 1)]),
+            )
         uniq, counts = np.unique(offs, return_counts=True)
         if (counts > 1).any():
             dup = int(uniq[np.argmax(counts > 1)])
             c, _ = t.unravel(np.asarray([dup]))
-            interp.fact("race", node, global_=True, tensor=t.name, element=c.reshape(-1).tolist(), symbols=list(t.symbols),
-                        other_pid=None)
+            interp.fact(
+                "race",
+                node,
+                global_=True,
+                tensor=t.name,
+                element=c.reshape(-1).tolist(),
+                symbols=list(t.symbols),
+                other_pid=None,
+            )
     if atomic and interp.kernel.autotune is not None:
         at = interp.kernel.autotune
         if t.name not in at.reset_to_zero and t.name not in at.restore_value and atomic == "atomic_add":
@@ -286,7 +389,9 @@ def record_store(interp: Interpreter, t: TensorInfo, offsets: np.ndarray, ok: np
     if not atomic and interp.kernel.autotune is not None and t.index in interp.mem.loaded:
         at = interp.kernel.autotune
         if t.name not in at.restore_value and t.name not in at.reset_to_zero:
-            interp.fact("autotune-inplace", node, tensor=t.name, related=[(at.node, "the autotune decorator")])
+            interp.fact(
+                "autotune-inplace", node, tensor=t.name, related=[(at.node, "the autotune decorator")]
+            )
     writer[offs] = interp.program_index
     interp.mem.last_store[t.index] = (node, interp.smap)
     if v.kcover is not None and v.kcover.get("direct") and not v.kcover.get("invalid"):
@@ -298,8 +403,16 @@ def record_store(interp: Interpreter, t: TensorInfo, offsets: np.ndarray, ok: np
 _varies = tagops.varies
 
 
-def _check_store_tags(interp: Interpreter, t: TensorInfo, coords: np.ndarray, ok: np.ndarray, v: Val, node: ast.AST,
-                      shape: tuple[int, ...], ptr: Ptr | None) -> None:
+def _check_store_tags(
+    interp: Interpreter,
+    t: TensorInfo,
+    coords: np.ndarray,
+    ok: np.ndarray,
+    v: Val,
+    node: ast.AST,
+    shape: tuple[int, ...],
+    ptr: Ptr | None,
+) -> None:
     """DF004: the value stored at out[i, j] was computed for (i, j), and a value gathered
     through a loaded index is scattered through the same index."""
     if not v.tags or not ok.any() or v.unknown:
@@ -336,8 +449,17 @@ def _check_store_tags(interp: Interpreter, t: TensorInfo, coords: np.ndarray, ok
                 k = along[0]
                 diff = tagops.differ(vt[k], darr)
                 lane = tuple(int(i) for i in np.argwhere(diff)[0])
-                interp.fact("store-tag", node, tensor=t.name, lane=list(lane), dest=coords[lane].tolist(), symbols=list(t.symbols),
-                            symbol=base(dk), expected=int(darr[lane]), got=int(vt[k][lane]))
+                interp.fact(
+                    "store-tag",
+                    node,
+                    tensor=t.name,
+                    lane=list(lane),
+                    dest=coords[lane].tolist(),
+                    symbols=list(t.symbols),
+                    symbol=base(dk),
+                    expected=int(darr[lane]),
+                    got=int(vt[k][lane]),
+                )
                 return
             moving = [k for k in cands if any(_varies(vt[k], a2) for a2 in range(len(shape)) if a2 != ax)]
             if moving:
@@ -345,16 +467,34 @@ def _check_store_tags(interp: Interpreter, t: TensorInfo, coords: np.ndarray, ok
                 diff = tagops.differ(vt[k], darr)
                 if diff.any():
                     lane = tuple(int(i) for i in np.argwhere(diff)[0])
-                    interp.fact("store-tag", node, tensor=t.name, lane=list(lane), dest=coords[lane].tolist(), symbols=list(t.symbols),
-                                symbol=base(dk), expected=int(darr[lane]), got=int(vt[k][lane]), transposed=True)
+                    interp.fact(
+                        "store-tag",
+                        node,
+                        tensor=t.name,
+                        lane=list(lane),
+                        dest=coords[lane].tolist(),
+                        symbols=list(t.symbols),
+                        symbol=base(dk),
+                        expected=int(darr[lane]),
+                        got=int(vt[k][lane]),
+                        transposed=True,
+                    )
                     return
     # a row gathered through a loaded index must be scattered through the same index
     dest_bases = {base(k) for k in dest}
     for k in v.index_tags:
         if k in vt and base(k) not in dest_bases and any(_varies(vt[k], ax) for ax in range(len(shape))):
             lane = tuple(int(i) for i in np.argwhere(valid & ~np.isnan(vt[k]))[0])
-            interp.fact("scatter-index", node, tensor=t.name, lane=list(lane), dest=coords[lane].tolist(),
-                        symbols=list(t.symbols), index_symbol=base(k), index_value=int(vt[k][lane]))
+            interp.fact(
+                "scatter-index",
+                node,
+                tensor=t.name,
+                lane=list(lane),
+                dest=coords[lane].tolist(),
+                symbols=list(t.symbols),
+                index_symbol=base(k),
+                index_value=int(vt[k][lane]),
+            )
             return
 
 
@@ -392,9 +532,16 @@ def make_block_ptr(interp: Interpreter, args: list[Any], kwargs: dict[str, Any],
             vv = to_val(v, node)
             if vv.overflow_site is not None:
                 base.overflow_site = base.overflow_site or vv.overflow_site
-    bp = BlockPtr(base.tensor, int(base.offsets), _ints(interp, vals["shape"], node), _ints(interp, vals["strides"], node),
-                  _ints(interp, vals["offsets"], node), _ints(interp, vals["block_shape"], node),
-                  _ints(interp, vals.get("order", ()), node), node)
+    bp = BlockPtr(
+        base.tensor,
+        int(base.offsets),
+        _ints(interp, vals["shape"], node),
+        _ints(interp, vals["strides"], node),
+        _ints(interp, vals["offsets"], node),
+        _ints(interp, vals["block_shape"], node),
+        _ints(interp, vals.get("order", ()), node),
+        node,
+    )
     bp.ptr = base  # type: ignore[attr-defined]
     return bp
 
@@ -404,8 +551,16 @@ def advance(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: 
     if not isinstance(bp, BlockPtr):
         raise Unmodelled("tl.advance of something that is not a block pointer", node)
     delta = _ints(interp, args[1] if len(args) > 1 else kwargs["offsets"], node)
-    out = BlockPtr(bp.tensor, bp.base_offset, bp.shape, bp.strides, tuple(o + d for o, d in zip(bp.offsets, delta, strict=True)),
-                   bp.block_shape, bp.order, bp.site)
+    out = BlockPtr(
+        bp.tensor,
+        bp.base_offset,
+        bp.shape,
+        bp.strides,
+        tuple(o + d for o, d in zip(bp.offsets, delta, strict=True)),
+        bp.block_shape,
+        bp.order,
+        bp.site,
+    )
     out.ptr = getattr(bp, "ptr", None)  # type: ignore[attr-defined]
     return out
 
@@ -430,14 +585,20 @@ def _boundary(kwargs: dict[str, Any], rank: int, node: ast.AST) -> set[int]:
     return {int(to_val(v, node).item()) for v in vals}
 
 
-def block_load(interp: Interpreter, bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _block_lanes(bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> tuple[np.ndarray, np.ndarray]:
+    """Physical offsets of a block pointer's lanes, and which lanes `boundary_check` keeps:
+    only the dimensions it names are clipped; the others are trusted (and judged by MB001/2)."""
     phys, _inside = _block_geometry(bp, bp.offsets)
-    checked = _boundary(kwargs, len(bp.block_shape), node)
     active = np.ones(phys.shape, dtype=bool)
     grids = np.meshgrid(*[np.arange(b, dtype=np.int64) for b in bp.block_shape], indexing="ij")
-    for d in checked:
+    for d in _boundary(kwargs, len(bp.block_shape), node):
         idx = bp.offsets[d] + grids[d]
         active &= (idx >= 0) & (idx < bp.shape[d])
+    return phys, active
+
+
+def block_load(interp: Interpreter, bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> Val:
+    phys, active = _block_lanes(bp, kwargs, node)
     t = bp.tensor
     interp.mem.loaded.add(t.index)
     valid = _oob(interp, t, phys, active, node, "oob-load")
@@ -448,13 +609,7 @@ def block_load(interp: Interpreter, bp: BlockPtr, kwargs: dict[str, Any], node: 
 
 
 def block_store(interp: Interpreter, bp: BlockPtr, value: Any, kwargs: dict[str, Any], node: ast.AST) -> None:
-    phys, _ = _block_geometry(bp, bp.offsets)
-    checked = _boundary(kwargs, len(bp.block_shape), node)
-    active = np.ones(phys.shape, dtype=bool)
-    grids = np.meshgrid(*[np.arange(b, dtype=np.int64) for b in bp.block_shape], indexing="ij")
-    for d in checked:
-        idx = bp.offsets[d] + grids[d]
-        active &= (idx >= 0) & (idx < bp.shape[d])
+    phys, active = _block_lanes(bp, kwargs, node)
     t = bp.tensor
     v = to_val(value, node)
     valid = _oob(interp, t, phys, active, node, "oob-store")
@@ -462,19 +617,28 @@ def block_store(interp: Interpreter, bp: BlockPtr, value: Any, kwargs: dict[str,
     record_store(interp, t, phys, active & valid, v, coords, node, phys.shape, None, getattr(bp, "ptr", None))
 
 
-def make_descriptor(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Descriptor:
+def make_descriptor(
+    interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+) -> Descriptor:
     names = ["base", "shape", "strides", "block_shape"]
     vals = dict(zip(names, args, strict=False))
     vals.update(kwargs)
     base = vals["base"]
     if not isinstance(base, Ptr) or base.offsets.ndim != 0:
         raise Unmodelled("a tensor descriptor whose base is not a scalar pointer", node)
-    d = Descriptor(base.tensor, int(base.offsets), _ints(interp, vals["shape"], node), _ints(interp, vals["strides"], node),
-                   _ints(interp, vals["block_shape"], node))
+    d = Descriptor(
+        base.tensor,
+        int(base.offsets),
+        _ints(interp, vals["shape"], node),
+        _ints(interp, vals["strides"], node),
+        _ints(interp, vals["block_shape"], node),
+    )
     return d
 
 
-def descriptor_method(interp: Interpreter, base: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def descriptor_method(
+    interp: Interpreter, base: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+) -> Any:
     if not isinstance(base, Descriptor):
         raise Unmodelled(f"`.{name}()` on {type(base).__name__}", node)
     offsets = _ints(interp, args[0] if args else kwargs["offsets"], node)
@@ -487,7 +651,18 @@ def descriptor_method(interp: Interpreter, base: Any, name: str, args: list[Any]
     v = to_val(args[1] if len(args) > 1 else kwargs["value"], node)
     valid = _oob(interp, t, phys, inside, node, "oob-store")
     coords, _ = t.unravel(phys)
-    record_store(interp, t, phys, inside & valid, v, coords, node, phys.shape, "atomic_add" if name == "atomic_add" else None, None)
+    record_store(
+        interp,
+        t,
+        phys,
+        inside & valid,
+        v,
+        coords,
+        node,
+        phys.shape,
+        "atomic_add" if name == "atomic_add" else None,
+        None,
+    )
     return None
 
 

@@ -49,7 +49,9 @@ def is_token(s: Any) -> bool:
     return isinstance(s, MaxToken)
 
 
-def merge_max(a: MaxToken | None, b: MaxToken | None, lineage_a: frozenset[int], lineage_b: frozenset[int]) -> MaxToken:
+def merge_max(
+    a: MaxToken | None, b: MaxToken | None, lineage_a: frozenset[int], lineage_b: frozenset[int]
+) -> MaxToken:
     covers = (a.covers if a else lineage_a) | (b.covers if b else lineage_b)
     return MaxToken(covers)
 

@@ -26,12 +26,31 @@ LOW_PRECISION = {"fp16", "bf16", "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8
 INT_TYPES = {"int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 DTYPE_ALIASES = {
-    "float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32",
-    "float64": "fp64", "double": "fp64", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5",
-    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5", "float8e4b15": "fp8e4b15",
-    "int1": "int1", "bool": "int1", "int8": "int8", "int16": "int16", "int32": "int32",
-    "int": "int32", "int64": "int64", "long": "int64", "uint8": "uint8", "uint16": "uint16",
-    "uint32": "uint32", "uint64": "uint64", "tf32": "fp32",
+    "float16": "fp16",
+    "half": "fp16",
+    "bfloat16": "bf16",
+    "float32": "fp32",
+    "float": "fp32",
+    "float64": "fp64",
+    "double": "fp64",
+    "float8e4nv": "fp8e4nv",
+    "float8e5": "fp8e5",
+    "float8_e4m3fn": "fp8e4nv",
+    "float8_e5m2": "fp8e5",
+    "float8e4b15": "fp8e4b15",
+    "int1": "int1",
+    "bool": "int1",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int": "int32",
+    "int64": "int64",
+    "long": "int64",
+    "uint8": "uint8",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "tf32": "fp32",
 }
 
 

@@ -52,7 +52,17 @@ class HostTensor:
     sized: bool = True
 
     def view_of(self, shape: list[int], strides: list[int], symbols: list[str]) -> HostTensor:
-        return HostTensor(shape, strides, self.dtype, symbols, self.storage, self.name, self.dtype_known, self.created, self.sized)
+        return HostTensor(
+            shape,
+            strides,
+            self.dtype,
+            symbols,
+            self.storage,
+            self.name,
+            self.dtype_known,
+            self.created,
+            self.sized,
+        )
 
 
 @dataclass
@@ -83,22 +93,70 @@ class DimClasses:
 
 
 TORCH_DTYPES = {
-    "float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32",
-    "float64": "fp64", "int8": "int8", "int16": "int16", "int32": "int32", "int": "int32",
-    "int64": "int64", "long": "int64", "uint8": "uint8", "bool": "int1",
-    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+    "float16": "fp16",
+    "half": "fp16",
+    "bfloat16": "bf16",
+    "float32": "fp32",
+    "float": "fp32",
+    "float64": "fp64",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int": "int32",
+    "int64": "int64",
+    "long": "int64",
+    "uint8": "uint8",
+    "bool": "int1",
+    "float8_e4m3fn": "fp8e4nv",
+    "float8_e5m2": "fp8e5",
 }
-TENSOR_ATTRS = {"shape", "stride", "size", "numel", "dim", "ndim", "dtype", "device", "t", "T",
-                "transpose", "permute", "contiguous", "view", "reshape", "is_contiguous", "element_size",
-                "data_ptr", "to", "float", "half", "bfloat16", "zero_", "fill_", "unsqueeze", "squeeze",
-                "expand", "flatten", "new_empty", "new_zeros", "mT", "storage_offset", "is_cuda"}
+TENSOR_ATTRS = {
+    "shape",
+    "stride",
+    "size",
+    "numel",
+    "dim",
+    "ndim",
+    "dtype",
+    "device",
+    "t",
+    "T",
+    "transpose",
+    "permute",
+    "contiguous",
+    "view",
+    "reshape",
+    "is_contiguous",
+    "element_size",
+    "data_ptr",
+    "to",
+    "float",
+    "half",
+    "bfloat16",
+    "zero_",
+    "fill_",
+    "unsqueeze",
+    "squeeze",
+    "expand",
+    "flatten",
+    "new_empty",
+    "new_zeros",
+    "mT",
+    "storage_offset",
+    "is_cuda",
+}
 
 
 class HostEval:
     """Evaluates host statements; `bind` maps names to host values."""
 
-    def __init__(self, dims: DimClasses, sizes: dict[str, int] | None, recording: bool,
-                 contains_memo: dict[tuple[int, int], bool] | None = None) -> None:
+    def __init__(
+        self,
+        dims: DimClasses,
+        sizes: dict[str, int] | None,
+        recording: bool,
+        contains_memo: dict[tuple[int, int], bool] | None = None,
+    ) -> None:
         self.dims = dims
         self.contains_memo = contains_memo if contains_memo is not None else {}
         self.sizes = sizes  # root class -> concrete value (None while recording)
@@ -282,18 +340,37 @@ class HostEval:
     def binop(self, op: ast.operator, a: Any, b: Any) -> Any:
         if isinstance(a, Opaque | HostTensor) or isinstance(b, Opaque | HostTensor) or a is None or b is None:
             return Opaque("binop")
-        fn = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
-              ast.FloorDiv: lambda: a // b, ast.Mod: lambda: a % b, ast.Div: lambda: a / b,
-              ast.Pow: lambda: a**b, ast.LShift: lambda: a << b, ast.RShift: lambda: a >> b,
-              ast.BitAnd: lambda: a & b, ast.BitOr: lambda: a | b}.get(type(op))
+        fn = {
+            ast.Add: lambda: a + b,
+            ast.Sub: lambda: a - b,
+            ast.Mult: lambda: a * b,
+            ast.FloorDiv: lambda: a // b,
+            ast.Mod: lambda: a % b,
+            ast.Div: lambda: a / b,
+            ast.Pow: lambda: a**b,
+            ast.LShift: lambda: a << b,
+            ast.RShift: lambda: a >> b,
+            ast.BitAnd: lambda: a & b,
+            ast.BitOr: lambda: a | b,
+        }.get(type(op))
         if fn is None:
             return Opaque("binop")
         r = fn()
-        if self.recording and isinstance(op, ast.FloorDiv | ast.Div) and isinstance(a, SymInt) and isinstance(b, int) \
-                and not isinstance(b, SymInt) and b in (2, 4):
+        if (
+            self.recording
+            and isinstance(op, ast.FloorDiv | ast.Div)
+            and isinstance(a, SymInt)
+            and isinstance(b, int)
+            and not isinstance(b, SymInt)
+            and b in (2, 4)
+        ):
             root = self.dims.find(a.sym)
             self.dims.multiple_of[root] = max(self.dims.multiple_of.get(root, 1), b)
-        if isinstance(r, int) and not isinstance(r, bool) and (isinstance(a, SymInt) or isinstance(b, SymInt)):
+        if (
+            isinstance(r, int)
+            and not isinstance(r, bool)
+            and (isinstance(a, SymInt) or isinstance(b, SymInt))
+        ):
             if self.recording:
                 sym = f"({_symname(a)}{_opname(op)}{_symname(b)})"
                 self.dims.derived.setdefault(sym, sym)
@@ -314,10 +391,16 @@ class HostEval:
                 return Opaque("compare")
             else:
                 try:
-                    ok = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
-                          ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
-                          ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
-                          ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}[type(op)](left, right)
+                    ok = {
+                        ast.Eq: lambda a, b: a == b,
+                        ast.NotEq: lambda a, b: a != b,
+                        ast.Lt: lambda a, b: a < b,
+                        ast.LtE: lambda a, b: a <= b,
+                        ast.Gt: lambda a, b: a > b,
+                        ast.GtE: lambda a, b: a >= b,
+                        ast.In: lambda a, b: a in b,
+                        ast.NotIn: lambda a, b: a not in b,
+                    }[type(op)](left, right)
                 except (TypeError, KeyError):
                     return Opaque("compare")
             if not ok:
@@ -336,7 +419,7 @@ class HostEval:
         return Opaque("subscript")
 
     def e_Attribute(self, e: ast.Attribute) -> Any:
-        dotted = _dotted(e)
+        dotted = dotted_name(e)
         if dotted and dotted.split(".")[0] == "torch":
             last = dotted.split(".")[-1]
             if last in TORCH_DTYPES:
@@ -360,7 +443,7 @@ class HostEval:
         return ("lambda", e, dict(self.env))
 
     def e_Call(self, e: ast.Call) -> Any:
-        fname = _dotted(e.func)
+        fname = dotted_name(e.func)
         args = [self.expr(a) for a in e.args if not isinstance(a, ast.Starred)]
         kwargs = {k.arg: self.expr(k.value) for k in e.keywords if k.arg}
         if isinstance(e.func, ast.Attribute):
@@ -373,7 +456,9 @@ class HostEval:
         last = fname.split(".")[-1]
         try:
             if last == "cdiv" and len(args) == 2 and _ints(args):
-                return self.binop(ast.FloorDiv(), self.binop(ast.Sub(), self.binop(ast.Add(), args[0], args[1]), 1), args[1])
+                return self.binop(
+                    ast.FloorDiv(), self.binop(ast.Sub(), self.binop(ast.Add(), args[0], args[1]), 1), args[1]
+                )
             if last == "next_power_of_2" and _ints(args):
                 n = int(args[0])
                 return 1 if n <= 1 else 1 << (n - 1).bit_length()
@@ -385,7 +470,11 @@ class HostEval:
                 return (min if fname == "min" else max)(known)
             if fname in ("min", "max") and len(args) == 1 and isinstance(args[0], tuple | list):
                 return (min if fname == "min" else max)(args[0])
-            if fname in ("int", "float", "abs", "bool", "round") and len(args) == 1 and isinstance(args[0], int | float):
+            if (
+                fname in ("int", "float", "abs", "bool", "round")
+                and len(args) == 1
+                and isinstance(args[0], int | float)
+            ):
                 return {"int": int, "float": float, "abs": abs, "bool": bool, "round": round}[fname](args[0])
             if fname == "len" and len(args) == 1 and isinstance(args[0], tuple | list):
                 return len(args[0])
@@ -393,14 +482,33 @@ class HostEval:
                 return getattr(math, last)(*args)
             if fname in ("tuple", "list") and len(args) == 1 and isinstance(args[0], tuple | list):
                 return tuple(args[0]) if fname == "tuple" else list(args[0])
-            if fname.startswith("torch.") and last in ("empty", "zeros", "ones", "full", "randn", "rand", "empty_strided", "randint"):
+            if fname.startswith("torch.") and last in (
+                "empty",
+                "zeros",
+                "ones",
+                "full",
+                "randn",
+                "rand",
+                "empty_strided",
+                "randint",
+            ):
                 return self.torch_new(last, args, kwargs)
-            if fname.startswith("torch.") and last in ("empty_like", "zeros_like", "ones_like", "full_like", "randn_like"):
+            if fname.startswith("torch.") and last in (
+                "empty_like",
+                "zeros_like",
+                "ones_like",
+                "full_like",
+                "randn_like",
+            ):
                 if args and isinstance(args[0], HostTensor):
                     src = args[0]
                     dt = kwargs.get("dtype")
-                    t = self.new_tensor([SymInt(s, y) for s, y in zip(src.shape, src.symbols, strict=True)],
-                                        dt[1] if isinstance(dt, tuple) else src.dtype, f"t{self.storages + 1}", isinstance(dt, tuple) or src.dtype_known)
+                    t = self.new_tensor(
+                        [SymInt(s, y) for s, y in zip(src.shape, src.symbols, strict=True)],
+                        dt[1] if isinstance(dt, tuple) else src.dtype,
+                        f"t{self.storages + 1}",
+                        isinstance(dt, tuple) or src.dtype_known,
+                    )
                     t.created = last == "empty_like"
                     return t
             if fname in ("triton.Config",):
@@ -422,7 +530,11 @@ class HostEval:
         if "size" in kwargs and isinstance(kwargs["size"], tuple | list):
             shape = list(kwargs["size"])
         dt = kwargs.get("dtype")
-        dtype = dt[1] if isinstance(dt, tuple) and dt and dt[0] == "dtype" else ("int64" if kind == "randint" else "fp32")
+        dtype = (
+            dt[1]
+            if isinstance(dt, tuple) and dt and dt[0] == "dtype"
+            else ("int64" if kind == "randint" else "fp32")
+        )
         t = self.new_tensor(shape, dtype, f"t{self.storages + 1}", isinstance(dt, tuple) or kind == "randint")
         t.created = kind in ("empty", "empty_strided")
         return t
@@ -454,14 +566,20 @@ class HostEval:
         if name == "permute":
             order = list(args[0]) if args and isinstance(args[0], tuple | list) else list(args)
             if len(order) == rank and _ints(order):
-                return t.view_of([t.shape[i] for i in order], [t.strides[i] for i in order], [t.symbols[i] for i in order])
+                return t.view_of(
+                    [t.shape[i] for i in order], [t.strides[i] for i in order], [t.symbols[i] for i in order]
+                )
         if name in ("to", "float", "half", "bfloat16", "int", "long"):
-            dt = {"float": "fp32", "half": "fp16", "bfloat16": "bf16", "int": "int32", "long": "int64"}.get(name)
+            dt = {"float": "fp32", "half": "fp16", "bfloat16": "bf16", "int": "int32", "long": "int64"}.get(
+                name
+            )
             for a in list(args) + list(kwargs.values()):
                 if isinstance(a, tuple) and a and a[0] == "dtype":
                     dt = a[1]
             if dt:
-                return HostTensor(list(t.shape), contiguous_strides(t.shape), dt, list(t.symbols), t.storage, t.name, True)
+                return HostTensor(
+                    list(t.shape), contiguous_strides(t.shape), dt, list(t.symbols), t.storage, t.name, True
+                )
             return t
         if name in ("view", "reshape", "flatten"):
             shape = list(args[0]) if args and isinstance(args[0], tuple | list) else list(args)
@@ -471,7 +589,9 @@ class HostEval:
                 total = math.prod(t.shape)
                 known = math.prod(s for s in shape if s != -1) or 1
                 shape = [total // known if s == -1 else s for s in shape]
-                syms = [x.sym if isinstance(x, SymInt) else f"_v{self.storages}_{i}" for i, x in enumerate(shape)]
+                syms = [
+                    x.sym if isinstance(x, SymInt) else f"_v{self.storages}_{i}" for i, x in enumerate(shape)
+                ]
                 if len(shape) == 1 and rank == 1:
                     syms = list(t.symbols)
                 return t.view_of([int(s) for s in shape], contiguous_strides([int(s) for s in shape]), syms)
@@ -521,7 +641,8 @@ def _opname(op: ast.operator) -> str:
     return {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}.get(type(op), "?")
 
 
-def _dotted(e: ast.expr) -> str:
+def dotted_name(e: ast.expr) -> str:
+    """`a.b.c` -> "a.b.c"; anything but names and attributes -> ""."""
     parts = []
     while isinstance(e, ast.Attribute):
         parts.append(e.attr)

@@ -53,7 +53,12 @@ class SourceMap:
         end_col = getattr(node, "end_col_offset", col) or col
         start = self.offset(lineno, col)
         end = self.offset(end_lineno, end_col)
-        return Span(start, end, (self.row0 + lineno - 1, col + self.indent), (self.row0 + end_lineno - 1, end_col + self.indent))
+        return Span(
+            start,
+            end,
+            (self.row0 + lineno - 1, col + self.indent),
+            (self.row0 + end_lineno - 1, end_col + self.indent),
+        )
 
 
 @dataclass
@@ -90,7 +95,9 @@ def line_starts(source: bytes) -> list[int]:
     return [0, *itertools.accumulate(len(line) + 1 for line in source.split(b"\n")[:-1])]
 
 
-def parse_snippet(source: bytes, start_byte: int, end_byte: int, starts: list[int], row0: int) -> tuple[ast.Module, SourceMap]:
+def parse_snippet(
+    source: bytes, start_byte: int, end_byte: int, starts: list[int], row0: int
+) -> tuple[ast.Module, SourceMap]:
     """Parse the bytes of one definition (dedented) with `ast`; raises SyntaxError."""
     line_begin = starts[row0]
     text = source[line_begin:end_byte].decode("utf-8")
@@ -132,13 +139,23 @@ def safe_eval(node: ast.AST, env: dict[str, Any]) -> Any:
     if isinstance(node, ast.List | ast.Tuple):
         return [safe_eval(e, env) for e in node.elts]
     if isinstance(node, ast.Dict):
-        return {safe_eval(k, env): safe_eval(v, env) for k, v in zip(node.keys, node.values, strict=True) if k is not None}
+        return {
+            safe_eval(k, env): safe_eval(v, env)
+            for k, v in zip(node.keys, node.values, strict=True)
+            if k is not None
+        }
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -safe_eval(node.operand, env)
     if isinstance(node, ast.BinOp):
         a, b = safe_eval(node.left, env), safe_eval(node.right, env)
-        ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b, ast.FloorDiv: lambda: a // b,
-               ast.Pow: lambda: a**b, ast.LShift: lambda: a << b}
+        ops = {
+            ast.Add: lambda: a + b,
+            ast.Sub: lambda: a - b,
+            ast.Mult: lambda: a * b,
+            ast.FloorDiv: lambda: a // b,
+            ast.Pow: lambda: a**b,
+            ast.LShift: lambda: a << b,
+        }
         if type(node.op) in ops and isinstance(a, int | float) and isinstance(b, int | float):
             return ops[type(node.op)]()
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
@@ -174,7 +191,11 @@ def expand_configs(node: ast.AST | None, module_consts: dict[str, Any]) -> list[
         return []
     if isinstance(node, ast.Name) and node.id in module_consts:
         return expand_configs(module_consts[node.id], module_consts)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and f"{node.func.id}()" in module_consts:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and f"{node.func.id}()" in module_consts
+    ):
         return expand_configs(module_consts[f"{node.func.id}()"], module_consts)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return expand_configs(node.left, module_consts) + expand_configs(node.right, module_consts)
@@ -231,7 +252,9 @@ def build_kernel_model(func: ast.FunctionDef, smap: SourceMap, module_consts: di
             continue
         name = ast.unparse(dec.func)
         if name.endswith("autotune"):
-            cfg_node = dec.args[0] if dec.args else next((k.value for k in dec.keywords if k.arg == "configs"), None)
+            cfg_node = (
+                dec.args[0] if dec.args else next((k.value for k in dec.keywords if k.arg == "configs"), None)
+            )
             configs = expand_configs(cfg_node, module_consts)
             kws = {k.arg: k.value for k in dec.keywords}
             model.autotune = AutotuneInfo(

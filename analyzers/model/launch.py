@@ -92,21 +92,58 @@ def _tensor_param_ranks(func: ast.FunctionDef) -> dict[str, int]:
                 ranks[base.id] = max(ranks.get(base.id, 0), len(n.targets[0].elts))
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape":
             base = n.value.value
-            if isinstance(base, ast.Name) and base.id in names and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, int):
+            if (
+                isinstance(base, ast.Name)
+                and base.id in names
+                and isinstance(n.slice, ast.Constant)
+                and isinstance(n.slice.value, int)
+            ):
                 i = n.slice.value
                 ranks[base.id] = max(ranks.get(base.id, 1), i + 1 if i >= 0 else -i)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("stride", "size"):
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in ("stride", "size")
+        ):
             base = n.func.value
-            if isinstance(base, ast.Name) and base.id in names and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, int):
+            if (
+                isinstance(base, ast.Name)
+                and base.id in names
+                and n.args
+                and isinstance(n.args[0], ast.Constant)
+                and isinstance(n.args[0].value, int)
+            ):
                 i = n.args[0].value
                 ranks[base.id] = max(ranks.get(base.id, 1), i + 1 if i >= 0 else -i)
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in names:
-            if n.attr in ("shape", "stride", "numel", "dtype", "device", "is_contiguous", "T", "t", "size", "contiguous", "view", "reshape", "transpose", "permute", "element_size"):
+            if n.attr in (
+                "shape",
+                "stride",
+                "numel",
+                "dtype",
+                "device",
+                "is_contiguous",
+                "T",
+                "t",
+                "size",
+                "contiguous",
+                "view",
+                "reshape",
+                "transpose",
+                "permute",
+                "element_size",
+            ):
                 ranks.setdefault(n.value.id, 1)
         if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
             lhs, rhs = n.left, n.comparators[0]
-            if (isinstance(lhs, ast.Attribute) and lhs.attr == "shape" and isinstance(rhs, ast.Attribute) and rhs.attr == "shape"
-                    and isinstance(lhs.value, ast.Name) and isinstance(rhs.value, ast.Name)):
+            if (
+                isinstance(lhs, ast.Attribute)
+                and lhs.attr == "shape"
+                and isinstance(rhs, ast.Attribute)
+                and rhs.attr == "shape"
+                and isinstance(lhs.value, ast.Name)
+                and isinstance(rhs.value, ast.Name)
+            ):
                 same.append((lhs.value.id, rhs.value.id))
     for _ in range(3):
         for a, b in same:
@@ -147,7 +184,9 @@ class LaunchBinder:
         kernel_ptr_args = self._pointer_arg_names()
         args = func.args.posonlyargs + func.args.args
         defaults = [None] * (len(args) - len(func.args.defaults)) + list(func.args.defaults)
-        pairs = list(zip(args, defaults, strict=True)) + list(zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True))
+        pairs = list(zip(args, defaults, strict=True)) + list(
+            zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True)
+        )
         for a, d in pairs:
             name = a.arg
             if name in ("self", "ctx"):
@@ -174,7 +213,20 @@ class LaunchBinder:
             root = self.dims.find(sym)
             return self.display.get(root, root)
         out = sym
-        for tok in sorted(set(sym.replace("(", " ").replace(")", " ").replace("*", " ").replace("+", " ").replace("-", " ").replace("/", " ").replace("%", " ").split()), key=len, reverse=True):
+        for tok in sorted(
+            set(
+                sym.replace("(", " ")
+                .replace(")", " ")
+                .replace("*", " ")
+                .replace("+", " ")
+                .replace("-", " ")
+                .replace("/", " ")
+                .replace("%", " ")
+                .split()
+            ),
+            key=len,
+            reverse=True,
+        ):
             if tok in self.dims.parent:
                 out = out.replace(tok, self.display.get(self.dims.find(tok), self.dims.find(tok)))
         return out
@@ -235,7 +287,9 @@ class LaunchBinder:
         self._unify_anonymous(ev)
         self.padded_layout = _stride_users(self.site)
         kargs = self._kernel_args(ev)
-        first_config = self.kernel.autotune.configs[0] if self.kernel.autotune and self.kernel.autotune.configs else None
+        first_config = (
+            self.kernel.autotune.configs[0] if self.kernel.autotune and self.kernel.autotune.configs else None
+        )
         constexpr_env = self._constexpr_env(kargs, first_config)
         # sizes passed as constexprs (HEAD_DIM=D) size aranges: keep them powers of two
         for p in self.kernel.params:
@@ -247,7 +301,14 @@ class LaunchBinder:
         # tiling from the grid: cdiv(X, B) tiles X's class by B; bare names are batch-like
         self._grid_roles(ev, self.site.grid_node, constexpr_env)
         self.grid_tiled_roots = set(self.tiled) | set(self.bare)
-        bmax = max([v for v in constexpr_env.values() if isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 1024] or [16])
+        bmax = max(
+            [
+                v
+                for v in constexpr_env.values()
+                if isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 1024
+            ]
+            or [16]
+        )
         if any(p.work_bound for p in self.scan.policies.values()):
             # routed kernels (MoE) rely on padded index arrays: lengths are whole tiles
             for root, block in self.tiled.items():
@@ -274,8 +335,13 @@ class LaunchBinder:
             except (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError):
                 continue
             # only a capped block (at most half the dimension) makes the loop iterate twice
-            if any(isinstance(args.get(k), int) and args.get(k) != v and 0 < args[k] <= 2500 and args[k] & (args[k] - 1) == 0
-                   for k, v in base.items()):
+            if any(
+                isinstance(args.get(k), int)
+                and args.get(k) != v
+                and 0 < args[k] <= 2500
+                and args[k] & (args[k] - 1) == 0
+                for k, v in base.items()
+            ):
                 out.add(root)
         return out
 
@@ -304,7 +370,7 @@ class LaunchBinder:
         tensors = [v for v in ev.env.values() if isinstance(v, HostTensor) and not v.created]
         named = {self.dims.find(s) for s in self.display}
         for i, t in enumerate(tensors):
-            for u in tensors[i + 1:]:
+            for u in tensors[i + 1 :]:
                 if len(t.shape) != len(u.shape) or len(t.shape) < 3 or t.storage == u.storage:
                     continue
                 for a, b in zip(t.symbols, u.symbols, strict=True):
@@ -325,7 +391,16 @@ class LaunchBinder:
         if not sym.startswith("("):
             return {self.dims.find(sym)}
         out = set()
-        for tok in sym.replace("(", " ").replace(")", " ").replace("*", " ").replace("+", " ").replace("-", " ").replace("//", " ").replace("%", " ").split():
+        for tok in (
+            sym.replace("(", " ")
+            .replace(")", " ")
+            .replace("*", " ")
+            .replace("+", " ")
+            .replace("-", " ")
+            .replace("//", " ")
+            .replace("%", " ")
+            .split()
+        ):
             if tok in self.dims.parent:
                 out.add(self.dims.find(tok))
         return out
@@ -337,17 +412,26 @@ class LaunchBinder:
             if val and val[0] == "lambda":
                 expr = val[1].body
             elif val and val[0] == "func":
-                expr = next((s.value for s in ast.walk(val[1]) if isinstance(s, ast.Return) and s.value is not None), grid)
+                expr = next(
+                    (s.value for s in ast.walk(val[1]) if isinstance(s, ast.Return) and s.value is not None),
+                    grid,
+                )
         elif isinstance(grid, ast.Lambda):
             expr = grid.body
         if isinstance(grid, ast.Name) and self.site is not None:
             for st in ast.walk(ast.Module(body=self.site.body, type_ignores=[])):
-                if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == grid.id for t in st.targets):
+                if isinstance(st, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == grid.id for t in st.targets
+                ):
                     if st.lineno <= self.site.call.lineno:
                         expr = st.value.body if isinstance(st.value, ast.Lambda) else st.value
         sub = HostEval(self.dims, None, recording=True)
         sub.env = dict(ev.env)
-        for n in ast.walk(grid if not isinstance(grid, ast.Name) else ast.Module(body=self.site.body if self.site else [], type_ignores=[])):
+        for n in ast.walk(
+            grid
+            if not isinstance(grid, ast.Name)
+            else ast.Module(body=self.site.body if self.site else [], type_ignores=[])
+        ):
             if isinstance(n, ast.Lambda | ast.FunctionDef):
                 for a in n.args.args:
                     sub.env[a.arg] = dict(meta)
@@ -404,7 +488,9 @@ class LaunchBinder:
                 if kind == "big":
                     v = 4097 + 2 * tiled_i if r in self.block_driving else b + 1 + 2 * tiled_i
                 else:
-                    v = {"ragged": b + 1 + 2 * tiled_i, "exact": 2 * b, "half": b + max(b // 2, 1), "one": 1}[kind]
+                    v = {"ragged": b + 1 + 2 * tiled_i, "exact": 2 * b, "half": b + max(b // 2, 1), "one": 1}[
+                        kind
+                    ]
                 tiled_i += 1
             else:
                 v = 1 if kind == "one" else PRIMES[prime_i % len(PRIMES)]
@@ -437,10 +523,22 @@ class LaunchBinder:
             if (root.startswith("_") or "." in root) and root not in self.display:
                 continue
             shown[self.display.get(root, root)] = v
-        return ProbeLaunch(kind, args, runtime, grid, axes, shown, config, self.site, False,
-                           grid_span=self.site.smap.span(self.site.grid_node))
+        return ProbeLaunch(
+            kind,
+            args,
+            runtime,
+            grid,
+            axes,
+            shown,
+            config,
+            self.site,
+            False,
+            grid_span=self.site.smap.span(self.site.grid_node),
+        )
 
-    def _to_kernel_values(self, kargs: dict[str, Any], config: dict[str, Any] | None) -> tuple[dict[str, Any], set[str], list[TensorInfo]]:
+    def _to_kernel_values(
+        self, kargs: dict[str, Any], config: dict[str, Any] | None
+    ) -> tuple[dict[str, Any], set[str], list[TensorInfo]]:
         args: dict[str, Any] = {}
         runtime: set[str] = set()
         tensors: list[TensorInfo] = []
@@ -460,10 +558,21 @@ class LaunchBinder:
             else:
                 v = Opaque("missing argument")
             if isinstance(v, HostTensor):
-                ti = TensorInfo(len(tensors), p.name, tuple(v.shape), tuple(v.strides),
-                                tuple(self.symbol_name(s) for s in v.symbols),
-                                norm_dtype(v.dtype) if v.dtype_known else "fp16?", created=v.created, sized=v.sized,
-                                grid_tiled=bool(v.symbols) and all(self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots) for s in v.symbols))
+                ti = TensorInfo(
+                    len(tensors),
+                    p.name,
+                    tuple(v.shape),
+                    tuple(v.strides),
+                    tuple(self.symbol_name(s) for s in v.symbols),
+                    norm_dtype(v.dtype) if v.dtype_known else "fp16?",
+                    created=v.created,
+                    sized=v.sized,
+                    grid_tiled=bool(v.symbols)
+                    and all(
+                        self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots)
+                        for s in v.symbols
+                    ),
+                )
                 storage_index[v.storage] = ti
                 tensors.append(ti)
                 args[p.name] = ti
@@ -483,7 +592,10 @@ class LaunchBinder:
     def _apply_heuristics(self, args: dict[str, Any]) -> None:
         for name, fn in self.kernel.heuristics.items():
             ev = HostEval(self.dims, {}, recording=False)
-            view = {k: (v if isinstance(v, int | float | bool) or v is None else Opaque(k)) for k, v in args.items()}
+            view = {
+                k: (v if isinstance(v, int | float | bool) or v is None else Opaque(k))
+                for k, v in args.items()
+            }
             if isinstance(fn, ast.Lambda) and fn.args.args:
                 ev.env[fn.args.args[0].arg] = view
                 val = ev.expr(fn.body)
@@ -522,7 +634,11 @@ class LaunchBinder:
             val = (val,)
         if isinstance(val, list):
             val = tuple(val)
-        if not isinstance(val, tuple) or not all(isinstance(x, int) and not isinstance(x, bool) for x in val) or not 1 <= len(val) <= 3:
+        if (
+            not isinstance(val, tuple)
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in val)
+            or not 1 <= len(val) <= 3
+        ):
             raise _Unbindable(f"the grid `{ast.unparse(g)}`")
         dims = tuple(int(x) for x in val) + (1,) * (3 - len(val))
         return (dims[0], dims[1], dims[2]), len(val)
@@ -531,11 +647,17 @@ class LaunchBinder:
         """Only 1-D tiles over plain pointers (no 2-D indexing, dots, block pointers or
         descriptors): an elementwise kernel whose tensors are as long as its one size."""
         for n in ast.walk(self.kernel.func):
-            if isinstance(n, ast.Subscript) and any(isinstance(x, ast.Constant) and x.value is None
-                                                     for x in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])):
+            if isinstance(n, ast.Subscript) and any(
+                isinstance(x, ast.Constant) and x.value is None
+                for x in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])
+            ):
                 return False
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
-                    "dot", "make_block_ptr", "make_tensor_descriptor", "reshape", "view", "trans"):
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr
+                in ("dot", "make_block_ptr", "make_tensor_descriptor", "reshape", "view", "trans")
+            ):
                 return False
         return True
 
@@ -547,7 +669,10 @@ class LaunchBinder:
         args: dict[str, Any] = {}
         runtime: set[str] = set()
         consts = self._constexpr_env({}, config)
-        bmax = max([v for v in consts.values() if isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 1024] or [16])
+        bmax = max(
+            [v for v in consts.values() if isinstance(v, int) and not isinstance(v, bool) and 2 <= v <= 1024]
+            or [16]
+        )
         tiled = [p.name for p in self.kernel.params if p.name in self.scan.tiled and not p.constexpr]
         sizes: dict[str, int] = {}
         i = 0
@@ -573,7 +698,9 @@ class LaunchBinder:
                     n = int(args[tiled[0]])
                     args[p.name] = TensorInfo(n_t, p.name, (n,), (1,), (tiled[0],), "fp16?", sized=True)
                 else:
-                    args[p.name] = TensorInfo(n_t, p.name, (1 << 16,), (1,), (f"{p.name}.0",), "fp16?", sized=False)
+                    args[p.name] = TensorInfo(
+                        n_t, p.name, (1 << 16,), (1,), (f"{p.name}.0",), "fp16?", sized=False
+                    )
                 n_t += 1
             elif p.constexpr or p.name in consts:
                 if p.name in consts:
@@ -583,10 +710,18 @@ class LaunchBinder:
         self._apply_heuristics(args)
         if single:
             n = int(args[tiled[0]])
-            grid, note = (max(1, -(-n // bmax)), 1, 1), f"no launch site in this file: tensors of {tiled[0]} elements and a grid of cdiv({tiled[0]}, {bmax}) programs assumed"
+            grid, note = (
+                (max(1, -(-n // bmax)), 1, 1),
+                f"no launch site in this file: tensors of {tiled[0]} elements and a grid of cdiv({tiled[0]}, {bmax}) programs assumed",
+            )
         else:
-            grid, note = (2, 2, 2), "no launch site in this file: tensors assumed contiguous and the grid assumed to cover the sizes"
-        return ProbeLaunch(kind, args, runtime, grid, 3 if not single else 1, sizes, config, None, True, notes=[note])
+            grid, note = (
+                (2, 2, 2),
+                "no launch site in this file: tensors assumed contiguous and the grid assumed to cover the sizes",
+            )
+        return ProbeLaunch(
+            kind, args, runtime, grid, 3 if not single else 1, sizes, config, None, True, notes=[note]
+        )
 
 
 class _Unbindable(Exception):
@@ -610,4 +745,12 @@ def random_floats(t: TensorInfo) -> np.ndarray:
     return rng.standard_normal(max(t.extent, 1))
 
 
-__all__ = ["LaunchBinder", "LaunchSite", "ProbeLaunch", "Unbindable", "contiguous_strides", "find_launch_calls", "random_floats"]
+__all__ = [
+    "LaunchBinder",
+    "LaunchSite",
+    "ProbeLaunch",
+    "Unbindable",
+    "contiguous_strides",
+    "find_launch_calls",
+    "random_floats",
+]

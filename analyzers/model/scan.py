@@ -9,8 +9,20 @@ import ast
 import contextlib
 from dataclasses import dataclass, field
 
-MEMORY_CALLS = {"load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas",
-                "atomic_and", "atomic_or", "atomic_xor", "make_block_ptr", "make_tensor_descriptor"}
+MEMORY_CALLS = {
+    "load",
+    "store",
+    "atomic_add",
+    "atomic_max",
+    "atomic_min",
+    "atomic_xchg",
+    "atomic_cas",
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+    "make_block_ptr",
+    "make_tensor_descriptor",
+}
 
 
 @dataclass
@@ -45,7 +57,9 @@ def _call_name(node: ast.Call) -> str:
     return ""
 
 
-def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast.FunctionDef] | None = None) -> KernelScan:
+def scan_kernel(
+    func: ast.FunctionDef, params: list[str], helpers: dict[str, ast.FunctionDef] | None = None
+) -> KernelScan:
     body_nodes = list(ast.walk(func))
     for h in (helpers or {}).values():
         body_nodes += list(ast.walk(h))
@@ -110,12 +124,20 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
                 if kw.arg == "base":
                     pointers |= bases(_additive_names(kw.value), set())
     pointers &= pset
-    constexprs = {a.arg for a in func.args.args + func.args.kwonlyargs
-                  if a.annotation is not None and ast.unparse(a.annotation).endswith("constexpr")}
+    constexprs = {
+        a.arg
+        for a in func.args.args + func.args.kwonlyargs
+        if a.annotation is not None and ast.unparse(a.annotation).endswith("constexpr")
+    }
     pointers -= constexprs
     for n in body_nodes:
         value = _unwrap_casts(n.value) if isinstance(n, ast.Assign) else None
-        if isinstance(n, ast.Assign) and isinstance(value, ast.Call) and _call_name(value) == "load" and value.args:
+        if (
+            isinstance(n, ast.Assign)
+            and isinstance(value, ast.Call)
+            and _call_name(value) == "load"
+            and value.args
+        ):
             src = bases(_additive_names(value.args[0]), set()) & pointers
             for t in n.targets:
                 for name in _names(t):
@@ -126,8 +148,15 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
                 for t in n.targets:
                     arange_vars |= _names(t)
     # close arange-derived variables (a load's result is data, not derived from its address)
-    loaded_vars = {name for n in body_nodes if isinstance(n, ast.Assign) and isinstance(_unwrap_casts(n.value), ast.Call)
-                   and _call_name(_unwrap_casts(n.value)) == "load" for t in n.targets for name in _names(t)}
+    loaded_vars = {
+        name
+        for n in body_nodes
+        if isinstance(n, ast.Assign)
+        and isinstance(_unwrap_casts(n.value), ast.Call)
+        and _call_name(_unwrap_casts(n.value)) == "load"
+        for t in n.targets
+        for name in _names(t)
+    }
     changed = True
     while changed:
         changed = False
@@ -146,7 +175,10 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
         if isinstance(n, ast.Compare) and len(n.ops) == 1:
             left, right = _names(n.left), _names(n.comparators[0])
             for a, b, bnode in ((left, right, n.comparators[0]), (right, left, n.left)):
-                if a & arange_vars or any(isinstance(c, ast.Call) and _call_name(c) == "arange" for c in ast.walk(n.left if a is left else n.comparators[0])):
+                if a & arange_vars or any(
+                    isinstance(c, ast.Call) and _call_name(c) == "arange"
+                    for c in ast.walk(n.left if a is left else n.comparators[0])
+                ):
                     for name in b:
                         tiled |= derived.get(name, {name} & pset) - pointers
                 for name in a:
@@ -162,7 +194,9 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
                                 pol.sentinel_params.add(bnode.id)
                             else:
                                 pol.upper = bnode.id
-                        elif b & pid_vars or any(isinstance(c, ast.Call) and _call_name(c) == "program_id" for c in ast.walk(bnode)):
+                        elif b & pid_vars or any(
+                            isinstance(c, ast.Call) and _call_name(c) == "program_id" for c in ast.walk(bnode)
+                        ):
                             pol.work_bound = True
         if isinstance(n, ast.For) and isinstance(n.iter, ast.Call):
             for a in n.iter.args:
@@ -170,7 +204,13 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
                     tiled |= derived.get(name, {name} & pset) - pointers
     arange_params: set[str] = set()
     for n in body_nodes:
-        if isinstance(n, ast.Call) and _call_name(n) in ("arange", "zeros", "full", "make_block_ptr", "make_tensor_descriptor"):
+        if isinstance(n, ast.Call) and _call_name(n) in (
+            "arange",
+            "zeros",
+            "full",
+            "make_block_ptr",
+            "make_tensor_descriptor",
+        ):
             for a in list(n.args) + [k.value for k in n.keywords]:
                 arange_params |= _names(a) & pset
     return KernelScan(pointers, tiled & pset, arange_params, policies, derived)
@@ -178,8 +218,12 @@ def scan_kernel(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast
 
 def _unwrap_casts(e: ast.AST) -> ast.AST:
     """`tl.load(...).to(tl.int64)` -> the load call."""
-    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("to", "cast") \
-            and isinstance(e.func.value, ast.Call):
+    while (
+        isinstance(e, ast.Call)
+        and isinstance(e.func, ast.Attribute)
+        and e.func.attr in ("to", "cast")
+        and isinstance(e.func.value, ast.Call)
+    ):
         e = e.func.value
     return e
 
@@ -197,7 +241,16 @@ def _additive_names(e: ast.AST | None) -> set[str]:
         return _additive_names(e.value)
     if isinstance(e, ast.Call):
         name = _call_name(e)
-        if name in ("multiple_of", "max_contiguous", "max_constancy", "broadcast_to", "reshape", "view", "expand_dims", "trans"):
+        if name in (
+            "multiple_of",
+            "max_contiguous",
+            "max_constancy",
+            "broadcast_to",
+            "reshape",
+            "view",
+            "expand_dims",
+            "trans",
+        ):
             return _additive_names(e.args[0]) if e.args else set()
         if name == "where" and len(e.args) == 3:
             return _additive_names(e.args[1]) | _additive_names(e.args[2])
@@ -225,7 +278,9 @@ def _closure(v: str, deps: dict[str, set[str]]) -> set[str]:
 def _pid_vars(nodes: list[ast.AST], deps: dict[str, set[str]]) -> set[str]:
     out: set[str] = set()
     for n in nodes:
-        if isinstance(n, ast.Assign) and any(isinstance(c, ast.Call) and _call_name(c) in ("program_id",) for c in ast.walk(n.value)):
+        if isinstance(n, ast.Assign) and any(
+            isinstance(c, ast.Call) and _call_name(c) in ("program_id",) for c in ast.walk(n.value)
+        ):
             for t in n.targets:
                 out |= _names(t)
     changed = True

@@ -31,8 +31,10 @@ class NotAnalyzed(Rule):
 
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         if fact.kind == "tag-assert-bad":
-            msg = (f"the tag assertion `{fact.data['text']}` is not understood; write `# argus: tag X[i] == Y[j]` "
-                   f"or `# argus: tag X ~ (A, B)`")
+            msg = (
+                f"the tag assertion `{fact.data['text']}` is not understood; write `# argus: tag X[i] == Y[j]` "
+                f"or `# argus: tag X ~ (A, B)`"
+            )
         else:
             msg = f"{fact.data['what']} is not modelled: findings that depend on it are not judged"
         yield self.finding(fact, ctx, msg, None)

@@ -31,8 +31,15 @@ class Rule:
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         raise NotImplementedError
 
-    def finding(self, fact: Fact, ctx: RuleContext, message: str, witness: dict[str, Any] | None,
-                fix: Fix | None = None, node: ast.AST | None = None) -> Finding:
+    def finding(
+        self,
+        fact: Fact,
+        ctx: RuleContext,
+        message: str,
+        witness: dict[str, Any] | None,
+        fix: Fix | None = None,
+        node: ast.AST | None = None,
+    ) -> Finding:
         info = RULES[self.code]
         span = fact.smap.span(node if node is not None else fact.node)
         related = tuple(Related(sm.span(n), msg) for n, sm, msg in fact.related)

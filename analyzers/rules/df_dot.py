@@ -39,10 +39,14 @@ class DotOperandMismatch(Rule):
         a_c = ", ".join(f"{k}={v}" for k, v in d.get("a_coord", {}).items())
         b_c = ", ".join(f"{k}={v}" for k, v in d.get("b_coord", {}).items())
         if d.get("kind") == "axis":
-            msg = (f"the dot contracts different axes: column {j} of `a` varies along {a_c or '?'} while row {j} of "
-                   f"`b` varies along {b_c or '?'}")
+            msg = (
+                f"the dot contracts different axes: column {j} of `a` varies along {a_c or '?'} while row {j} of "
+                f"`b` varies along {b_c or '?'}"
+            )
         else:
-            msg = (f"contraction index mismatch on {d['symbol']}: column {j} of `a` holds {d['symbol']}={d['a_value']} but "
-                   f"row {j} of `b` holds {d['symbol']}={d['b_value']}")
+            msg = (
+                f"contraction index mismatch on {d['symbol']}: column {j} of `a` holds {d['symbol']}={d['a_value']} but "
+                f"row {j} of `b` holds {d['symbol']}={d['b_value']}"
+            )
         summary = f"{where(d)}: a[.., {j}] = ({a_c}) meets b[{j}, ..] = ({b_c})"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary, a_tag=a_c, b_tag=b_c, lane=j))

@@ -41,11 +41,24 @@ class StaleReductionPointer(Rule):
         c0, c1 = d["coords0"], d["coords1"]
         delta = [b - a for a, b in zip(c0, c1, strict=True)]
         moved = ", ".join(f"{s} by {x}" for s, x in zip(syms, delta, strict=True) if x) or "nowhere"
-        msg = (f"`{t}` moves {moved} per iteration of the reduction loop; it must move {d['dim']} by {d['step']} "
-               f"(one tile of the contraction axis) and nothing else")
+        msg = (
+            f"`{t}` moves {moved} per iteration of the reduction loop; it must move {d['dim']} by {d['step']} "
+            f"(one tile of the contraction axis) and nothing else"
+        )
         summary = f"{where(d)}: iteration 0 reads {elem(t, c0, syms)}, iteration 1 reads {elem(t, c1, syms)}"
-        yield self.finding(fact, ctx, msg, base_witness(fact, summary, tensor=t, iteration0=c0, iteration1=c1,
-                                                          expected_step=f"{d['dim']} += {d['step']}"))
+        yield self.finding(
+            fact,
+            ctx,
+            msg,
+            base_witness(
+                fact,
+                summary,
+                tensor=t,
+                iteration0=c0,
+                iteration1=c1,
+                expected_step=f"{d['dim']} += {d['step']}",
+            ),
+        )
 
 
 @register
@@ -77,15 +90,24 @@ class ReductionCoverage(Rule):
         d = fact.data
         if fact.kind == "coverage":
             if d["count"] == 0:
-                msg = (f"the reduction over {d['dim']} skips {d['missing']} of its indices (first: {d['dim']}={d['index']}) for "
-                       f"`{d['tensor']}`")
+                msg = (
+                    f"the reduction over {d['dim']} skips {d['missing']} of its indices (first: {d['dim']}={d['index']}) for "
+                    f"`{d['tensor']}`"
+                )
             else:
                 msg = f"the reduction over {d['dim']} counts index {d['dim']}={d['index']} {d['count']} times for `{d['tensor']}`"
             summary = f"{where(d)}: {d['tensor']} element {d['element']} received {d['dim']}={d['index']} {d['count']} times (expected once)"
-            yield self.finding(fact, ctx, msg, base_witness(fact, summary, tensor=d["tensor"], index=d["index"], count=d["count"]))
+            yield self.finding(
+                fact,
+                ctx,
+                msg,
+                base_witness(fact, summary, tensor=d["tensor"], index=d["index"], count=d["count"]),
+            )
         else:
             lane = d.get("lane", [])
-            msg = (f"lanes outside the data reach `tl.{d['op']}` holding {d['value']:.4g} instead of the neutral "
-                   f"{d['identity']}: they change the result")
+            msg = (
+                f"lanes outside the data reach `tl.{d['op']}` holding {d['value']:.4g} instead of the neutral "
+                f"{d['identity']}: they change the result"
+            )
             summary = f"{where(d)}: masked-off lane {lane} holds {d['value']:.4g} when it reaches {d['op']}"
             yield self.finding(fact, ctx, msg, base_witness(fact, summary, lane=lane, value=d["value"]))

@@ -38,11 +38,13 @@ class StoreTagMismatch(Rule):
         d = fact.data
         dest = elem(d["tensor"], d["dest"], d.get("symbols"))
         if fact.kind == "scatter-index":
-            msg = (f"the stored rows were gathered through a loaded index ({d['index_symbol']}), but `{d['tensor']}` is "
-                   f"addressed without it")
+            msg = (
+                f"the stored rows were gathered through a loaded index ({d['index_symbol']}), but `{d['tensor']}` is "
+                f"addressed without it"
+            )
             summary = f"{where(d)}: the value for {d['index_symbol']}={d['index_value']} is written to {dest}"
         else:
             how = " (transposed)" if d.get("transposed") else ""
-            msg = (f"`{d['tensor']}` receives a value computed for {d['symbol']}={d['got']} at {d['symbol']}={d['expected']}{how}")
+            msg = f"`{d['tensor']}` receives a value computed for {d['symbol']}={d['got']} at {d['symbol']}={d['expected']}{how}"
             summary = f"{where(d)}: lane {tuple(d['lane'])} stores the value for {d['symbol']}={d['got']} into {dest}"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary, destination=dest))

@@ -41,7 +41,12 @@ def add_mask_fix(fact: Fact, ctx: RuleContext) -> Fix | None:
         return None
     masks: set[str] = set()
     for other in ast.walk(root):
-        if other is node or _call_name(other) not in MEMORY_OPS or not isinstance(other, ast.Call) or not other.args:
+        if (
+            other is node
+            or _call_name(other) not in MEMORY_OPS
+            or not isinstance(other, ast.Call)
+            or not other.args
+        ):
             continue
         onames = {n.id for n in ast.walk(other.args[0]) if isinstance(n, ast.Name)}
         if not (onames & names - _pointer_params(root)):

@@ -36,12 +36,16 @@ class AutotuneSideEffect(Rule):
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data
         if fact.kind == "autotune-atomic":
-            msg = (f"`{d['tensor']}` accumulates with atomics in an autotuned kernel but is not in `reset_to_zero`: "
-                   f"every benchmarked config adds into it")
+            msg = (
+                f"`{d['tensor']}` accumulates with atomics in an autotuned kernel but is not in `reset_to_zero`: "
+                f"every benchmarked config adds into it"
+            )
             need = "reset_to_zero"
         else:
-            msg = (f"`{d['tensor']}` is read and written in place in an autotuned kernel but is not in `restore_value`: "
-                   f"each benchmarked config updates it again")
+            msg = (
+                f"`{d['tensor']}` is read and written in place in an autotuned kernel but is not in `restore_value`: "
+                f"each benchmarked config updates it again"
+            )
             need = "restore_value"
         summary = f"autotune runs each config on the same `{d['tensor']}` before the real launch; add it to `{need}`"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary, tensor=d["tensor"], missing=need))

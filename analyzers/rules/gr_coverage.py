@@ -35,8 +35,10 @@ class UncoveredOutput(Rule):
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data
         e = elem(d["tensor"], d["element"], d["symbols"])
-        msg = (f"{d['missing']} of {d['total']} elements of `{d['tensor']}` are never written by any program "
-               f"(grid {tuple(d['grid'])}); first: {e}")
+        msg = (
+            f"{d['missing']} of {d['total']} elements of `{d['tensor']}` are never written by any program "
+            f"(grid {tuple(d['grid'])}); first: {e}"
+        )
         summary = f"{where(d)}, grid={tuple(d['grid'])}: no program writes {e}"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary, element=e, grid=list(d["grid"])))
 
@@ -68,11 +70,15 @@ class GridMismatch(Rule):
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data
         if fact.kind == "grid-axis":
-            msg = (f"`tl.program_id({d['axis']})` reads grid axis {d['axis']}, but the launch grid has "
-                   f"{d['grid_axes']} axis{'es' if d['grid_axes'] != 1 else ''} {tuple(d['grid'])}: it is always 0")
+            msg = (
+                f"`tl.program_id({d['axis']})` reads grid axis {d['axis']}, but the launch grid has "
+                f"{d['grid_axes']} axis{'es' if d['grid_axes'] != 1 else ''} {tuple(d['grid'])}: it is always 0"
+            )
             summary = f"{where(d)}: grid {tuple(d['grid'])} has no axis {d['axis']}"
         else:
-            msg = (f"program id axis {d['axis']} is split with `{d['op']} {d['divisor']}`, but the grid launches "
-                   f"{d['extent']} programs on that axis, not a multiple of {d['divisor']}={d['divisor_value']}")
+            msg = (
+                f"program id axis {d['axis']} is split with `{d['op']} {d['divisor']}`, but the grid launches "
+                f"{d['extent']} programs on that axis, not a multiple of {d['divisor']}={d['divisor_value']}"
+            )
             summary = f"{where(d)}: axis {d['axis']} has {d['extent']} programs; {d['divisor']}={d['divisor_value']}"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary))

@@ -42,4 +42,6 @@ class WriteRace(Rule):
             other = tuple(d["other_pid"])
             msg = f"programs {tuple(d['pid'])} and {other} both store {e} without an atomic"
             summary = f"{where(d)}: {e} is written by program {tuple(d['pid'])} and by program {other}"
-        yield self.finding(fact, ctx, msg, base_witness(fact, summary, element=e, other_pid=d.get("other_pid")))
+        yield self.finding(
+            fact, ctx, msg, base_witness(fact, summary, element=e, other_pid=d.get("other_pid"))
+        )

@@ -13,12 +13,20 @@ from analyzers.rules.fixes import add_mask_fix
 def _bounds_finding(rule: Rule, fact: Fact, ctx: RuleContext, verb: str) -> Finding:
     d = fact.data
     t, coords, shape, syms = d["tensor"], d["coords"], d["shape"], d["symbols"]
-    bounds = ", ".join(f"{s}={n}" if not s.startswith("_") else str(n) for s, n in zip(syms, shape, strict=True))
-    msg = (f"{verb} {elem(t, coords, syms)} outside `{t}` of shape ({bounds}) with its mask on "
-           f"({d['lanes']} lane{'s' if d['lanes'] != 1 else ''})")
-    summary = f"{where(d)}: lane {tuple(d['lane'])} {verb} {elem(t, coords, syms)} (element offset {d['offset']})"
+    bounds = ", ".join(
+        f"{s}={n}" if not s.startswith("_") else str(n) for s, n in zip(syms, shape, strict=True)
+    )
+    msg = (
+        f"{verb} {elem(t, coords, syms)} outside `{t}` of shape ({bounds}) with its mask on "
+        f"({d['lanes']} lane{'s' if d['lanes'] != 1 else ''})"
+    )
+    summary = (
+        f"{where(d)}: lane {tuple(d['lane'])} {verb} {elem(t, coords, syms)} (element offset {d['offset']})"
+    )
     fix = add_mask_fix(fact, ctx)
-    return rule.finding(fact, ctx, msg, base_witness(fact, summary, tensor=t, element=coords, offset=d["offset"]), fix)
+    return rule.finding(
+        fact, ctx, msg, base_witness(fact, summary, tensor=t, element=coords, offset=d["offset"]), fix
+    )
 
 
 @register

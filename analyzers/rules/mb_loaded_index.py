@@ -38,7 +38,11 @@ class UncheckedLoadedIndex(Rule):
 
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data
-        msg = (f"a value loaded from `{d['index_from']}` addresses `{d['tensor']}` without a range or sentinel check "
-               f"on the way (no mask or branch tests it)")
+        msg = (
+            f"a value loaded from `{d['index_from']}` addresses `{d['tensor']}` without a range or sentinel check "
+            f"on the way (no mask or branch tests it)"
+        )
         summary = f"{where(d)}: `{d['index_from']}` contents reach the address of `{d['tensor']}` unchecked"
-        yield self.finding(fact, ctx, msg, base_witness(fact, summary, index_tensor=d["index_from"], addressed=d["tensor"]))
+        yield self.finding(
+            fact, ctx, msg, base_witness(fact, summary, index_tensor=d["index_from"], addressed=d["tensor"])
+        )

@@ -38,7 +38,9 @@ class MaskedGarbageReduced(Rule):
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data
         op = d.get("op", "reduction")
-        what = {"store": "are stored with the store's mask on", "dot": "enter `tl.dot`"}.get(op, f"reach `tl.{op}`")
+        what = {"store": "are stored with the store's mask on", "dot": "enter `tl.dot`"}.get(
+            op, f"reach `tl.{op}`"
+        )
         msg = f"undefined lanes of a masked load without `other=` {what} together with real data"
         summary = f"{where(d)}: lane {tuple(d.get('lane', ()))} is undefined (masked off, no `other=`) when it reaches {op}"
         fix = None

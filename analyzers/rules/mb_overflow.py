@@ -38,9 +38,18 @@ class Int32OffsetOverflow(Rule):
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data
         expr = d.get("expr", "this product")
-        msg = (f"`{expr}` is computed in int32 and grows with the problem size; it wraps once the product passes "
-               f"2^31 - 1 (tensor `{d.get('tensor')}`)")
-        summary = (f"the int32 product can reach 2^31: with a row stride of 2^20 elements, row 2048 already gives "
-                   f"offset 2^31 (probe sizes {d.get('sizes')})")
-        yield self.finding(fact, ctx, msg, base_witness(fact, summary, expression=expr, bound="2^31 - 1"),
-                           wrap_int64_fix(fact, ctx))
+        msg = (
+            f"`{expr}` is computed in int32 and grows with the problem size; it wraps once the product passes "
+            f"2^31 - 1 (tensor `{d.get('tensor')}`)"
+        )
+        summary = (
+            f"the int32 product can reach 2^31: with a row stride of 2^20 elements, row 2048 already gives "
+            f"offset 2^31 (probe sizes {d.get('sizes')})"
+        )
+        yield self.finding(
+            fact,
+            ctx,
+            msg,
+            base_witness(fact, summary, expression=expr, bound="2^31 - 1"),
+            wrap_int64_fix(fact, ctx),
+        )

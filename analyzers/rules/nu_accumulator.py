@@ -38,4 +38,10 @@ class LowPrecisionAccumulator(Rule):
         d = fact.data
         msg = f"{d['inputs']} products are accumulated in {d['dtype']}: accumulate in fp32 and cast once at the end"
         summary = f"accumulator dtype {d['dtype']} for inputs {d['inputs']}"
-        yield self.finding(fact, ctx, msg, base_witness(fact, summary, accumulator=d["dtype"]), fp32_accumulator_fix(fact, ctx))
+        yield self.finding(
+            fact,
+            ctx,
+            msg,
+            base_witness(fact, summary, accumulator=d["dtype"]),
+            fp32_accumulator_fix(fact, ctx),
+        )

@@ -135,7 +135,9 @@ class NormalizationMismatch(Rule):
         d = fact.data
         if fact.kind == "normalized-early":
             msg = "the accumulator is divided by its running sum before the last block: later blocks rescale and add to the quotient"
-            summary = f"{where(d)}: the normalized value is rescaled and accumulated again in the next iteration"
+            summary = (
+                f"{where(d)}: the normalized value is rescaled and accumulated again in the next iteration"
+            )
         else:
             msg = "the accumulator is divided by a running sum relative to a different max"
             summary = f"{where(d)}: numerator and denominator have different scales"
