@@ -838,20 +838,18 @@ def _accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) ->
     out: set[int] = set()
     for f in [func, *helpers]:
         for n in ast.walk(f):
+            value, target = None, None
             if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
-                out |= {
-                    id(c)
-                    for c in ast.walk(n.value)
-                    if isinstance(c, ast.Call) and ast.unparse(c.func).endswith("dot")
-                }
+                value, target = n.value, None
             elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-                name = n.targets[0].id
-                if any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(n.value)):
-                    out |= {
-                        id(c)
-                        for c in ast.walk(n.value)
-                        if isinstance(c, ast.Call) and ast.unparse(c.func).endswith("dot")
-                    }
+                value, target = n.value, n.targets[0].id
+            if value is None:
+                continue
+            inner = list(ast.walk(value))
+            if target is not None and not any(isinstance(x, ast.Name) and x.id == target for x in inner):
+                continue
+            out |= {id(c) for c in inner if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute | ast.Name)
+                    and (c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) == "dot"}
     return out
 
 

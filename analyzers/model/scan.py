@@ -6,6 +6,7 @@ checked (which fixes the contents the interpreter synthesizes for index tensors)
 from __future__ import annotations
 
 import ast
+import threading
 import contextlib
 from dataclasses import dataclass, field
 
@@ -44,8 +45,45 @@ class KernelScan:
     derived: dict[str, set[str]]  # variable -> params it is computed from
 
 
+_LOCAL = threading.local()  # per-thread subtree index: the language server checks off its loop
+
+
+def _tables() -> tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]]:
+    if not hasattr(_LOCAL, "names"):
+        _LOCAL.names, _LOCAL.calls = {}, {}
+    return _LOCAL.names, _LOCAL.calls
+
+
+def _index(root: ast.AST) -> None:
+    """Names and call names under every node of `root`, in one post-order pass (the scan asks
+    these of the same subtrees many times)."""
+    _NAMES, _CALLS = _tables()
+    stack: list[tuple[ast.AST, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if not done:
+            stack.append((node, True))
+            stack.extend((c, False) for c in ast.iter_child_nodes(node))
+            continue
+        kids = list(ast.iter_child_nodes(node))
+        names = frozenset().union(*(_NAMES.get(id(c), frozenset()) for c in kids)) if kids else frozenset()
+        calls = frozenset().union(*(_CALLS.get(id(c), frozenset()) for c in kids)) if kids else frozenset()
+        if isinstance(node, ast.Name):
+            names = names | {node.id}
+        if isinstance(node, ast.Call):
+            calls = calls | {_call_name(node)}
+        _NAMES[id(node)] = names
+        _CALLS[id(node)] = calls
+
+
 def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    got = _tables()[0].get(id(node))
+    return set(got) if got is not None else {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _calls(node: ast.AST) -> frozenset[str]:
+    got = _tables()[1].get(id(node))
+    return got if got is not None else frozenset(_call_name(c) for c in ast.walk(node) if isinstance(c, ast.Call))
 
 
 def _call_name(node: ast.Call) -> str:
@@ -60,9 +98,13 @@ def _call_name(node: ast.Call) -> str:
 def scan_kernel(
     func: ast.FunctionDef, params: list[str], helpers: dict[str, ast.FunctionDef] | None = None
 ) -> KernelScan:
+    for table in _tables():
+        table.clear()
     body_nodes = list(ast.walk(func))
+    _index(func)
     for h in (helpers or {}).values():
         body_nodes += list(ast.walk(h))
+        _index(h)
     # variable -> names on the right of its assignments (transitively closed below)
     deps: dict[str, set[str]] = {}
     for n in body_nodes:
@@ -144,7 +186,7 @@ def scan_kernel(
                     if len(src) == 1:
                         loads[name] = next(iter(src))
         if isinstance(n, ast.Assign):
-            if any(isinstance(c, ast.Call) and _call_name(c) == "arange" for c in ast.walk(n.value)):
+            if "arange" in _calls(n.value):
                 for t in n.targets:
                     arange_vars |= _names(t)
     # close arange-derived variables (a load's result is data, not derived from its address)
@@ -175,10 +217,7 @@ def scan_kernel(
         if isinstance(n, ast.Compare) and len(n.ops) == 1:
             left, right = _names(n.left), _names(n.comparators[0])
             for a, b, bnode in ((left, right, n.comparators[0]), (right, left, n.left)):
-                if a & arange_vars or any(
-                    isinstance(c, ast.Call) and _call_name(c) == "arange"
-                    for c in ast.walk(n.left if a is left else n.comparators[0])
-                ):
+                if a & arange_vars or "arange" in _calls(n.left if a is left else n.comparators[0]):
                     for name in b:
                         tiled |= derived.get(name, {name} & pset) - pointers
                 for name in a:
@@ -194,9 +233,7 @@ def scan_kernel(
                                 pol.sentinel_params.add(bnode.id)
                             else:
                                 pol.upper = bnode.id
-                        elif b & pid_vars or any(
-                            isinstance(c, ast.Call) and _call_name(c) == "program_id" for c in ast.walk(bnode)
-                        ):
+                        elif b & pid_vars or "program_id" in _calls(bnode):
                             pol.work_bound = True
         if isinstance(n, ast.For) and isinstance(n.iter, ast.Call):
             for a in n.iter.args:
@@ -278,9 +315,7 @@ def _closure(v: str, deps: dict[str, set[str]]) -> set[str]:
 def _pid_vars(nodes: list[ast.AST], deps: dict[str, set[str]]) -> set[str]:
     out: set[str] = set()
     for n in nodes:
-        if isinstance(n, ast.Assign) and any(
-            isinstance(c, ast.Call) and _call_name(c) in ("program_id",) for c in ast.walk(n.value)
-        ):
+        if isinstance(n, ast.Assign) and "program_id" in _calls(n.value):
             for t in n.targets:
                 out |= _names(t)
     changed = True
