@@ -6,8 +6,8 @@ checked (which fixes the contents the interpreter synthesizes for index tensors)
 from __future__ import annotations
 
 import ast
-import threading
 import contextlib
+import threading
 from dataclasses import dataclass, field
 
 MEMORY_CALLS = {
