@@ -145,6 +145,27 @@ def _combine_pad(vals: list[Val], shape: tuple[int, ...]) -> np.ndarray | None:
     return pad
 
 
+def _plain_constant(v: Val) -> bool:
+    return v.constexpr and v.is_scalar and not (v.tags or v.lineage or v.loaded_from or v.grows or v.runtime
+                                                 or v.maxinfo is not None or v.shift is not None or v.scale is not None)
+
+
+def _derive_with_constant(a: Val, b: Val, data: np.ndarray, dtype: str) -> Val | None:
+    """`x * 0.5`, `x + 1`: a tile and a literal. The tile's lanes, tags and provenance carry over
+    unchanged (the common case, kept off derive()'s general merging)."""
+    if _plain_constant(b) and not _plain_constant(a):
+        v = a
+    elif _plain_constant(a) and not _plain_constant(b):
+        v = b
+    else:
+        return None
+    if v.data.shape != data.shape:
+        return None
+    return Val(data, dtype, tags=v.tags, index_tags=v.index_tags, undef=v.undef, pad=v.pad, lineage=v.lineage,
+               grows=v.grows, runtime=v.runtime, loaded_from=v.loaded_from, overflow_site=v.overflow_site,
+               nan_site=v.nan_site, unstable_exp=v.unstable_exp, unknown=v.unknown, undef_site=v.undef_site)
+
+
 def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
     """A value computed elementwise from `vals`: flags and tags merge, provenance unions."""
     shape = data.shape
@@ -256,7 +277,7 @@ def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) 
         else:
             raise Unmodelled(f"the operator {type(op).__name__}", node)
     data = np.asarray(data, dtype=_np(dtype))
-    out = derive([a, b], data, dtype)
+    out = _derive_with_constant(a, b, data, dtype) or derive([a, b], data, dtype)
     if dtype == "int1":
         out.checked = a.checked | b.checked
     _int_provenance(interp, op, a, b, out, node)
