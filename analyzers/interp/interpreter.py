@@ -133,6 +133,12 @@ class Interpreter:
             self.complete = False
             corners = {(x, y, z) for x in {0, g[0] - 1} for y in {0, g[1] - 1} for z in {0, g[2] - 1}}
             return sorted(corners, key=lambda p: (p[2], p[1], p[0]))
+        if total > 8 and self.launch.bare_axes:
+            # batch/head axes: their first and last programs stand for the rest (coverage is then
+            # not judged; races and per-program facts still are)
+            self.complete = False
+            keep = [sorted({0, g[a] - 1}) if a in self.launch.bare_axes else range(g[a]) for a in range(3)]
+            return [(x, y, z) for z in keep[2] for y in keep[1] for x in keep[0]]
         if total <= MAX_PROGRAMS:
             return all_ids
         self.complete = False
@@ -848,8 +854,13 @@ def _accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) ->
             inner = list(ast.walk(value))
             if target is not None and not any(isinstance(x, ast.Name) and x.id == target for x in inner):
                 continue
-            out |= {id(c) for c in inner if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute | ast.Name)
-                    and (c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) == "dot"}
+            out |= {
+                id(c)
+                for c in inner
+                if isinstance(c, ast.Call)
+                and isinstance(c.func, ast.Attribute | ast.Name)
+                and (c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) == "dot"
+            }
     return out
 
 

@@ -146,8 +146,20 @@ def _combine_pad(vals: list[Val], shape: tuple[int, ...]) -> np.ndarray | None:
 
 
 def _plain_constant(v: Val) -> bool:
-    return v.constexpr and v.is_scalar and not (v.tags or v.lineage or v.loaded_from or v.grows or v.runtime
-                                                 or v.maxinfo is not None or v.shift is not None or v.scale is not None)
+    return (
+        v.constexpr
+        and v.is_scalar
+        and not (
+            v.tags
+            or v.lineage
+            or v.loaded_from
+            or v.grows
+            or v.runtime
+            or v.maxinfo is not None
+            or v.shift is not None
+            or v.scale is not None
+        )
+    )
 
 
 def _derive_with_constant(a: Val, b: Val, data: np.ndarray, dtype: str) -> Val | None:
@@ -161,9 +173,23 @@ def _derive_with_constant(a: Val, b: Val, data: np.ndarray, dtype: str) -> Val |
         return None
     if v.data.shape != data.shape:
         return None
-    return Val(data, dtype, tags=v.tags, index_tags=v.index_tags, undef=v.undef, pad=v.pad, lineage=v.lineage,
-               grows=v.grows, runtime=v.runtime, loaded_from=v.loaded_from, overflow_site=v.overflow_site,
-               nan_site=v.nan_site, unstable_exp=v.unstable_exp, unknown=v.unknown, undef_site=v.undef_site)
+    return Val(
+        data,
+        dtype,
+        tags=v.tags,
+        index_tags=v.index_tags,
+        undef=v.undef,
+        pad=v.pad,
+        lineage=v.lineage,
+        grows=v.grows,
+        runtime=v.runtime,
+        loaded_from=v.loaded_from,
+        overflow_site=v.overflow_site,
+        nan_site=v.nan_site,
+        unstable_exp=v.unstable_exp,
+        unknown=v.unknown,
+        undef_site=v.undef_site,
+    )
 
 
 def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:

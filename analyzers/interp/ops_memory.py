@@ -351,7 +351,7 @@ def record_store(
     writer = table.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     offs = offsets[ok]
-    if not atomic and interp.complete and not interp.launch.assumed:
+    if not atomic and not interp.launch.assumed:  # a race between programs that ran is a race
         prev = plain[offs]
         other = (prev >= 0) & (prev != interp.program_index)
         atom = interp.mem.atomic.get(t.index)

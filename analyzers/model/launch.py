@@ -54,6 +54,7 @@ class ProbeLaunch:
     grid_span: Span | None = None
     notes: list[str] = field(default_factory=list)
     sampled: bool = False  # run only edge programs (further autotune configs)
+    bare_axes: frozenset[int] = frozenset()  # grid axes that count batch or head indices only
 
     def describe_sizes(self) -> str:
         return " ".join(f"{k}={v}" for k, v in self.sizes.items())
@@ -165,6 +166,7 @@ class LaunchBinder:
         self.tiled: dict[str, int] = {}  # class -> block that tiles it
         self.bare: set[str] = set()
         self.grid_tiled_roots: set[str] = set()  # classes the launch grid walks (cdiv or bare)
+        self.bare_axes: set[int] = set()
         self.padded_layout: set[str] = set()
         self.recorded = False
         self.error: str | None = None
@@ -453,6 +455,14 @@ class LaunchBinder:
                 v = sub.env.get(n.id)
                 if isinstance(v, SymInt):
                     self.bare |= self._roots_of(v.sym)
+        # an axis that counts only batch/head indices (`Z * H`, `B`): its programs see the same
+        # tile geometry, so edge programs stand for the others
+        if isinstance(expr, ast.Tuple):
+            for i, el in enumerate(expr.elts):
+                names = [n for n in ast.walk(el) if isinstance(n, ast.Name)]
+                calls = [n for n in ast.walk(el) if isinstance(n, ast.Call)]
+                if names and not calls and all(isinstance(sub.env.get(n.id), SymInt) for n in names):
+                    self.bare_axes.add(i)
 
     def _constexpr_env(self, kargs: dict[str, Any], config: dict[str, Any] | None) -> dict[str, Any]:
         env: dict[str, Any] = {}
@@ -534,6 +544,7 @@ class LaunchBinder:
             self.site,
             False,
             grid_span=self.site.smap.span(self.site.grid_node),
+            bare_axes=frozenset(self.bare_axes),
         )
 
     def _to_kernel_values(

@@ -83,7 +83,11 @@ def _names(node: ast.AST) -> set[str]:
 
 def _calls(node: ast.AST) -> frozenset[str]:
     got = _tables()[1].get(id(node))
-    return got if got is not None else frozenset(_call_name(c) for c in ast.walk(node) if isinstance(c, ast.Call))
+    return (
+        got
+        if got is not None
+        else frozenset(_call_name(c) for c in ast.walk(node) if isinstance(c, ast.Call))
+    )
 
 
 def _call_name(node: ast.Call) -> str:
