@@ -14,8 +14,8 @@ from tree_sitter import Node, Tree
 
 from analyzers.engine import KernelCache, cache_key
 from analyzers.findings import Finding, Span
-from analyzers.frontend.parse import first_error, parse, span_of, text_of
-from analyzers.frontend.queries import KernelSite, find_kernels
+from analyzers.frontend.parse import first_error, parse, span_of
+from analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
 from analyzers.interp.facts import Fact, FactSink
 from analyzers.interp.interpreter import Helper, Interpreter
 from analyzers.interp.ops import Retype
@@ -117,21 +117,10 @@ def shift_findings(findings: list[Finding], dbyte: int, drow: int) -> list[Findi
 
 
 def _called_names(view: ModuleView, only: KernelSite | None = None) -> set[str]:
-    """Names called inside any kernel, or inside `only` (helpers are called, not launched)."""
+    """Names called (or passed as combine functions) inside any kernel, or inside `only`."""
     out: set[str] = set()
     for site in [only] if only is not None else view.sites:
-        stack = [site.function]
-        while stack:
-            n = stack.pop()
-            if n.type == "call":
-                fn = n.child_by_field_name("function")
-                if fn is not None and fn.type == "identifier":
-                    out.add(text_of(fn))
-                args = n.child_by_field_name("arguments")
-                for a in args.named_children if args is not None else ():
-                    if a.type == "identifier":  # a combine function passed to tl.reduce / associative_scan
-                        out.add(text_of(a))
-            stack.extend(n.children)
+        out |= called_names(site.function)
     return out
 
 
@@ -225,30 +214,15 @@ def _launcher_nodes(view: ModuleView, kernel: str) -> list[Node]:
 
 
 def _all_launchers(view: ModuleView) -> dict[str, list[Node]]:
-    """One walk of the module: kernel name -> the nodes that launch it."""
+    """One query over the module: kernel name -> the functions (or statements) that launch it."""
     out: dict[str, list[Node]] = {}
-    if b"](" not in view.source:
-        return out
-    stack = [view.tree.root_node]
-    while stack:
-        n = stack.pop()
-        if n.type == "call":
-            fn = n.child_by_field_name("function")
-            if fn is not None and fn.type == "subscript":
-                val = fn.child_by_field_name("value")
-                name = text_of(val).split(".")[-1] if val is not None else ""
-                owner = n
-                while (
-                    owner.parent is not None
-                    and owner.type not in ("function_definition",)
-                    and owner.parent.type != "module"
-                ):
-                    owner = owner.parent
-                nodes = out.setdefault(name, [])
-                if owner not in nodes:
-                    nodes.append(owner)
-                continue
-        stack.extend(n.children)
+    for name, call in launch_calls(view.tree.root_node):
+        owner = call
+        while owner.parent is not None and owner.type != "function_definition" and owner.parent.type != "module":
+            owner = owner.parent
+        nodes = out.setdefault(name, [])
+        if owner not in nodes:
+            nodes.append(owner)
     return out
 
 

@@ -4,9 +4,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tree_sitter import Node
+from tree_sitter import Node, Query, QueryCursor
 
-from analyzers.frontend.parse import text_of
+from analyzers.frontend.parse import PY_LANGUAGE, text_of
+
+# names a function calls or passes as an argument (helpers, combine functions) and launches
+CALLS = Query(PY_LANGUAGE, "(call function: (identifier) @fn) (call arguments: (argument_list (identifier) @arg))")
+LAUNCHES = Query(PY_LANGUAGE, "(call function: (subscript value: (_) @kernel)) @launch")
+
+
+def called_names(node: Node) -> set[str]:
+    """Identifiers called or passed as arguments anywhere under `node` (one C-level query)."""
+    caps = QueryCursor(CALLS).captures(node)
+    return {text_of(n) for key in ("fn", "arg") for n in caps.get(key, [])}
+
+
+def launch_calls(root: Node) -> list[tuple[str, Node]]:
+    """(kernel name, call node) for every `name[grid](...)` under `root`."""
+    caps = QueryCursor(LAUNCHES).captures(root)
+    kernels = caps.get("kernel", [])
+    calls = caps.get("launch", [])
+    by_start = {n.start_byte: n for n in calls}
+    out = []
+    for k in kernels:
+        call = by_start.get(k.start_byte)
+        if call is not None:
+            out.append((text_of(k).split(".")[-1], call))
+    return out
 
 JIT_NAMES = {"triton.jit", "jit", "tl.jit", "triton.language.jit"}
 WRAPPER_NAMES = {"triton.autotune", "autotune", "triton.heuristics", "heuristics"}
