@@ -218,7 +218,9 @@ def _all_launchers(view: ModuleView) -> dict[str, list[Node]]:
     out: dict[str, list[Node]] = {}
     for name, call in launch_calls(view.tree.root_node):
         owner = call
-        while owner.parent is not None and owner.type != "function_definition" and owner.parent.type != "module":
+        while (
+            owner.parent is not None and owner.type != "function_definition" and owner.parent.type != "module"
+        ):
             owner = owner.parent
         nodes = out.setdefault(name, [])
         if owner not in nodes:

@@ -9,7 +9,9 @@ from tree_sitter import Node, Query, QueryCursor
 from analyzers.frontend.parse import PY_LANGUAGE, text_of
 
 # names a function calls or passes as an argument (helpers, combine functions) and launches
-CALLS = Query(PY_LANGUAGE, "(call function: (identifier) @fn) (call arguments: (argument_list (identifier) @arg))")
+CALLS = Query(
+    PY_LANGUAGE, "(call function: (identifier) @fn) (call arguments: (argument_list (identifier) @arg))"
+)
 LAUNCHES = Query(PY_LANGUAGE, "(call function: (subscript value: (_) @kernel)) @launch")
 
 
@@ -31,6 +33,7 @@ def launch_calls(root: Node) -> list[tuple[str, Node]]:
         if call is not None:
             out.append((text_of(k).split(".")[-1], call))
     return out
+
 
 JIT_NAMES = {"triton.jit", "jit", "tl.jit", "triton.language.jit"}
 WRAPPER_NAMES = {"triton.autotune", "autotune", "triton.heuristics", "heuristics"}

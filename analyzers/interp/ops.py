@@ -162,6 +162,11 @@ def _plain_constant(v: Val) -> bool:
     )
 
 
+def _union_terms(vals: list[Val]) -> frozenset[int] | None:
+    ts = [v.terms for v in vals if v.terms is not None]
+    return frozenset().union(*ts) if ts else None
+
+
 def _derive_with_constant(a: Val, b: Val, data: np.ndarray, dtype: str) -> Val | None:
     """`x * 0.5`, `x + 1`: a tile and a literal. The tile's lanes, tags and provenance carry over
     unchanged (the common case, kept off derive()'s general merging)."""
@@ -216,6 +221,7 @@ def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
         unstable_exp=next((v.unstable_exp for v in vals if v.unstable_exp is not None), None),
         unknown=next((v.unknown for v in vals if v.unknown), None),
         undef_site=next((v.undef_site for v in vals if v.undef_site is not None), None),
+        terms=_union_terms(vals),
     )
     for k, x in kw.items():
         setattr(out, k, x)
@@ -312,6 +318,8 @@ def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) 
         from analyzers.interp.ops_linalg import merge_cover
 
         out.kcover = merge_cover(a.kcover, b.kcover)
+    elif isinstance(op, ast.Mult | ast.Div) and (a.kcover is None) != (b.kcover is None):
+        out.kcover = a.kcover if a.kcover is not None else b.kcover  # scaling keeps what was summed
     return out
 
 
@@ -399,14 +407,18 @@ def _float_semantics(interp: Interpreter, op: ast.operator, a: Val, b: Val, out:
     elif isinstance(op, ast.Add | ast.Sub):
         res, problem, norm = sm.add_scales(sa, sb)
     elif isinstance(op, ast.Div):
-        res, problem, norm = _div_scales(sa, sb, node, interp)
+        res, problem, norm = _div_scales(sa, sb, node, interp, a.terms, b.terms)
     else:
         res, problem, norm = (sa if sa is not None else sb), None, None
     out.scale = res
     _scale_problem(interp, problem, norm, node)
 
 
-def _div_scales(sa: Any, sb: Any, node: ast.AST, interp: Interpreter) -> tuple[Any, str | None, Any]:
+def _div_scales(
+    sa: Any, sb: Any, node: ast.AST, interp: Interpreter, ta: Any = None, tb: Any = None
+) -> tuple[Any, str | None, Any]:
+    if ta is not None and tb is not None and ta != tb and sm.is_token(sa) and sm.is_token(sb):
+        return sm.ANY, "division", None  # the sum holds other score blocks than the accumulator
     if sm.is_token(sa) and sm.is_token(sb):
         if sa is sb:
             return sm.Normalized(node, interp.smap), None, None
@@ -739,6 +751,7 @@ def _exp_semantics(interp: Interpreter, x: Val, out: Val, node: ast.AST) -> None
             out.scale = sm.ANY
         else:
             out.scale = shift
+        out.terms = x.lineage
         return
     if x.lineage and x.maxinfo is None:
         out.unstable_exp = (node, interp.smap)
@@ -1244,6 +1257,7 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
         unknown=x.unknown,
         nan_site=x.nan_site,
         kcover=x.kcover,
+        terms=x.terms,
     )
     if name in ("max",) and is_float(dtype):
         out.maxinfo = sm.MaxToken(x.lineage | (x.maxinfo.covers if x.maxinfo is not None else frozenset()))

@@ -130,6 +130,8 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
     out.scale = a.scale if a.scale is not None else b.scale
     if isinstance(out.scale, sm.Rescale):
         out.scale = None
+    if a.terms is not None or b.terms is not None:
+        out.terms = (a.terms or frozenset()) | (b.terms or frozenset())
     out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node)
     if acc is not None:
         from analyzers.interp.ops import binop
@@ -297,13 +299,14 @@ def _coverage(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.nd
     counts = np.zeros(size, dtype=np.int64)
     np.add.at(counts, ks, 1)
     loop = interp.loops[-1].node if interp.loops else node
+    site = interp.call_stack[0] if interp.call_stack else (loop, interp.smap)
     direct = (
         a.load_node is not None
         and b.load_node is not None
         and id(a.load_node) not in interp.oob_nodes
         and id(b.load_node) not in interp.oob_nodes
     )
-    return {"counts": counts, "key": _base(k), "loop": (loop, interp.smap), "direct": direct}
+    return {"counts": counts, "key": _base(k), "loop": site, "direct": direct}
 
 
 def _record_operands(interp: Interpreter, a: Val, b: Val, node: ast.AST, accumulates: bool) -> None:
@@ -372,6 +375,7 @@ def record_coverage(interp: Interpreter, t: TensorInfo, offs: np.ndarray, coords
             cover["key"],
             interp.pid[: max(interp.launch.grid_axes, 1)],
             coords[0].tolist(),
+            bool(cover.get("direct")),
         ]
     else:
         entry[0] = entry[0] + cover["counts"]

@@ -394,7 +394,7 @@ def record_store(
             )
     writer[offs] = interp.program_index
     interp.mem.last_store[t.index] = (node, interp.smap)
-    if v.kcover is not None and v.kcover.get("direct") and not v.kcover.get("invalid"):
+    if v.kcover is not None and not v.kcover.get("invalid"):
         from analyzers.interp.ops_linalg import record_coverage
 
         record_coverage(interp, t, offs, coords[ok], v)

@@ -129,6 +129,7 @@ class Val:
     undef: np.ndarray | None = None
     pad: np.ndarray | None = None
     scale: Any = None
+    terms: frozenset[int] | None = None  # score blocks an online-softmax sum or accumulator holds
     lineage: frozenset[int] = frozenset()
     maxinfo: Any = None  # a softmax.MaxToken when this value is a (running) max
     shift: Any = None  # the MaxToken subtracted to make this value (x - m)

@@ -21,10 +21,8 @@ OWN = ROOT / "tests" / "corpus_own"
 
 # Known gaps of the checker on our own corpus, each with the reason (see README "Known gaps").
 OWN_MISSES = {
-    "attn_blockptr_v3.py": "final division by the per-block sum: the block-pointer form is not yet tracked to NU005",
     "chunked_cumsum_v2.py": "the carry is added before the chunk's scan: an order of updates, not a tag mismatch",
     "embedding_v2.py": "an upper-bound check on a loaded id is taken as covering the lower bound too",
-    "flash_causal_v3.py": "double-counted diagonal block: P@V coverage is not judged for computed operands",
     "gqa_attn_v2.py": "head mapping error lands inside the K/V tensors at probe sizes",
     "moe_fused_v2.py": "routing sizes are not related to the output's rows (see moe_fused.py)",
     "paged_decode_v2.py": "page-table sentinel reaches the address only through a block-table gather",
