@@ -102,7 +102,7 @@ class Interpreter:
         self.branch_checked: set[int] = set()
         self.load_history: dict[int, list[tuple[tuple[int, ...], np.ndarray, TensorInfo]]] = {}
         self.dot_operands: list[tuple[ast.AST, SourceMap, Any, int, str, int, ast.AST | None]] = []
-        self.scalar_loads: dict[int, set[int]] = {}
+        self.scalar_loads: dict[int, dict[int, int]] = {}
         self.trusted_tensors: set[int] = set()
         self.complete = True  # all programs ran (coverage and races can be judged)
         self.grid_problem = False
@@ -347,6 +347,8 @@ class Interpreter:
             if isinstance(v, Val):
                 if v.unknown:
                     raise Unmodelled(f"a loop bound from {v.unknown}", call)
+                if is_float(v.dtype) and v.src:
+                    raise ops.Retype(v.src)  # a loaded loop bound (sequence length) is an integer
                 ints.append(int(v.item()))
                 runtime |= v.runtime or v.grows
                 grows |= v.grows
@@ -619,7 +621,17 @@ class Interpreter:
         n = max(t.extent, 1) if t.sized else 1 << 12
         arr = self.int_cache.get(t.index)
         if arr is None:
-            if pol is not None and pol.work_bound and pol.upper is None:
+            if (
+                pol is not None
+                and pol.length
+                and not pol.sentinels
+                and pol.upper is None
+                and not pol.work_bound
+            ):
+                # lengths: empty, one element, and a few tiles' worth, in an order that gives the
+                # first and the last program different ones
+                arr = np.array([0, 33, 1, 70, 17], dtype=np.int64)[np.arange(n) % 5]
+            elif pol is not None and pol.work_bound and pol.upper is None:
                 arr = np.full(n, self.work_bound(), dtype=np.int64)
             elif (
                 pol is not None and pol.upper is not None and isinstance(self.launch.args.get(pol.upper), int)
@@ -639,11 +651,17 @@ class Interpreter:
                         if isinstance(self.launch.args.get(p), int)
                     ]
                 if sentinels:
-                    cycle = np.array([0] + sentinels + [1], dtype=np.int64)
-                    arr = cycle[base % len(cycle)]
+                    # cycle by the sum of coordinates, so that every row of a table (pages of a
+                    # sequence) and every other block meets a sentinel early
+                    cycle = np.array([0, *sentinels, 1], dtype=np.int64)
+                    key = base
+                    if t.sized and len(t.shape) > 1:
+                        coords, _ok = t.unravel(base)
+                        key = coords.sum(axis=-1)
+                    arr = cycle[key % len(cycle)]
                 else:
                     # no check on these values: small indices, valid for any dimension of 2+
-                    arr = base % 2 if pol is not None else base % 3
+                    arr = base % 3
             self.int_cache[t.index] = arr
         return arr[np.clip(offsets, 0, len(arr) - 1)]
 

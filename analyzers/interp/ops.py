@@ -194,6 +194,8 @@ def _derive_with_constant(a: Val, b: Val, data: np.ndarray, dtype: str) -> Val |
         unstable_exp=v.unstable_exp,
         unknown=v.unknown,
         undef_site=v.undef_site,
+        terms=v.terms,
+        src=v.src if is_float(dtype) else None,
     )
 
 
@@ -223,6 +225,9 @@ def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
         undef_site=next((v.undef_site for v in vals if v.undef_site is not None), None),
         terms=_union_terms(vals),
     )
+    srcs = {v.src for v in vals if v.src}
+    if len(srcs) == 1 and is_float(dtype):
+        out.src = srcs.pop()  # `cdiv(seq_len, PAGE)`: still the loaded value, if it is an integer
     for k, x in kw.items():
         setattr(out, k, x)
     return out
@@ -284,6 +289,9 @@ def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) 
                 dtype = "fp32"
             data = np.true_divide(x.astype(np.float64), y.astype(np.float64))
         elif isinstance(op, ast.FloorDiv):
+            for v, other in ((a, b), (b, a)):
+                if v.src and is_float(v.dtype) and not is_float(other.dtype):
+                    raise Retype(v.src)  # `seq_len // PAGE`: integer division of loaded data
             if is_float(dtype):
                 data = np.floor_divide(x, y)
             else:

@@ -255,11 +255,13 @@ def _make_loaded(
         interp.site_name[site] = t.name
         out.loaded_from = frozenset({site})
         if offsets.size == 1:
+            # prefix sums (`cu_seqlens[b]`, `cu_seqlens[b + 1]`): two loads at neighbouring
+            # offsets from two different places bound the program's work; they are trusted
             o = int(offsets.reshape(-1)[0])
-            seen = interp.scalar_loads.setdefault(t.index, set())
-            if (o + 1) in seen or (o - 1) in seen:
+            seen = interp.scalar_loads.setdefault(t.index, {})
+            if any(seen.get(o + d, site) != site for d in (-1, 1)):
                 interp.trusted_tensors.add(t.index)
-            seen.add(o)
+            seen.setdefault(o, site)
         pol = interp.scan.policies.get(t.name)
         if pol is not None and pol.work_bound and pol.upper is None:
             interp.trusted_tensors.add(t.index)

@@ -34,6 +34,7 @@ class IndexPolicy:
     sentinels: set[int] = field(default_factory=set)
     sentinel_params: set[str] = field(default_factory=set)  # `target == ignore_index`
     work_bound: bool = False  # compared with program-id arithmetic: must not cut work
+    length: bool = False  # compared with tl.arange offsets: a length (of a row, a sequence)
 
 
 @dataclass
@@ -210,10 +211,15 @@ def scan_kernel(
             if v not in arange_vars and v not in loaded_vars and ds & arange_vars:
                 arange_vars.add(v)
                 changed = True
-    load_derived = {v: {loads[d] for d in _closure(v, deps) if d in loads} for v in deps}
+    loop_vars = {name for n in body_nodes if isinstance(n, ast.For) for name in _names(n.target)}
+    # which loads a variable's value comes from: a load's result is its tensor's data, not its
+    # address's; a loop counter is not the data of its bound
+    load_derived = {
+        v: {loads[d] for d in _closure(v, deps, set(loads) | loop_vars) if d in loads} for v in deps
+    }
     for v, p in loads.items():
-        load_derived.setdefault(v, set()).add(p)
-    pid_vars = _pid_vars(body_nodes, deps)
+        load_derived[v] = {p}
+    pid_vars = _pid_vars(body_nodes, deps, loaded_vars | loop_vars)
 
     tiled: set[str] = set()
     policies: dict[str, IndexPolicy] = {}
@@ -224,11 +230,15 @@ def scan_kernel(
                 if a & arange_vars or "arange" in _calls(n.left if a is left else n.comparators[0]):
                     for name in b:
                         tiled |= derived.get(name, {name} & pset) - pointers
+                        for src in load_derived.get(name, set()):
+                            policies.setdefault(src, IndexPolicy()).length = True
                 for name in a:
                     for src in load_derived.get(name, set()):
                         pol = policies.setdefault(src, IndexPolicy())
                         if isinstance(bnode, ast.Constant) and isinstance(bnode.value, int):
                             pol.sentinels.add(int(bnode.value))
+                            if isinstance(n.ops[0], ast.GtE | ast.Lt):  # `page >= 0`: -1 is the sentinel
+                                pol.sentinels.add(int(bnode.value) - 1)
                         elif isinstance(bnode, ast.UnaryOp) and isinstance(bnode.operand, ast.Constant):
                             with contextlib.suppress(ValueError, TypeError):
                                 pol.sentinels.add(int(ast.literal_eval(bnode)))
@@ -305,10 +315,14 @@ def _additive_names(e: ast.AST | None) -> set[str]:
     return set()
 
 
-def _closure(v: str, deps: dict[str, set[str]]) -> set[str]:
+def _closure(v: str, deps: dict[str, set[str]], stop: set[str] | None = None) -> set[str]:
+    """Variables `v` is computed from; `stop` ones are reached but not looked through."""
+    stop = stop or set()
     seen, stack = set(), [v]
     while stack:
         x = stack.pop()
+        if x in stop and x != v:
+            continue
         for d in deps.get(x, ()):
             if d not in seen:
                 seen.add(d)
@@ -316,7 +330,9 @@ def _closure(v: str, deps: dict[str, set[str]]) -> set[str]:
     return seen
 
 
-def _pid_vars(nodes: list[ast.AST], deps: dict[str, set[str]]) -> set[str]:
+def _pid_vars(nodes: list[ast.AST], deps: dict[str, set[str]], stop: set[str] | None = None) -> set[str]:
+    """Variables computed from a program id by arithmetic: not through loaded data or loops."""
+    stop = stop or set()
     out: set[str] = set()
     for n in nodes:
         if isinstance(n, ast.Assign) and "program_id" in _calls(n.value):
@@ -326,7 +342,7 @@ def _pid_vars(nodes: list[ast.AST], deps: dict[str, set[str]]) -> set[str]:
     while changed:
         changed = False
         for v, ds in deps.items():
-            if v not in out and ds & out:
+            if v not in out and v not in stop and ds & out:
                 out.add(v)
                 changed = True
     return out

@@ -101,7 +101,9 @@ MUTANTS = [
         ("kv_off = page.to(tl.int64) * stride_kp + kv_head.to(tl.int64) * stride_kh",
          "kv_off = page.to(tl.int64) * stride_kp + kv_head.to(tl.int64) * stride_kh" + E + "MB005"),
         ("        k = tl.load(k_cache_ptr + kv_off + offs_t[:, None] * stride_kt + offs_d[None, :],\n",
-         "        k = tl.load(k_cache_ptr + kv_off + offs_t[:, None] * stride_kt + offs_d[None, :]," + E + "MB005" + A + "MB001\n")]),
+         "        k = tl.load(k_cache_ptr + kv_off + offs_t[:, None] * stride_kt + offs_d[None, :]," + E + "MB005" + A + "MB001\n"),
+        ("        v = tl.load(v_cache_ptr + v_off + offs_t[:, None] * stride_vt + offs_d[None, :],\n",
+         "        v = tl.load(v_cache_ptr + v_off + offs_t[:, None] * stride_vt + offs_d[None, :]," + A + "MB005, MB001\n")]),
     ("paged_decode_v3", "paged_decode", [
         ("        # a page can be fully evicted: keep exp() away from (-inf) - (-inf)\n        m_use = tl.where(m_new == float(\"-inf\"), 0.0, m_new)\n", ""),
         ("p = tl.exp(s - m_use)", "p = tl.exp(s - m_new)" + E + "NU004"),

@@ -51,7 +51,7 @@ def paged_decode_kernel(
         p = tl.exp(s - m_use)
         alpha = tl.exp(m - m_use)
         v_off = page.to(tl.int64) * stride_vp + kv_head.to(tl.int64) * stride_vh
-        v = tl.load(v_cache_ptr + v_off + offs_t[:, None] * stride_vt + offs_d[None, :],
+        v = tl.load(v_cache_ptr + v_off + offs_t[:, None] * stride_vt + offs_d[None, :],  # also: MB005, MB001
                     mask=kv_mask, other=0.0).to(tl.float32)
         l = l * alpha + tl.sum(p, axis=0)
         acc = acc * alpha + tl.sum(p[:, None] * v, axis=0)
