@@ -105,7 +105,7 @@ def reference(q, k, v, sm_scale=None):
     sm_scale = sm_scale or 1.0 / math.sqrt(q.shape[-1])
     s = (q.float() @ k.float().transpose(-1, -2)) * sm_scale
     n = q.shape[2]
-    s = s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+    s = s.masked_fill(torch.ones(n, n, dtype=torch.bool, device=s.device).triu(1), float("-inf"))
     return (torch.softmax(s, -1) @ v.float()).half()
 
 

@@ -4,8 +4,8 @@ import torch
 import triton
 import triton.language as tl
 
-LOG2E: tl.constexpr = 1.4426950408889634
-LN2: tl.constexpr = 0.6931471805599453
+LOG2E = tl.constexpr(1.4426950408889634)  # a global a kernel reads must be a tl.constexpr object
+LN2 = tl.constexpr(0.6931471805599453)
 
 
 @triton.jit
