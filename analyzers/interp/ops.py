@@ -1127,7 +1127,15 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
     x = to_val(args[0], node)
     axis_arg = args[1] if len(args) > 1 else kwargs.get("axis")
     if name == "reduce":
-        raise Unmodelled("`tl.reduce` with a custom combine function", node)
+        combine = args[2] if len(args) > 2 else kwargs.get("combine_fn")
+        kind = None
+        if isinstance(combine, tuple) and combine and combine[0] == "helper":
+            kind = {"cumsum": "sum", "cumprod": "prod", "cummax": "max", "cummin": "min"}.get(
+                _combine_kind(interp.helpers[combine[1]].func) or ""
+            )
+        if kind is None:
+            raise Unmodelled("`tl.reduce` with a custom combine function", node)
+        return reduce_(interp, kind, args[:2], {k: v for k, v in kwargs.items() if k != "combine_fn"}, node)
     axis = None if axis_arg is None else int(to_val(axis_arg, node).item())
     keep = bool(kwargs.get("keep_dims") and to_val(kwargs["keep_dims"], node).item())
     if axis is not None and axis < 0:

@@ -1,0 +1,34 @@
+"""Constructs real kernels use: modelled (so findings flow through them) or named as AR001."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from analyzers import check_source
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+
+def codes(text: str) -> set[str]:
+    return {f.code for f in check_source(text)}
+
+
+def test_reduce_with_a_max_combine_is_a_max() -> None:
+    text = (FIXTURES / "reduce_combine.py").read_text()
+    assert "MB004" in codes(text)  # the load has no `other=`: garbage reaches the max
+    fixed = text.replace("mask=cols < n_cols)", 'mask=cols < n_cols, other=-float("inf"))')
+    assert not codes(fixed) & {"MB004", "AR001"}
+
+
+def test_reduce_with_an_unknown_combine_is_named_not_guessed() -> None:
+    text = (FIXTURES / "reduce_combine.py").read_text().replace("return tl.maximum(a, b)", "return a * 2 + b")
+    found = check_source(text)
+    assert any(f.code == "AR001" and "tl.reduce" in f.message for f in found)
+
+
+def test_string_constexpr_branches_are_decided_statically() -> None:
+    text = (FIXTURES / "reduce_combine.py").read_text()
+    text = text.replace("BLOCK: tl.constexpr):", 'BLOCK: tl.constexpr, MODE: tl.constexpr = "max"):')
+    text = text.replace("    tl.store(out_ptr + row, tl.reduce(x, 0, _max))",
+                        '    if MODE == "max":\n        tl.store(out_ptr + row, tl.reduce(x, 0, _max))')
+    assert "AR001" not in codes(text) and "MB004" in codes(text)
