@@ -178,6 +178,9 @@ class Interpreter:
                 env[p.name] = Ptr(v, np.zeros((), dtype=np.int64))
             elif isinstance(v, tuple) and v and v[0] == "dtype":
                 env[p.name] = DType(norm_dtype(v[1]))
+            elif isinstance(v, tuple) and v and v[0] == "desc":
+                t = v[1]
+                env[p.name] = Descriptor(t, 0, t.shape, t.strides, v[2])
             elif isinstance(v, bool):
                 env[p.name] = scalar(v, constexpr=p.constexpr)
             elif isinstance(v, int):

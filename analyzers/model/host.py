@@ -513,6 +513,12 @@ class HostEval:
                     return t
             if fname in ("triton.Config",):
                 return Opaque("config")
+            if last == "from_tensor" and "TensorDescriptor" in fname and args and isinstance(args[0], HostTensor):
+                block = args[1] if len(args) > 1 else kwargs.get("block_shape")
+                return ("desc", args[0], list(block) if isinstance(block, tuple | list) else block)
+            if last == "TensorDescriptor" and args and isinstance(args[0], HostTensor):
+                block = kwargs.get("block_shape", args[3] if len(args) > 3 else None)
+                return ("desc", args[0], list(block) if isinstance(block, tuple | list) else block)
             if fname in self.env and isinstance(self.env[fname], tuple) and self.env[fname][0] == "func":
                 return Opaque("local function")
         except (ArithmeticError, TypeError, ValueError, OverflowError):

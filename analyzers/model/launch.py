@@ -587,6 +587,17 @@ class LaunchBinder:
                 storage_index[v.storage] = ti
                 tensors.append(ti)
                 args[p.name] = ti
+            elif isinstance(v, tuple) and v and v[0] == "desc":
+                # a host-side TensorDescriptor: the tensor it covers and its block shape
+                t = v[1]
+                block = v[2]
+                if not isinstance(block, list) or not all(isinstance(b, int) for b in block):
+                    raise _Unbindable(f"the block shape of the tensor descriptor `{p.name}`")
+                ti = TensorInfo(len(tensors), p.name, tuple(t.shape), tuple(t.strides),
+                                tuple(self.symbol_name(s) for s in t.symbols),
+                                norm_dtype(t.dtype) if t.dtype_known else "fp16?", created=t.created, sized=t.sized)
+                tensors.append(ti)
+                args[p.name] = ("desc", ti, tuple(int(b) for b in block))
             elif isinstance(v, tuple) and v and v[0] == "dtype":
                 args[p.name] = v
             else:

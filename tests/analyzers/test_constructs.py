@@ -32,3 +32,11 @@ def test_string_constexpr_branches_are_decided_statically() -> None:
     text = text.replace("    tl.store(out_ptr + row, tl.reduce(x, 0, _max))",
                         '    if MODE == "max":\n        tl.store(out_ptr + row, tl.reduce(x, 0, _max))')
     assert "AR001" not in codes(text) and "MB004" in codes(text)
+
+
+def test_host_tensor_descriptors_are_bound_to_their_tensors() -> None:
+    text = (FIXTURES / "host_descriptor.py").read_text()
+    found = check_source(text)
+    assert [f.code for f in found] == ["DF004"]  # the store's coordinates are swapped
+    fixed = text.replace("dst_desc.store([pid_n * BN, pid_m * BM], tile)", "dst_desc.store([pid_m * BM, pid_n * BN], tile)")
+    assert check_source(fixed) == []
