@@ -174,7 +174,23 @@ def _record_returning_function(
         return
     ret = next((st.value for st in fn.body if isinstance(st, ast.Return) and st.value is not None), None)
     if ret is not None:
+        # literal locals the returned expression may iterate over (`shapes = [(128, 64, 8), ...]`)
+        local = {
+            t.id: st.value
+            for st in fn.body
+            if isinstance(st, ast.Assign)
+            for t in st.targets
+            if isinstance(t, ast.Name)
+        }
         const_nodes[f"{fn.name}()"] = ret
+        const_nodes[f"{fn.name}().locals"] = local  # type: ignore[assignment]
+        # other returns (`if interpreting(): return [...]`) stand in when the main one is built
+        # imperatively (a loop appending configs)
+        const_nodes[f"{fn.name}().alternatives"] = [  # type: ignore[assignment]
+            st.value
+            for st in ast.walk(fn)
+            if isinstance(st, ast.Return) and st.value is not None and st.value is not ret
+        ]
         parts.append(text)
 
 
@@ -380,7 +396,7 @@ def _interpret(
                         "unmodelled",
                         func,
                         smap,
-                        {"what": f"{what}; checked as if the kernel had no launch site"},
+                        {"what": what, "fallback": True},
                     )
                 )
                 binder = LaunchBinder(kernel, scan, None)
@@ -428,6 +444,8 @@ def _interpret(
                 break
         if aborted is not None:
             break
+    for name, (what, value) in binder.assumed_values.items():
+        notes.append(Fact("unmodelled", func, smap, {"what": f"`{name}` ({what})", "assumed": value}))
     facts = list(sink.facts.values())
     if aborted is not None:
         facts.append(aborted)

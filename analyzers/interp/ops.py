@@ -599,11 +599,13 @@ def broadcast_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
 
 def trans(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     v = args[0]
-    dims = [int(to_val(d, node).item()) for d in args[1:]] if len(args) > 1 else None
-    if dims and len(dims) == 1 and isinstance(args[1], tuple | list):
-        dims = [int(to_val(d, node).item()) for d in args[1]]
-    if "dims" in kwargs:
-        dims = [int(to_val(d, node).item()) for d in kwargs["dims"]]
+    spec = kwargs.get("dims", args[1] if len(args) == 2 else (args[1:] if len(args) > 2 else None))
+    if isinstance(spec, tuple | list):
+        dims = [int(to_val(d, node).item()) for d in spec]
+    elif spec is not None:
+        dims = [int(to_val(spec, node).item())]
+    else:
+        dims = None
 
     def fn(a: np.ndarray) -> np.ndarray:
         return np.transpose(a, dims) if dims else np.swapaxes(a, -1, -2)
@@ -1019,6 +1021,24 @@ def _broadcast(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], nod
     return broadcast_val(a, shape, node), broadcast_val(b, shape, node)
 
 
+def _split(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """`tl.split(x)`: the two halves of a last dimension of size 2."""
+    x = to_val(args[0], node)
+    if not x.shape or x.shape[-1] != 2:
+        raise Unmodelled("tl.split of a tile whose last dimension is not 2", node)
+    return transform(x, lambda a: a[..., 0]), transform(x, lambda a: a[..., 1])
+
+
+def _join(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """`tl.join(a, b)`: stacked on a new last dimension of size 2."""
+    a, b = to_val(args[0], node), to_val(args[1], node)
+    shape = bshape(a.shape, b.shape)
+    a, b = broadcast_val(a, shape, node), broadcast_val(b, shape, node)
+    data = np.stack([a.data, b.data], axis=-1)
+    out = derive([a, b], data[..., 0], promote(a, b))
+    return transform(out, lambda arr: np.stack([arr, arr], axis=-1)).with_(data=data)
+
+
 def _rand(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     offs = to_val(args[1], node)
     rng = np.random.default_rng(7)
@@ -1088,6 +1108,8 @@ BUILTINS: dict[str, Any] = {
     "max_builtin": lambda i, a, k, n: _builtin_minmax(i, a, k, n, True),
     "fma": _fma,
     "clamp": _clamp,
+    "split": _split,
+    "join": _join,
     "rand": _rand,
     "randn": _rand,
     "umulhi": _umulhi,

@@ -260,6 +260,12 @@ class HostEval:
             for v in test.values:
                 self.record_assert(v)
             return
+        if isinstance(test, ast.Compare) and len(test.ops) > 1:
+            # `k.shape == v.shape == (b, h, s, d)`: each neighbouring pair
+            operands = [test.left, *test.comparators]
+            for op_, a_, b_ in zip(test.ops, operands, operands[1:], strict=False):
+                self.record_assert(ast.Compare(left=a_, ops=[op_], comparators=[b_]))
+            return
         if not isinstance(test, ast.Compare) or len(test.ops) != 1:
             return
         left, right, op = self.expr(test.left), self.expr(test.comparators[0]), test.ops[0]
@@ -513,7 +519,12 @@ class HostEval:
                     return t
             if fname in ("triton.Config",):
                 return Opaque("config")
-            if last == "from_tensor" and "TensorDescriptor" in fname and args and isinstance(args[0], HostTensor):
+            if (
+                last == "from_tensor"
+                and "TensorDescriptor" in fname
+                and args
+                and isinstance(args[0], HostTensor)
+            ):
                 block = args[1] if len(args) > 1 else kwargs.get("block_shape")
                 return ("desc", args[0], list(block) if isinstance(block, tuple | list) else block)
             if last == "TensorDescriptor" and args and isinstance(args[0], HostTensor):

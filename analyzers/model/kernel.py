@@ -184,7 +184,9 @@ def _config_dict(call: ast.Call, env: dict[str, Any] | None = None) -> dict[str,
     return out
 
 
-def expand_configs(node: ast.AST | None, module_consts: dict[str, Any]) -> list[dict[str, Any]]:
+def expand_configs(
+    node: ast.AST | None, module_consts: dict[str, Any], env0: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Autotune configs from a list, a list comprehension over literal ranges, a module
     constant, a call of a module function that returns one of those, or a sum of lists."""
     if node is None:
@@ -196,7 +198,16 @@ def expand_configs(node: ast.AST | None, module_consts: dict[str, Any]) -> list[
         and isinstance(node.func, ast.Name)
         and f"{node.func.id}()" in module_consts
     ):
-        return expand_configs(module_consts[f"{node.func.id}()"], module_consts)
+        env: dict[str, Any] = {}
+        for name, value in (module_consts.get(f"{node.func.id}().locals") or {}).items():
+            with contextlib.suppress(_NotLiteral, TypeError):
+                env[name] = safe_eval(value, env)
+        found = expand_configs(module_consts[f"{node.func.id}()"], module_consts, env)
+        for alt in module_consts.get(f"{node.func.id}().alternatives") or []:
+            if found:
+                break
+            found = expand_configs(alt, module_consts, env)
+        return found
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return expand_configs(node.left, module_consts) + expand_configs(node.right, module_consts)
     if isinstance(node, ast.List | ast.Tuple):
@@ -208,7 +219,7 @@ def expand_configs(node: ast.AST | None, module_consts: dict[str, Any]) -> list[
                     out.append(d)
         return out
     if isinstance(node, ast.ListComp) and isinstance(node.elt, ast.Call):
-        envs: list[dict[str, Any]] = [{}]
+        envs: list[dict[str, Any]] = [dict(env0 or {})]
         try:
             for gen in node.generators:
                 new = []

@@ -135,6 +135,28 @@ def _tensor_param_ranks(func: ast.FunctionDef) -> dict[str, int]:
                 "element_size",
             ):
                 ranks.setdefault(n.value.id, 1)
+        if isinstance(n, ast.Compare) and all(isinstance(o, ast.Eq) for o in n.ops):
+            # `x.shape == (a, b, c)` fixes the rank; chained comparisons pair up neighbours
+            operands = [n.left, *n.comparators]
+            for lhs_, rhs_ in zip(operands, operands[1:], strict=False):
+                for sh, lit in ((lhs_, rhs_), (rhs_, lhs_)):
+                    if (
+                        isinstance(sh, ast.Attribute)
+                        and sh.attr == "shape"
+                        and isinstance(sh.value, ast.Name)
+                        and sh.value.id in names
+                        and isinstance(lit, ast.Tuple)
+                    ):
+                        ranks[sh.value.id] = max(ranks.get(sh.value.id, 0), len(lit.elts))
+                if (
+                    isinstance(lhs_, ast.Attribute)
+                    and lhs_.attr == "shape"
+                    and isinstance(rhs_, ast.Attribute)
+                    and rhs_.attr == "shape"
+                    and isinstance(lhs_.value, ast.Name)
+                    and isinstance(rhs_.value, ast.Name)
+                ):
+                    same.append((lhs_.value.id, rhs_.value.id))
         if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq):
             lhs, rhs = n.left, n.comparators[0]
             if (
@@ -171,6 +193,7 @@ class LaunchBinder:
         self.recorded = False
         self.error: str | None = None
         self.block_driving: set[str] = set()
+        self.assumed_values: dict[str, tuple[str, int]] = {}  # param -> (what it was, stand-in)
         self._ranks: dict[str, int] | None = None
         self._contains_memo: dict[tuple[int, int], bool] = {}
 
@@ -568,6 +591,10 @@ class LaunchBinder:
                 continue
             else:
                 v = Opaque("missing argument")
+            if isinstance(v, Opaque) and p.name not in self.kernel.heuristics:
+                # a device property or a call's result (`num_sms(device)`): a small stand-in value
+                self.assumed_values[p.name] = (v.what, 4 if p.constexpr else 3)
+                v = 4 if p.constexpr else 3
             if isinstance(v, HostTensor):
                 ti = TensorInfo(
                     len(tensors),
@@ -593,9 +620,16 @@ class LaunchBinder:
                 block = v[2]
                 if not isinstance(block, list) or not all(isinstance(b, int) for b in block):
                     raise _Unbindable(f"the block shape of the tensor descriptor `{p.name}`")
-                ti = TensorInfo(len(tensors), p.name, tuple(t.shape), tuple(t.strides),
-                                tuple(self.symbol_name(s) for s in t.symbols),
-                                norm_dtype(t.dtype) if t.dtype_known else "fp16?", created=t.created, sized=t.sized)
+                ti = TensorInfo(
+                    len(tensors),
+                    p.name,
+                    tuple(t.shape),
+                    tuple(t.strides),
+                    tuple(self.symbol_name(s) for s in t.symbols),
+                    norm_dtype(t.dtype) if t.dtype_known else "fp16?",
+                    created=t.created,
+                    sized=t.sized,
+                )
                 tensors.append(ti)
                 args[p.name] = ("desc", ti, tuple(int(b) for b in block))
             elif isinstance(v, tuple) and v and v[0] == "dtype":

@@ -35,6 +35,16 @@ class NotAnalyzed(Rule):
                 f"the tag assertion `{fact.data['text']}` is not understood; write `# argus: tag X[i] == Y[j]` "
                 f"or `# argus: tag X ~ (A, B)`"
             )
+        elif "assumed" in fact.data:
+            msg = (
+                f"the value of {fact.data['what']} is not known without running the launcher; "
+                f"probes use {fact.data['assumed']}"
+            )
+        elif fact.data.get("fallback"):
+            msg = (
+                f"{fact.data['what']} is not modelled: the kernel was checked as if it had no launch site "
+                f"(bounds, coverage and grid rules not judged)"
+            )
         else:
             msg = f"{fact.data['what']} is not modelled: findings that depend on it are not judged"
         yield self.finding(fact, ctx, msg, None)
