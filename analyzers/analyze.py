@@ -336,8 +336,28 @@ def _launch_sites(view: ModuleView, kernel: str, launchers: list[Node]) -> list[
             continue
         func = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
         body = func.body if func is not None else mod.body
+        if func is None and node.parent is not None and node.parent.type == "module":
+            # a script-style launch: the module statements before it set up its arguments
+            body = _module_prefix(view, node) + body
         for call in find_launch_calls(mod, kernel):
             out.append(LaunchSite(call, func, body, smap))
+    return out
+
+
+def _module_prefix(view: ModuleView, upto: Node) -> list[ast.stmt]:
+    """Top-level assignments, asserts and ifs before `upto`, each parsed on its own (one that
+    does not parse is skipped); definitions and imports are left out."""
+    out: list[ast.stmt] = []
+    for child in view.tree.root_node.children:
+        if child.start_byte >= upto.start_byte:
+            break
+        if child.type not in ("expression_statement", "assert_statement", "if_statement"):
+            continue
+        try:
+            mod = ast.parse(view.source[child.start_byte : child.end_byte].decode("utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        out.extend(mod.body)
     return out
 
 

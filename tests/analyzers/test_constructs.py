@@ -40,3 +40,9 @@ def test_host_tensor_descriptors_are_bound_to_their_tensors() -> None:
     assert [f.code for f in found] == ["DF004"]  # the store's coordinates are swapped
     fixed = text.replace("dst_desc.store([pid_n * BN, pid_m * BM], tile)", "dst_desc.store([pid_m * BM, pid_n * BN], tile)")
     assert check_source(fixed) == []
+
+
+def test_script_style_launch_reads_the_module_statements_before_it() -> None:
+    found = check_source((FIXTURES / "script_style.py").read_text())
+    assert [(f.code, f.line) for f in found] == [("MB002", 12)]
+    assert found[0].witness and "n=98432" in found[0].witness["summary"]
