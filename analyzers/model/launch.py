@@ -591,6 +591,8 @@ class LaunchBinder:
                 continue
             else:
                 v = Opaque("missing argument")
+            if isinstance(v, Opaque) and p.name in self.scan.pointers:
+                raise _Unbindable(f"the tensor passed as `{p.name}` ({v.what})")
             if isinstance(v, Opaque) and p.name not in self.kernel.heuristics:
                 # a device property or a call's result (`num_sms(device)`): a small stand-in value
                 self.assumed_values[p.name] = (v.what, 4 if p.constexpr else 3)
