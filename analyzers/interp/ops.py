@@ -340,9 +340,9 @@ def _int_provenance(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: 
         ):
             pass  # a unit (innermost) stride: the product is the index itself
         elif a.grows and b.runtime and b.param is not None and not b.grows:
-            out.overflow_site = (node, interp.smap, "left")
+            out.overflow_site = (node, interp.smap, "left", _operand_facts(a, b))
         elif b.grows and a.runtime and a.param is not None and not a.grows:
-            out.overflow_site = (node, interp.smap, "right")
+            out.overflow_site = (node, interp.smap, "right", _operand_facts(b, a))
     if isinstance(op, ast.Mod) and b.runtime and not b.loaded_from:
         out.loaded_from = frozenset()  # wrapped into [0, size): range-checked by construction
     if (
@@ -368,6 +368,16 @@ def _int_provenance(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: 
                 divisor_value=d,
                 op="//" if isinstance(op, ast.FloorDiv) else "%",
             )
+
+
+def _operand_facts(grows: Val, factor: Val) -> dict[str, Any]:
+    """The growing index's largest value at this probe and the stride or size it multiplies."""
+    g = np.asarray(grows.data)
+    return {
+        "grows_max": int(np.max(np.abs(g))) if g.size else 0,
+        "factor": int(np.max(np.abs(np.asarray(factor.data)))),
+        "factor_name": factor.param or "the stride",
+    }
 
 
 def _float_semantics(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: Val, node: ast.AST) -> None:

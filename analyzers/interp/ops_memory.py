@@ -88,7 +88,7 @@ def _check_common(
 ) -> None:
     """MB003 (an int32 product in the address) and MB005 (an unchecked loaded index)."""
     if ptr.overflow_site is not None and active.any():
-        onode, osmap, side = ptr.overflow_site
+        onode, osmap, side, operands = ptr.overflow_site
         from analyzers.interp.facts import Fact
 
         interp.sink.add(
@@ -101,6 +101,7 @@ def _check_common(
                     "sizes": interp.launch.describe_sizes(),
                     "tensor": ptr.tensor.name,
                     "expr": ast.unparse(onode),
+                    **operands,
                     "grows_side": side,
                 },
                 [(node, interp.smap, f"the {kind} that uses the offset")],

@@ -42,14 +42,20 @@ class Int32OffsetOverflow(Rule):
             f"`{expr}` is computed in int32 and grows with the problem size; it wraps once the product passes "
             f"2^31 - 1 (tensor `{d.get('tensor')}`)"
         )
-        summary = (
-            f"the int32 product can reach 2^31: with a row stride of 2^20 elements, row 2048 already gives "
-            f"offset 2^31 (probe sizes {d.get('sizes')})"
-        )
+        factor, grows_max = d.get("factor", 0), d.get("grows_max", 0)
+        if factor > 0:
+            needed = -(-(2**31) // factor)  # the index at which the int32 product wraps
+            summary = (
+                f"{d.get('sizes')}: here the index reaches {grows_max} and {d.get('factor_name')} = {factor}; "
+                f"the product passes 2^31 - 1 once the index reaches {needed:,} "
+                f"(a tensor of {needed:,} x {factor:,} elements)"
+            )
+        else:
+            summary = f"{d.get('sizes')}: a growing index times a runtime stride, in int32"
         yield self.finding(
             fact,
             ctx,
             msg,
-            base_witness(fact, summary, expression=expr, bound="2^31 - 1"),
+            base_witness(fact, summary, expression=expr, bound="2^31 - 1", stride=factor),
             wrap_int64_fix(fact, ctx),
         )
