@@ -18,6 +18,7 @@ from analyzers import check_source
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("ARGUS_SHARED_CORPUS", ROOT.parent / "shared" / "corpus"))
 OWN = ROOT / "tests" / "corpus_own"
+STYLES = ROOT / "tests" / "corpus_styles"
 
 # Known gaps of the checker on our own corpus, each with the reason (see README "Known gaps").
 OWN_MISSES = {
@@ -66,6 +67,15 @@ def test_own_corpus(path: Path, request: pytest.FixtureRequest) -> None:
     reason = OWN_MISSES.get(path.name) or OWN_FALSE_POSITIVES.get(path.name)
     if reason:
         request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+    marked, findings = _check(path)
+    hit, fps = judge(marked, findings)
+    if marked.is_mutant:
+        assert hit, f"{path.name}: expected {marked.expect}, got {[(f.code, f.line) for f in findings]}"
+    assert not fps, f"{path.name}: false positives {[(f.code, f.line, f.message) for f in fps]}"
+
+
+@pytest.mark.parametrize("path", _files(STYLES), ids=lambda p: p.name)
+def test_style_probes(path: Path) -> None:
     marked, findings = _check(path)
     hit, fps = judge(marked, findings)
     if marked.is_mutant:
