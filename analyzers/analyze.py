@@ -19,7 +19,7 @@ from analyzers.frontend.queries import KernelSite, called_names, find_kernels, l
 from analyzers.interp.facts import Fact, FactSink
 from analyzers.interp.interpreter import Helper, Interpreter
 from analyzers.interp.ops import Retype
-from analyzers.interp.values import Unmodelled
+from analyzers.interp.values import TensorInfo, Unmodelled
 from analyzers.model.kernel import KernelModel, build_kernel_model, line_starts, parse_snippet
 from analyzers.model.launch import LaunchBinder, LaunchSite, Unbindable, find_launch_calls
 from analyzers.model.scan import scan_kernel
@@ -28,6 +28,7 @@ from analyzers.rules import REGISTRY, RuleContext
 from analyzers.tag_asserts import parse_assertions
 
 MAX_CONFIGS = 4
+MAX_PROBE_ELEMENTS = 1 << 23  # a probe whose tensors are larger is skipped (named in AR001)
 
 
 @dataclass
@@ -423,6 +424,17 @@ def _interpret(
                 binder.record()
                 launch = binder.probe(kind, config)
             launch.sampled = ci > 0
+            biggest = max((v.extent for v in launch.args.values() if isinstance(v, TensorInfo)), default=0)
+            if biggest > MAX_PROBE_ELEMENTS:
+                notes.append(
+                    Fact(
+                        "unmodelled",
+                        func,
+                        smap,
+                        {"what": f"the {kind} probe ({biggest:,} elements in one tensor)"},
+                    )
+                )
+                continue
             for _attempt in range(6):
                 interp = Interpreter(kernel, scan, launch, helpers, view.consts, sink, int_tensors)
                 interp.assertions = assertions

@@ -135,8 +135,12 @@ class Interpreter:
             corners = {(x, y, z) for x in {0, g[0] - 1} for y in {0, g[1] - 1} for z in {0, g[2] - 1}}
             return sorted(corners, key=lambda p: (p[2], p[1], p[0]))
         persistent = self.kernel.cached(
-            "persistent", lambda: any(isinstance(n, ast.Call) and ast.unparse(n.func).endswith("num_programs")
-                                      for n in ast.walk(self.kernel.func)))
+            "persistent",
+            lambda: any(
+                isinstance(n, ast.Call) and ast.unparse(n.func).endswith("num_programs")
+                for n in ast.walk(self.kernel.func)
+            ),
+        )
         if total > 8 and self.launch.bare_axes and not persistent:
             # batch/head axes: their first and last programs stand for the rest (coverage is then
             # not judged; races and per-program facts still are)

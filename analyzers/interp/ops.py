@@ -938,7 +938,9 @@ def cast(interp: Interpreter, x: Any, dtype: str, node: ast.AST, bitcast: bool =
     x = to_val(x, node)
     if bitcast:
         raise Unmodelled("a bitcast", node)
-    if not is_float(dtype) and is_float(x.dtype) and x.src:
+    if not is_float(dtype) and is_float(x.dtype) and x.src and x.load_node is not None:
+        # `tl.load(ids).to(tl.int64)`: the tensor holds integers; `(x / scale).to(tl.int8)` is a
+        # real float-to-int conversion (quantization) and says nothing about x
         raise Retype(x.src)
     with np.errstate(all="ignore"):
         if is_float(dtype):
@@ -1206,6 +1208,12 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
             bad = padm & (data != identity) & ~np.isnan(data)
             if x.undef is not None:
                 bad &= ~bc(x.undef, x.shape)
+            if bad.any() and name in ("max", "min"):
+                # a max over |x| with zero padding: padding that never wins changes nothing
+                fn_ = np.max if name == "max" else np.min
+                real_only = fn_(np.where(padm, identity, data), axis=axis)
+                if np.array_equal(real_only, fn_(data, axis=axis), equal_nan=True):
+                    bad = np.zeros_like(bad)
         if bad.any():
             lane = np.argwhere(bad)[0].tolist()
             interp.fact(

@@ -342,7 +342,8 @@ class LaunchBinder:
             v = kargs.get(p)
             if isinstance(v, SymInt):
                 for root in self._roots_of(v.sym):
-                    self.tiled.setdefault(root, bmax)
+                    if root not in self.bare:  # a batch-like grid axis stays small
+                        self.tiled.setdefault(root, bmax)
         self.block_driving = self._size_driven_blocks(kargs)
         self.recorded = True
 
@@ -465,19 +466,29 @@ class LaunchBinder:
         # find a grid assignment made earlier in the host body when the launch names a variable
         cdiv_first: set[int] = set()
         for n in ast.walk(expr):
+            pair = None
             if isinstance(n, ast.Call) and ast.unparse(n.func).endswith("cdiv") and len(n.args) == 2:
-                x = sub.expr(n.args[0])
-                b = sub.expr(n.args[1])
-                for m in ast.walk(n.args[0]):
+                pair = (n.args[0], n.args[1])
+            elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.FloorDiv):
+                pair = (n.left, n.right)  # `M // BLOCK_M` tiles M too (and drops its tail)
+            if pair is not None:
+                x = sub.expr(pair[0])
+                b = sub.expr(pair[1])
+                for m in ast.walk(pair[0]):
                     cdiv_first.add(id(m))
                 if isinstance(x, SymInt) and isinstance(b, int):
-                    for root in self._roots_of(x.sym):
-                        self.tiled[root] = int(b)
+                    # `cdiv(C * H * W, BLOCK)`: one factor carries the ragged tail, the others
+                    # stay small (all of them ragged would make the tensor cubic in the block)
+                    roots = sorted(self._roots_of(x.sym))
+                    if roots:
+                        self.tiled[roots[0]] = int(b)
+                        self.bare |= set(roots[1:])
         for n in ast.walk(expr):
             if isinstance(n, ast.Name) and id(n) not in cdiv_first:
                 v = sub.env.get(n.id)
-                if isinstance(v, SymInt):
+                if isinstance(v, SymInt) and "//" not in v.sym:
                     self.bare |= self._roots_of(v.sym)
+                # `num_tiles = cdiv(M, BM) * cdiv(N, BN)` computed earlier: tiled, not batch-like
         # an axis that counts only batch/head indices (`Z * H`, `B`): its programs see the same
         # tile geometry, so edge programs stand for the others
         if isinstance(expr, ast.Tuple):
