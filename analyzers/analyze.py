@@ -7,7 +7,7 @@ kernel becomes a finding (AR002/AR001) for that kernel only, never an exception.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tree_sitter import Node, Tree
@@ -43,6 +43,7 @@ class ModuleView:
     const_nodes: dict[str, ast.expr]
     const_text: bytes
     launchers: dict[str, list[Node]] | None = None
+    calls: dict[int, set[str]] = field(default_factory=dict)
 
 
 def analyze_module(
@@ -118,10 +119,14 @@ def shift_findings(findings: list[Finding], dbyte: int, drow: int) -> list[Findi
 
 
 def _called_names(view: ModuleView, only: KernelSite | None = None) -> set[str]:
-    """Names called (or passed as combine functions) inside any kernel, or inside `only`."""
+    """Names called (or passed as combine functions) inside any kernel, or inside `only`
+    (one query per kernel per check, remembered on the view)."""
     out: set[str] = set()
     for site in [only] if only is not None else view.sites:
-        out |= called_names(site.function)
+        key = id(site.function)
+        if key not in view.calls:
+            view.calls[key] = called_names(site.function)
+        out |= view.calls[key]
     return out
 
 
