@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -231,6 +232,11 @@ def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
     for k, x in kw.items():
         setattr(out, k, x)
     return out
+
+
+def map_ptr(p: Ptr, fn: Any) -> Ptr:
+    """A shape operation on a pointer tile: its offsets and index tags move together."""
+    return replace(p, offsets=fn(p.offsets), tags={k: fn(a) for k, a in p.tags.items()})
 
 
 def transform(v: Val, fn: Any, **kw: Any) -> Val:
@@ -550,16 +556,7 @@ def subscript(interp: Interpreter, base: Any, sl: ast.expr, node: ast.AST, env: 
         return arr[idx]
 
     if isinstance(base, Ptr):
-        return Ptr(
-            base.tensor,
-            base.offsets[idx],
-            {k: a[idx] for k, a in base.tags.items()},
-            base.index_tags,
-            base.loaded_from,
-            base.index_site,
-            base.overflow_site,
-            base.unknown,
-        )
+        return map_ptr(base, fn)
     if isinstance(base, Val):
         return transform(base, fn)
     raise Unmodelled(f"subscript of {type(base).__name__}", node)
@@ -571,16 +568,7 @@ def reshape_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
 
     try:
         if isinstance(v, Ptr):
-            return Ptr(
-                v.tensor,
-                fn(v.offsets),
-                {k: fn(a) for k, a in v.tags.items()},
-                v.index_tags,
-                v.loaded_from,
-                v.index_site,
-                v.overflow_site,
-                v.unknown,
-            )
+            return map_ptr(v, fn)
         return transform(v, fn)
     except ValueError as e:
         raise Unmodelled(f"a reshape to {shape}", node) from e
@@ -592,16 +580,7 @@ def broadcast_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
 
     try:
         if isinstance(v, Ptr):
-            return Ptr(
-                v.tensor,
-                fn(v.offsets),
-                {k: fn(a) for k, a in v.tags.items()},
-                v.index_tags,
-                v.loaded_from,
-                v.index_site,
-                v.overflow_site,
-                v.unknown,
-            )
+            return map_ptr(v, fn)
         return transform(to_val(v, node), fn)
     except ValueError as e:
         raise Unmodelled(f"a broadcast to {shape}", node) from e
@@ -621,16 +600,7 @@ def trans(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: as
         return np.transpose(a, dims) if dims else np.swapaxes(a, -1, -2)
 
     if isinstance(v, Ptr):
-        return Ptr(
-            v.tensor,
-            fn(v.offsets),
-            {k: fn(a) for k, a in v.tags.items()},
-            v.index_tags,
-            v.loaded_from,
-            v.index_site,
-            v.overflow_site,
-            v.unknown,
-        )
+        return map_ptr(v, fn)
     return transform(to_val(v, node), fn)
 
 
@@ -1004,16 +974,7 @@ def _expand_dims(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], n
 
     v = args[0]
     if isinstance(v, Ptr):
-        return Ptr(
-            v.tensor,
-            fn(v.offsets),
-            {k: fn(a) for k, a in v.tags.items()},
-            v.index_tags,
-            v.loaded_from,
-            v.index_site,
-            v.overflow_site,
-            v.unknown,
-        )
+        return map_ptr(v, fn)
     return transform(to_val(v, node), fn)
 
 

@@ -188,28 +188,32 @@ def _check_contraction(
     common = bases_a & bases_b
     anon_a = [k for k in ka if "." in _base(k)]
     anon_b = [k for k in kb if "." in _base(k)]
-    if not common and (anon_a or anon_b):
-        # a dimension the launch never names: compare the coordinates, not the names
-        ka_k = anon_a[0] if anon_a else ka[0]
-        kb_k = anon_b[0] if anon_b else kb[0]
+
+    def mismatch(ka_k: str, kb_k: str, symbol: str) -> bool:
+        """Compare a's column coordinates with b's row coordinates for one pair of tags."""
         va = np.broadcast_to(a.tags[ka_k], a.shape)[ia]
         vb = _b_row(b, ib, kb_k)
         diff = kvalid & tagops.differ(va, vb)
-        if diff.any():
-            j = int(np.argmax(diff))
-            interp.fact(
-                "dot-mismatch",
-                node,
-                kind="value",
-                symbol=_base(ka_k),
-                j=j,
-                a_value=int(va[j]),
-                b_value=int(vb[j]),
-                a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
-                b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags},
-            )
-            return True
-        return False
+        if not diff.any():
+            return False
+        j = int(np.argmax(diff))
+        interp.fact(
+            "dot-mismatch",
+            node,
+            kind="value",
+            symbol=symbol,
+            j=j,
+            a_value=int(va[j]),
+            b_value=int(vb[j]),
+            a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
+            b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags},
+        )
+        return True
+
+    if not common and (anon_a or anon_b):
+        # a dimension the launch never names: compare the coordinates, not the names
+        ka_k = anon_a[0] if anon_a else ka[0]
+        return mismatch(ka_k, anon_b[0] if anon_b else kb[0], _base(ka_k))
     if not common:
         j = int(np.argmax(kvalid))
         interp.fact(
@@ -224,22 +228,7 @@ def _check_contraction(
     for base in sorted(common):
         ka_k = next(k for k in ka if _base(k) == base)
         kb_k = next(k for k in kb if _base(k) == base)
-        va = np.broadcast_to(a.tags[ka_k], a.shape)[ia]
-        vb = _b_row(b, ib, kb_k)
-        diff = kvalid & tagops.differ(va, vb)
-        if diff.any():
-            j = int(np.argmax(diff))
-            interp.fact(
-                "dot-mismatch",
-                node,
-                kind="value",
-                symbol=base,
-                j=j,
-                a_value=int(va[j]),
-                b_value=int(vb[j]),
-                a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
-                b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags},
-            )
+        if mismatch(ka_k, kb_k, base):
             return True
     return False
 
