@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzers.interp.values import DTYPE_ALIASES
+
 
 class Opaque:
     """A host value the evaluator does not know (an unknown call, a device property...)."""
@@ -92,24 +94,7 @@ class DimClasses:
                 self.multiple_of[keep] = max(self.multiple_of.pop(drop), self.multiple_of.get(keep, 1))
 
 
-TORCH_DTYPES = {
-    "float16": "fp16",
-    "half": "fp16",
-    "bfloat16": "bf16",
-    "float32": "fp32",
-    "float": "fp32",
-    "float64": "fp64",
-    "int8": "int8",
-    "int16": "int16",
-    "int32": "int32",
-    "int": "int32",
-    "int64": "int64",
-    "long": "int64",
-    "uint8": "uint8",
-    "bool": "int1",
-    "float8_e4m3fn": "fp8e4nv",
-    "float8_e5m2": "fp8e5",
-}
+TORCH_DTYPES = DTYPE_ALIASES  # torch's dtype names are a subset of the interpreter's aliases
 TENSOR_ATTRS = {
     "shape",
     "stride",
