@@ -111,6 +111,7 @@ class Interpreter:
         self.call_stack: list[tuple[ast.AST, SourceMap]] = []  # helper calls made from the kernel
         self.static_updates: dict[tuple[int, int], ast.AST | None] = {}
         self.site_tensor: dict[int, int] = {}
+        self.permutation_tensors: set[int] = set()  # index tensors holding each valid id once
         self.site_name: dict[int, str] = {}
         self.program_ids: list[tuple[int, int, int]] = []
         self.symbol_sizes: dict[str, int] = {}
@@ -145,7 +146,11 @@ class Interpreter:
             # batch/head axes: their first and last programs stand for the rest (coverage is then
             # not judged; races and per-program facts still are)
             self.complete = False
-            keep = [sorted({0, g[a] - 1}) if a in self.launch.bare_axes else range(g[a]) for a in range(3)]
+            second = (1,) if self._data_dependent() else ()
+            keep = [
+                sorted({0, *second, g[a] - 1} & set(range(g[a]))) if a in self.launch.bare_axes else range(g[a])
+                for a in range(3)
+            ]
             return [(x, y, z) for z in keep[2] for y in keep[1] for x in keep[0]]
         if total <= MAX_PROGRAMS:
             return all_ids
@@ -154,6 +159,14 @@ class Interpreter:
         step = max(total // (MAX_PROGRAMS // 2), 1)
         picks |= set(range(0, total, step))
         return [all_ids[i] for i in sorted(picks) if 0 <= i < total][:MAX_PROGRAMS]
+
+    def _data_dependent(self) -> bool:
+        """Programs whose work depends on loaded indices or lengths (a page table, sequence
+        lengths with sentinels): the first and last program alone may both miss the sentinel
+        that the second meets, so a third one runs."""
+        return any(
+            p.sentinels or p.sentinel_params or p.length for p in self.scan.policies.values()
+        )
 
     def run(self) -> None:
         if min(self.launch.grid) <= 0:
@@ -651,6 +664,10 @@ class Interpreter:
                 ids = rng.permutation(max(upper, 0)).astype(np.int64)
                 arr = np.full(n, upper, dtype=np.int64)
                 arr[: min(n, len(ids))] = ids[: min(n, len(ids))]
+                if n >= len(ids):
+                    # every valid id once, as the routing contract promises: writes through
+                    # these ids can be judged for coverage and races
+                    self.permutation_tensors.add(t.index)
             else:
                 base = np.arange(n, dtype=np.int64)
                 sentinels = sorted(pol.sentinels) if pol is not None else []
@@ -751,6 +768,12 @@ class Interpreter:
             # one tile per iteration, or several when other programs take the tiles between
             # (interleaved split-K); a skipped tile shows up as DF003 coverage instead
             if not others.any() and delta[cdim] > 0 and delta[cdim] % step == 0:
+                continue
+            stride = t.strides[cdim] if cdim < len(t.strides) else 0
+            if stride > 0 and raw == step * stride:
+                # the address moved by one tile of the contraction axis; the coordinates
+                # carried into another dimension only because the lane lies past one of its
+                # extents (a wrong head index), which is a bounds problem, not a step problem
                 continue
             where = upd if upd is not None else tinfo[0]
             self.sink.add(

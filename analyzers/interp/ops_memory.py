@@ -343,9 +343,12 @@ def record_store(
             )
     _check_store_tags(interp, t, coords, ok, v, node, shape, ptr)
     # who wrote what: coverage (GR001) and races (GR002); scatters through loaded indices
-    # depend on the routing contents, which are synthesized, so they are not judged
+    # depend on the routing contents, which are synthesized: judged only where the contents
+    # are a permutation of the valid ids (sorted token ids padded past the valid count)
     if ptr is not None and ptr.loaded_from:
-        return
+        sources = {interp.site_tensor.get(s) for s in ptr.loaded_from}
+        if not sources <= interp.permutation_tensors:
+            return
     if not ok.any():
         interp.mem.last_store.setdefault(t.index, (node, interp.smap))
         return
@@ -376,6 +379,8 @@ def record_store(
         if (counts > 1).any():
             dup = int(uniq[np.argmax(counts > 1)])
             c, _ = t.unravel(np.asarray([dup]))
+            if ptr is not None and ptr.loaded_from:
+                _scatter_collision(interp, t, offs, ok, v, shape, dup, c.reshape(-1).tolist(), node)
             interp.fact(
                 "race",
                 node,
@@ -404,6 +409,40 @@ def record_store(
 
 
 _varies = tagops.varies
+
+
+def _scatter_collision(
+    interp: Interpreter,
+    t: TensorInfo,
+    offs: np.ndarray,
+    ok: np.ndarray,
+    v: Val,
+    shape: tuple[int, ...],
+    dup: int,
+    element: list[int],
+    node: ast.AST,
+) -> None:
+    """DF004 through a permutation of ids (sorted MoE slots): two lanes gathered at different
+    positions of the id list hold different ids, so their values belong to different rows; if
+    the scatter sends both to one element, the output is not addressed by the id."""
+    lanes = np.flatnonzero(offs == dup)
+    for k in sorted(v.index_tags):
+        if k not in v.tags:
+            continue
+        pos = bc(v.tags[k], shape)[ok]
+        got = pos[lanes]
+        got = got[~np.isnan(got)]
+        if got.size and np.unique(got).size > 1:
+            interp.fact(
+                "scatter-collision",
+                node,
+                tensor=t.name,
+                dest=element,
+                symbols=list(t.symbols),
+                index_symbol=k.rstrip("'"),
+                positions=sorted(int(x) for x in np.unique(got)[:2]),
+            )
+            return
 
 
 def _check_store_tags(

@@ -74,6 +74,8 @@ class DimClasses:
     parent: dict[str, str] = field(default_factory=dict)
     allowed: dict[str, list[int]] = field(default_factory=dict)
     multiple_of: dict[str, int] = field(default_factory=dict)
+    # `assert H % H_KV == 0`: H's symbol -> H_KV's symbol (resolve both with find)
+    divisible_by: dict[str, str] = field(default_factory=dict)
     derived: dict[str, str] = field(default_factory=dict)  # symbol -> expression it was made from
 
     def find(self, s: str) -> str:
@@ -258,7 +260,9 @@ class HostEval:
             self.unify(left, right)
             if isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod):
                 a, b = self.expr(test.left.left), self.expr(test.left.right)
-                if isinstance(a, SymInt) and isinstance(b, int) and right == 0:
+                if isinstance(a, SymInt) and isinstance(b, SymInt) and right == 0:
+                    self.dims.divisible_by[a.sym] = b.sym
+                elif isinstance(a, SymInt) and isinstance(b, int) and right == 0:
                     root = self.dims.find(a.sym)
                     self.dims.multiple_of[root] = max(self.dims.multiple_of.get(root, 1), int(b))
         elif isinstance(op, ast.In) and isinstance(left, SymInt) and isinstance(right, tuple | list):
@@ -554,7 +558,12 @@ class HostEval:
             return tuple(SymInt(s, y) for s, y in zip(t.shape, t.symbols, strict=True))
         if name == "numel":
             n = math.prod(t.shape)
-            return SymInt(n, "*".join(t.symbols)) if rank == 1 else n
+            if rank == 1:
+                return SymInt(n, t.symbols[0])
+            sym = "(" + "*".join(t.symbols) + ")"
+            if self.recording:
+                self.dims.derived.setdefault(sym, sym)
+            return SymInt(n, sym)
         if name == "dim":
             return rank
         if name in ("contiguous", "zero_", "fill_", "detach", "clone", "cuda", "cpu", "requires_grad_"):

@@ -312,6 +312,7 @@ class LaunchBinder:
         self._unify_anonymous(ev)
         self.padded_layout = _stride_users(self.site)
         kargs = self._kernel_args(ev)
+        self._unify_product_factors()  # after the call's arguments: `t.numel()` is often one
         first_config = (
             self.kernel.autotune.configs[0] if self.kernel.autotune and self.kernel.autotune.configs else None
         )
@@ -412,6 +413,39 @@ class LaunchBinder:
                         if name:
                             self.display[keep] = name
                     named = {self.dims.find(s) for s in self.display}
+
+    def _unify_product_factors(self) -> None:
+        """`topk_ids.numel()` passed as a count next to `torch.empty((T * top_k, N))`: two
+        products that share every factor but one, where the other factor of one of them is a
+        dimension the launcher never names, measure the same thing; the unnamed factor is T.
+        Left apart, the count would be sized independently of the output it indexes."""
+        import re
+
+        products: list[list[str]] = []
+        for sym in self.dims.derived:
+            m = re.fullmatch(r"\(([^()]+)\)", sym)
+            if m and "*" in m.group(1) and not re.search(r"[-+/%]", m.group(1)):
+                products.append(m.group(1).split("*"))
+        named = {self.dims.find(s) for s in self.display} | set(self.tiled) | set(self.bare)
+        for i, p in enumerate(products):
+            for q in products[i + 1 :]:
+                if len(p) != len(q):
+                    continue
+                rp = [self.dims.find(x) for x in p]
+                rq = [self.dims.find(x) for x in q]
+                only_p = [x for x in rp if x not in rq]
+                only_q = [x for x in rq if x not in rp]
+                if len(only_p) != 1 or len(only_q) != 1 or sorted(set(rp) - {only_p[0]}) != sorted(set(rq) - {only_q[0]}):
+                    continue
+                a, b = only_p[0], only_q[0]
+                if (a in named) == (b in named) or a.startswith("(") or b.startswith("("):
+                    continue
+                anonymous, known = (a, b) if b in named else (b, a)
+                if "." not in anonymous:
+                    continue
+                self.dims.union(known, anonymous)
+                keep = self.dims.find(known)
+                self.display.setdefault(keep, self.display.get(known) or self.display.get(anonymous, keep))
 
     def _roots_of(self, sym: str) -> set[str]:
         if not sym.startswith("("):
@@ -544,10 +578,22 @@ class LaunchBinder:
             sizes[r] = v
         # a dimension nothing names or relates (`weight` of a norm, `cos` of rotary): as large as
         # any other size, so the kernel's own bounds decide, not our guess of its extent
+        self._apply_divisibility(sizes, kind)
         big = max([v for v in sizes.values()] + [2])
         for r in anonymous:
             sizes[r] = 1 if kind == "one" else big
         return sizes
+
+    def _apply_divisibility(self, sizes: dict[str, int], kind: str) -> None:
+        """`assert H % H_KV == 0`: H is a whole number of groups of H_KV. Probes take groups
+        larger than the divisor (H_KV = 2, H = 8), a real configuration (many query heads on few
+        KV heads) in which mixing up the group size and the group count leaves the tensor."""
+        for a, b in self.dims.divisible_by.items():
+            ra, rb = self.dims.find(a), self.dims.find(b)
+            if ra == rb or ra not in sizes or rb not in sizes:
+                continue
+            group = 1 if kind == "one" else 2 * sizes[rb]
+            sizes[ra] = sizes[rb] * group
 
     def _anonymous(self, root: str) -> bool:
         if root in self.display or root in self.tiled or root in self.bare or root in self.dims.allowed:

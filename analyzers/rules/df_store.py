@@ -32,12 +32,22 @@ class StoreTagMismatch(Rule):
     None automatic."""
 
     code = "DF004"
-    reads = ("store-tag", "scatter-index")
+    reads = ("store-tag", "scatter-index", "scatter-collision")
 
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data
         dest = elem(d["tensor"], d["dest"], d.get("symbols"))
-        if fact.kind == "scatter-index":
+        if fact.kind == "scatter-collision":
+            a, b = d["positions"]
+            msg = (
+                f"rows gathered through different entries of a loaded index ({d['index_symbol']}={a} and "
+                f"{d['index_symbol']}={b}, which hold different ids) are both written to {dest}: `{d['tensor']}` is "
+                f"not addressed by the id that gathered them"
+            )
+            summary = (
+                f"{where(d)}: the rows of index entries {d['index_symbol']}={a} and {d['index_symbol']}={b} land in {dest}"
+            )
+        elif fact.kind == "scatter-index":
             msg = (
                 f"the stored rows were gathered through a loaded index ({d['index_symbol']}), but `{d['tensor']}` is "
                 f"addressed without it"
