@@ -148,7 +148,9 @@ class Interpreter:
             self.complete = False
             second = (1,) if self._data_dependent() else ()
             keep = [
-                sorted({0, *second, g[a] - 1} & set(range(g[a]))) if a in self.launch.bare_axes else range(g[a])
+                sorted({0, *second, g[a] - 1} & set(range(g[a])))
+                if a in self.launch.bare_axes
+                else range(g[a])
                 for a in range(3)
             ]
             return [(x, y, z) for z in keep[2] for y in keep[1] for x in keep[0]]
@@ -164,9 +166,7 @@ class Interpreter:
         """Programs whose work depends on loaded indices or lengths (a page table, sequence
         lengths with sentinels): the first and last program alone may both miss the sentinel
         that the second meets, so a third one runs."""
-        return any(
-            p.sentinels or p.sentinel_params or p.length for p in self.scan.policies.values()
-        )
+        return any(p.sentinels or p.sentinel_params or p.length for p in self.scan.policies.values())
 
     def run(self) -> None:
         if min(self.launch.grid) <= 0:

@@ -435,7 +435,11 @@ class LaunchBinder:
                 rq = [self.dims.find(x) for x in q]
                 only_p = [x for x in rp if x not in rq]
                 only_q = [x for x in rq if x not in rp]
-                if len(only_p) != 1 or len(only_q) != 1 or sorted(set(rp) - {only_p[0]}) != sorted(set(rq) - {only_q[0]}):
+                if (
+                    len(only_p) != 1
+                    or len(only_q) != 1
+                    or sorted(set(rp) - {only_p[0]}) != sorted(set(rq) - {only_q[0]})
+                ):
                     continue
                 a, b = only_p[0], only_q[0]
                 if (a in named) == (b in named) or a.startswith("(") or b.startswith("("):

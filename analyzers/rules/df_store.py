@@ -44,9 +44,7 @@ class StoreTagMismatch(Rule):
                 f"{d['index_symbol']}={b}, which hold different ids) are both written to {dest}: `{d['tensor']}` is "
                 f"not addressed by the id that gathered them"
             )
-            summary = (
-                f"{where(d)}: the rows of index entries {d['index_symbol']}={a} and {d['index_symbol']}={b} land in {dest}"
-            )
+            summary = f"{where(d)}: the rows of index entries {d['index_symbol']}={a} and {d['index_symbol']}={b} land in {dest}"
         elif fact.kind == "scatter-index":
             msg = (
                 f"the stored rows were gathered through a loaded index ({d['index_symbol']}), but `{d['tensor']}` is "
