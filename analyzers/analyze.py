@@ -22,7 +22,7 @@ from analyzers.interp.ops import Retype
 from analyzers.interp.values import TensorInfo, Unmodelled
 from analyzers.model.kernel import KernelModel, build_kernel_model, line_starts, parse_snippet
 from analyzers.model.launch import LaunchBinder, LaunchSite, Unbindable, find_launch_calls
-from analyzers.model.scan import scan_kernel
+from analyzers.model.scan import KernelScan, scan_kernel
 from analyzers.registry import RULES
 from analyzers.rules import REGISTRY, RuleContext
 from analyzers.tag_asserts import parse_assertions
@@ -396,7 +396,7 @@ def _interpret(
     aborted: Fact | None = None
     assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
     for ci, config in enumerate(configs):
-        for kind in binder.probe_kinds(_branches(kernel)) if ci == 0 else ("ragged",):
+        for kind in binder.probe_kinds(_branches(kernel, scan, binder)) if ci == 0 else ("ragged",):
             try:
                 launch = binder.probe(kind, config)
             except (
@@ -509,11 +509,34 @@ def _interpret(
     return findings
 
 
-def _branches(kernel: KernelModel) -> bool:
+def _branches(kernel: KernelModel, scan: KernelScan, binder: LaunchBinder) -> bool:
     """Ragged sizes and size 1 always; exact and half-tile multiples only where the kernel
-    branches on its sizes (heuristics such as EVEN_K, `if` on a constexpr), where they take a
-    different path."""
-    return bool(kernel.heuristics) or any(isinstance(n, ast.If | ast.IfExp) for n in ast.walk(kernel.func))
+    branches on its sizes (heuristics such as EVEN_K, `if K % BLOCK_K == 0`, a constexpr the
+    launcher derives from a size), where they take a different path. Branches on flags
+    (`if MUL_ROUTED_WEIGHT`) or on loaded data (`if pid_m * BM >= num_tokens_post_padded`)
+    take the same path at every size, so those probes would repeat the ragged one."""
+    if kernel.heuristics:
+        return True
+    params = {p.name: p for p in kernel.params}
+    size_driven: set[str] | None = None
+    for n in ast.walk(kernel.func):
+        if not isinstance(n, ast.If | ast.IfExp):
+            continue
+        names = {x.id for x in ast.walk(n.test) if isinstance(x, ast.Name)}
+        roots = set().union(*(scan.derived.get(x, {x}) for x in names)) if names else set()
+        if roots & scan.pointers:
+            continue  # decided by loaded data
+        for r in roots:
+            p = params.get(r)
+            if p is None:
+                continue
+            if not p.constexpr:
+                return True
+            if size_driven is None:
+                size_driven = binder.size_driven_constexprs()
+            if size_driven is None or r in size_driven:
+                return True
+    return False
 
 
 def _drop_local(sink: FactSink) -> None:

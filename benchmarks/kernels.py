@@ -86,8 +86,10 @@ def gemm_shapes(quick: bool) -> list[tuple[int, int, int]]:
 
 def run_gemm(m: int, n: int, k: int) -> dict:
     def make() -> tuple:
-        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
-                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
+        return (
+            torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
+            torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k),
+        )
 
     a, b = make()
     out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
@@ -99,8 +101,17 @@ def run_gemm(m: int, n: int, k: int) -> dict:
     graphs = (bench_graph(lambda: gemm_mod.matmul(*nxt())), bench_graph(lambda: torch.matmul(*nxt())))
     split = gemm_mod.choose_split_k(m, n, k, torch.cuda.get_device_properties(0).multi_processor_count)
     kern = gemm_mod.gemm_tma_kernel if split == 1 else gemm_mod.gemm_splitk_kernel
-    return {"shape": f"{m}x{n}x{k}", "flops": 2.0 * m * n * k, "ours_ms": ours, "base_ms": base,
-            "baseline": "torch.matmul (cuBLAS)", "rel_err": err, "split_k": split, "config": best_config(kern), "graph_ms": graphs}
+    return {
+        "shape": f"{m}x{n}x{k}",
+        "flops": 2.0 * m * n * k,
+        "ours_ms": ours,
+        "base_ms": base,
+        "baseline": "torch.matmul (cuBLAS)",
+        "rel_err": err,
+        "split_k": split,
+        "config": best_config(kern),
+        "graph_ms": graphs,
+    }
 
 
 # ---------------------------------------------------------------- attention
@@ -138,13 +149,19 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
     base_by_backend: dict[str, float | str] = {}
     err = None
     for label, backend in sdpa_backends():
+
         def call(backend=backend) -> torch.Tensor:
             qq, kk, vv = nxt()
             with sdpa_kernel([backend]):
-                return torch.nn.functional.scaled_dot_product_attention(qq, kk, vv, is_causal=causal, enable_gqa=gqa)
+                return torch.nn.functional.scaled_dot_product_attention(
+                    qq, kk, vv, is_causal=causal, enable_gqa=gqa
+                )
+
         try:
             with sdpa_kernel([backend]):
-                ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
+                ref = torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, is_causal=causal, enable_gqa=gqa
+                )
             err = rel_err(ours_out, ref) if err is None else err
             base_by_backend[label] = bench(call)
         except Exception as exc:  # a backend that does not take this shape is skipped, and says why
@@ -156,12 +173,22 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
     def base_call() -> torch.Tensor:
         qq, kk, vv = nxt()
         with sdpa_kernel([best_backend]):
-            return torch.nn.functional.scaled_dot_product_attention(qq, kk, vv, is_causal=causal, enable_gqa=gqa)
+            return torch.nn.functional.scaled_dot_product_attention(
+                qq, kk, vv, is_causal=causal, enable_gqa=gqa
+            )
 
     graphs = (bench_graph(lambda: attn_mod.attention(*nxt(), causal=causal)), bench_graph(base_call))
-    return {"shape": f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}", "flops": flops,
-            "ours_ms": ours, "base_ms": timed[best], "baseline": f"SDPA {best}", "backends": base_by_backend,
-            "rel_err": err, "config": best_config(attn_mod.attention_fwd_kernel), "graph_ms": graphs}
+    return {
+        "shape": f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}",
+        "flops": flops,
+        "ours_ms": ours,
+        "base_ms": timed[best],
+        "baseline": f"SDPA {best}",
+        "backends": base_by_backend,
+        "rel_err": err,
+        "config": best_config(attn_mod.attention_fwd_kernel),
+        "graph_ms": graphs,
+    }
 
 
 # ---------------------------------------------------------------- MoE
@@ -172,8 +199,15 @@ def moe_shapes(quick: bool) -> list[tuple[str, int, int, int, int, int, bool]]:
     return out
 
 
-def torch_moe(x: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor, logits: torch.Tensor, top_k: int,
-              renorm: bool, grouped: bool) -> torch.Tensor:
+def torch_moe(
+    x: torch.Tensor,
+    w1: torch.Tensor,
+    w2: torch.Tensor,
+    logits: torch.Tensor,
+    top_k: int,
+    renorm: bool,
+    grouped: bool,
+) -> torch.Tensor:
     """The baseline: torch routing and sorting, then torch._grouped_mm (or a loop of matmuls)."""
     t, hdim = x.shape
     e = w1.shape[0]
@@ -196,8 +230,10 @@ def torch_moe(x: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor, logits: torch
         start = 0
         for i, c in enumerate(counts.tolist()):
             if c:
-                hid = xs[start:start + c] @ w1[i].t()
-                ys[start:start + c] = (torch.nn.functional.silu(hid[:, :inter]) * hid[:, inter:]) @ w2[i].t()
+                hid = xs[start : start + c] @ w1[i].t()
+                ys[start : start + c] = (torch.nn.functional.silu(hid[:, :inter]) * hid[:, inter:]) @ w2[
+                    i
+                ].t()
             start += c
     ys = ys * weights.flatten()[order, None].to(ys.dtype)
     y = torch.empty_like(ys)
@@ -238,16 +274,29 @@ def run_moe(name: str, t: int, e: int, top_k: int, hdim: int, inter: int, renorm
 
     ours = bench(lambda: moe_mod.fused_moe(*args(), top_k, renorm))
     base = bench(lambda: torch_moe(*args(), top_k, renorm, grouped))
-    graphs = (bench_graph(lambda: moe_mod.fused_moe(*args(), top_k, renorm)),
-              bench_graph(lambda: torch_moe(*args(), top_k, renorm, grouped)) if grouped else None)
+    graphs = (
+        bench_graph(lambda: moe_mod.fused_moe(*args(), top_k, renorm)),
+        bench_graph(lambda: torch_moe(*args(), top_k, renorm, grouped)) if grouped else None,
+    )
     flops = 6.0 * t * top_k * hdim * inter
-    return {"shape": f"{name} E{e} top{top_k} {hdim}/{inter} T{t}", "flops": flops, "ours_ms": ours,
-            "base_ms": base, "baseline": "torch._grouped_mm" if grouped else "loop of torch.matmul",
-            "rel_err": err, "config": best_config(moe_mod.moe_gate_up_kernel), "graph_ms": graphs}
+    return {
+        "shape": f"{name} E{e} top{top_k} {hdim}/{inter} T{t}",
+        "flops": flops,
+        "ours_ms": ours,
+        "base_ms": base,
+        "baseline": "torch._grouped_mm" if grouped else "loop of torch.matmul",
+        "rel_err": err,
+        "config": best_config(moe_mod.moe_gate_up_kernel),
+        "graph_ms": graphs,
+    }
 
 
 # ---------------------------------------------------------------- driver
-FAMILIES = {"gemm": (gemm_shapes, run_gemm), "attention": (attention_shapes, run_attention), "moe": (moe_shapes, run_moe)}
+FAMILIES = {
+    "gemm": (gemm_shapes, run_gemm),
+    "attention": (attention_shapes, run_attention),
+    "moe": (moe_shapes, run_moe),
+}
 TOLERANCE = {"gemm": 1e-2, "attention": 2e-2, "moe": 3e-2}
 
 
@@ -277,19 +326,27 @@ def _fmt(x: float | None) -> str:
 
 
 def table(rows: list[dict], means: dict[str, float]) -> str:
-    lines = ["| family | shape | ours ms | baseline ms | baseline | ratio | ours TFLOP/s | baseline TFLOP/s | ours % peak | rel err | graph ratio |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| family | shape | ours ms | baseline ms | baseline | ratio | ours TFLOP/s | baseline TFLOP/s | ours % peak | rel err | graph ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         flag = "" if r["correct"] else " FAIL"
-        lines.append(f"| {r['family']} | {r['shape']} | {r['ours_ms']:.4f} | {r['base_ms']:.4f} | {r['baseline']} | "
-                     f"{r['ratio']:.3f} | {r['ours_tflops']:.0f} | {r['base_tflops']:.0f} | {r['ours_pct_peak']:.1f} | "
-                     f"{r['rel_err']:.1e}{flag} | {_fmt(r.get('graph_ratio'))} |")
+        lines.append(
+            f"| {r['family']} | {r['shape']} | {r['ours_ms']:.4f} | {r['base_ms']:.4f} | {r['baseline']} | "
+            f"{r['ratio']:.3f} | {r['ours_tflops']:.0f} | {r['base_tflops']:.0f} | {r['ours_pct_peak']:.1f} | "
+            f"{r['rel_err']:.1e}{flag} | {_fmt(r.get('graph_ratio'))} |"
+        )
     lines.append("")
     graph_means = geomeans(rows, "graph_ratio")
-    lines.append("| family | geomean ratio (baseline time / ours) | target 1.0 | geomean ratio, CUDA-graph replays |")
+    lines.append(
+        "| family | geomean ratio (baseline time / ours) | target 1.0 | geomean ratio, CUDA-graph replays |"
+    )
     lines.append("|---|---|---|---|")
     for fam, g in means.items():
-        lines.append(f"| {fam} | {g:.3f} | {'met' if g >= 1.0 else 'missed'} | {_fmt(graph_means.get(fam))} |")
+        lines.append(
+            f"| {fam} | {g:.3f} | {'met' if g >= 1.0 else 'missed'} | {_fmt(graph_means.get(fam))} |"
+        )
     return "\n".join(lines)
 
 
@@ -298,16 +355,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("."))
     ap.add_argument("--family", default="gemm,attention,moe")
     ap.add_argument("--quick", action="store_true", help="a few shapes per family")
-    ap.add_argument("--budget-s", type=float, default=0.0,
-                    help="seconds per family; shapes left when it is spent are skipped and listed (0: no limit)")
+    ap.add_argument(
+        "--budget-s",
+        type=float,
+        default=0.0,
+        help="seconds per family; shapes left when it is spent are skipped and listed (0: no limit)",
+    )
     ap.add_argument("--command", default=" ".join(sys.argv), help="recorded in the JSON")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     props = torch.cuda.get_device_properties(0)
     gpu = props.name.replace("NVIDIA ", "").split()[0].lower()
-    meta = {"gpu": props.name, "sms": props.multi_processor_count, "torch": torch.__version__,
-            "triton": triton.__version__, "date": datetime.date.today().isoformat(), "command": args.command,
-            "peak_tflops": PEAK_TFLOPS}
+    meta = {
+        "gpu": props.name,
+        "sms": props.multi_processor_count,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "date": datetime.date.today().isoformat(),
+        "command": args.command,
+        "peak_tflops": PEAK_TFLOPS,
+    }
     rows: list[dict] = []
     errors: list[str] = []
     # Clocks idle low (345 MHz seen): two seconds of large products bring them up before any timing.
@@ -337,14 +404,39 @@ def main(argv: list[str] | None = None) -> int:
                     torch.cuda.empty_cache()
             row["wall_s"] = time.time() - t0
             rows.append(row)
-            print(f"{fam:9s} {row['shape']:40s} ours {row['ours_ms']:8.4f} ms  base {row['base_ms']:8.4f} ms "
-                  f"ratio {row['ratio']:.3f}  {row['ours_tflops']:6.0f} TFLOP/s  err {row['rel_err']:.1e} "
-                  f"{'ok' if row['correct'] else 'FAIL'}  ({row['wall_s']:.0f}s)", flush=True)
+            print(
+                f"{fam:9s} {row['shape']:40s} ours {row['ours_ms']:8.4f} ms  base {row['base_ms']:8.4f} ms "
+                f"ratio {row['ratio']:.3f}  {row['ours_tflops']:6.0f} TFLOP/s  err {row['rel_err']:.1e} "
+                f"{'ok' if row['correct'] else 'FAIL'}  ({row['wall_s']:.0f}s)",
+                flush=True,
+            )
             means = geomeans(rows)
-            (args.out / f"kernels-{gpu}.json").write_text(json.dumps({"meta": meta, "rows": rows, "geomean": means, "geomean_graph": geomeans(rows, "graph_ratio"), "errors": errors}, indent=1))
+            (args.out / f"kernels-{gpu}.json").write_text(
+                json.dumps(
+                    {
+                        "meta": meta,
+                        "rows": rows,
+                        "geomean": means,
+                        "geomean_graph": geomeans(rows, "graph_ratio"),
+                        "errors": errors,
+                    },
+                    indent=1,
+                )
+            )
             (args.out / f"kernels-{gpu}.md").write_text(table(rows, means) + "\n")
     means = geomeans(rows)
-    (args.out / f"kernels-{gpu}.json").write_text(json.dumps({"meta": meta, "rows": rows, "geomean": means, "geomean_graph": geomeans(rows, "graph_ratio"), "errors": errors}, indent=1))
+    (args.out / f"kernels-{gpu}.json").write_text(
+        json.dumps(
+            {
+                "meta": meta,
+                "rows": rows,
+                "geomean": means,
+                "geomean_graph": geomeans(rows, "graph_ratio"),
+                "errors": errors,
+            },
+            indent=1,
+        )
+    )
     (args.out / f"kernels-{gpu}.md").write_text(table(rows, means) + "\n")
     print(table(rows, means))
     return 0 if rows and all(r["correct"] for r in rows) and not errors else 1

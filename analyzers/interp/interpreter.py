@@ -22,6 +22,7 @@ from analyzers.interp.values import (
     BlockPtr,
     Descriptor,
     DType,
+    FullRun,
     KernelReturn,
     Ptr,
     PtrDType,
@@ -112,6 +113,9 @@ class Interpreter:
         self.static_updates: dict[tuple[int, int], ast.AST | None] = {}
         self.site_tensor: dict[int, int] = {}
         self.permutation_tensors: set[int] = set()  # index tensors holding each valid id once
+        # programs run for their addresses only (see programs()); the one running now is
+        self.light_programs: set[tuple[int, int, int]] = set()
+        self.address_only = False
         self.site_name: dict[int, str] = {}
         self.program_ids: list[tuple[int, int, int]] = []
         self.symbol_sizes: dict[str, int] = {}
@@ -143,17 +147,8 @@ class Interpreter:
             ),
         )
         if total > 8 and self.launch.bare_axes and not persistent:
-            # batch/head axes: their first and last programs stand for the rest (coverage is then
-            # not judged; races and per-program facts still are)
             self.complete = False
-            second = (1,) if self._data_dependent() else ()
-            keep = [
-                sorted({0, *second, g[a] - 1} & set(range(g[a])))
-                if a in self.launch.bare_axes
-                else range(g[a])
-                for a in range(3)
-            ]
-            return [(x, y, z) for z in keep[2] for y in keep[1] for x in keep[0]]
+            return self._bare_axis_programs(g)
         if total <= MAX_PROGRAMS:
             return all_ids
         self.complete = False
@@ -161,6 +156,30 @@ class Interpreter:
         step = max(total // (MAX_PROGRAMS // 2), 1)
         picks |= set(range(0, total, step))
         return [all_ids[i] for i in sorted(picks) if 0 <= i < total][:MAX_PROGRAMS]
+
+    def _bare_axis_programs(self, g: tuple[int, int, int]) -> list[tuple[int, int, int]]:
+        """Batch/head axes: their first and last programs stand for the rest (coverage is then
+        not judged; races and per-program facts still are). Every tile of the other axes runs in
+        full at the last batch/head corner, where each coordinate differs from the others, so tag
+        mix-ups show. The first tile also runs at the origin and at each corner one axis away
+        from it, for addresses only: what those add is a program that shares all but one axis
+        with another (a store that ignores that axis races) and the lowest addresses."""
+        bare = [a for a in range(3) if a in self.launch.bare_axes]
+        tiled = [range(g[a]) if a not in bare else [g[a] - 1] for a in range(3)]
+        full = {(x, y, z) for z in tiled[2] for y in tiled[1] for x in tiled[0]}
+        origin = (0, 0, 0)
+        light = {origin}
+        for a in bare:
+            flip = list(origin)
+            flip[a] = g[a] - 1
+            light.add((flip[0], flip[1], flip[2]))
+        if self._data_dependent():
+            # work read from memory (page tables, lengths): a third index meets what the first
+            # and last do not, and such programs need their values (NaN rows), so in full
+            second = [min(1, g[a] - 1) if a in bare else 0 for a in range(3)]
+            full.add((second[0], second[1], second[2]))
+        self.light_programs = light - full
+        return sorted(full | light, key=lambda p: (p[2], p[1], p[0]))
 
     def _data_dependent(self) -> bool:
         """Programs whose work depends on loaded indices or lengths (a page table, sequence
@@ -175,14 +194,27 @@ class Interpreter:
         for i, pid in enumerate(self.program_ids):
             self.pid = pid
             self.program_index = i
-            self.branch_checked = set()
-            self.load_history = {}
-            self.dot_operands = []
-            env = self.bind_params()
-            with contextlib.suppress(KernelReturn):
-                self.block(self.kernel.func.body, env)
-            self.check_pointer_steps()
+            if pid in self.light_programs:
+                try:
+                    self.run_program(address_only=True)
+                    continue
+                except ops.Retype:
+                    raise
+                except (FullRun, Unmodelled, ArithmeticError, TypeError, ValueError, KeyError, IndexError):
+                    pass  # its shortcuts do not hold for this kernel: run it in full
+            self.run_program(address_only=False)
+        self.address_only = False
         self.finish()
+
+    def run_program(self, address_only: bool) -> None:
+        self.address_only = address_only
+        self.branch_checked = set()
+        self.load_history = {}
+        self.dot_operands = []
+        env = self.bind_params()
+        with contextlib.suppress(KernelReturn):
+            self.block(self.kernel.func.body, env)
+        self.check_pointer_steps()
 
     def bind_params(self) -> dict[str, Any]:
         env: dict[str, Any] = {}
@@ -352,6 +384,8 @@ class Interpreter:
 
     def truth(self, c: Any, node: ast.AST) -> bool:
         if isinstance(c, Val):
+            if self.address_only and is_float(c.dtype):
+                raise FullRun()
             if c.unknown:
                 raise Unmodelled(f"a branch on {c.unknown}", node)
             if not c.is_scalar:

@@ -20,6 +20,7 @@ from analyzers.interp.values import (
     BlockPtr,
     Descriptor,
     DType,
+    FullRun,
     Ptr,
     Unmodelled,
     Val,
@@ -273,6 +274,15 @@ def _trunc_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a - _trunc_div(a, b) * b
 
 
+_LIGHT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+
+
+def light_float(shape: tuple[int, ...], dtype: str) -> Val:
+    """Floating-point data in an address-only program: the right shape and type, no tags or
+    checks (its values never reach an address, a mask or a branch, or the program reruns)."""
+    return Val(np.zeros(shape), dtype)
+
+
 def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:
     from analyzers.interp import ops_memory
 
@@ -282,6 +292,8 @@ def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) 
         return a + b
     a, b = to_val(a, node), to_val(b, node)
     dtype = promote(a, b)
+    if interp.address_only and (is_float(a.dtype) or is_float(b.dtype)) and isinstance(op, _LIGHT_OPS):
+        return light_float(bshape(a.shape, b.shape), dtype if is_float(dtype) else "fp32")
     x, y = a.data, b.data
     with np.errstate(all="ignore"):
         if isinstance(op, ast.Add):
@@ -518,6 +530,8 @@ def compare(interp: Interpreter, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -
             raise Retype(v.src)
         if v.src and is_float(v.dtype) and other.constexpr and not is_float(other.dtype) and other.is_scalar:
             raise Retype(v.src)
+    if interp.address_only and (is_float(a.dtype) or is_float(b.dtype)):
+        raise FullRun()
     fn = {
         ast.Eq: np.equal,
         ast.NotEq: np.not_equal,
@@ -714,6 +728,10 @@ def unary_float(
     dtype = x.dtype if is_float(x.dtype) else "fp32"
     if name in ("isnan", "isinf", "signbit"):
         dtype = "int1"
+    if interp.address_only:
+        if dtype == "int1":
+            raise FullRun()
+        return light_float(x.shape, dtype)
     with np.errstate(all="ignore"):
         if name == "erf":
             data = (
@@ -750,8 +768,13 @@ def _exp_semantics(interp: Interpreter, x: Val, out: Val, node: ast.AST) -> None
 def _where(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     c, x, y = (to_val(a, node) for a in args[:3])
     shape = bshape(c.shape, x.shape, y.shape)
-    cond = bc(c.data.astype(bool), shape)
     dtype = promote(x, y)
+    if interp.address_only:
+        if is_float(c.dtype):
+            raise FullRun()
+        if is_float(dtype):
+            return light_float(shape, dtype)
+    cond = bc(c.data.astype(bool), shape)
     data = np.where(cond, bc(x.data, shape), bc(y.data, shape)).astype(_np(dtype))
     out = derive([x, y], data, dtype)
     # lanes take their flags and tags from the side they come from
@@ -912,6 +935,8 @@ def cast(interp: Interpreter, x: Any, dtype: str, node: ast.AST, bitcast: bool =
         # `tl.load(ids).to(tl.int64)`: the tensor holds integers; `(x / scale).to(tl.int8)` is a
         # real float-to-int conversion (quantization) and says nothing about x
         raise Retype(x.src)
+    if interp.address_only and is_float(x.dtype) and not is_float(dtype):
+        raise FullRun()
     with np.errstate(all="ignore"):
         if is_float(dtype):
             data = x.data.astype(np.float64)
@@ -1100,6 +1125,13 @@ REDUCTIONS = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce", "cum
 
 
 def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    if (
+        interp.address_only
+        and name in ("argmax", "argmin")
+        and args
+        and is_float(to_val(args[0], node).dtype)
+    ):
+        raise FullRun()  # an index chosen by floating-point data
     if (
         name == "max"
         and len(args) >= 2

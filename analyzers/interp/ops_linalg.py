@@ -64,6 +64,10 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
         dtype = out_name or (acc.dtype if acc is not None else "fp32")
     else:
         dtype = out_name or "int32"
+    if interp.address_only and is_float(dtype):
+        from analyzers.interp.ops import light_float
+
+        return light_float(a.shape[:-1] + (b.shape[-1],), dtype)
     # NU001: fp16/bf16/fp8 products accumulated in a low-precision type
     if low_in and dtype in LOW_PRECISION:
         init = acc.init_site if acc is not None else None

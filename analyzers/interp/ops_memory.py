@@ -16,7 +16,7 @@ import numpy as np
 from analyzers.interp import softmax as sm
 from analyzers.interp import tags as tagops
 from analyzers.interp.ops import Retype, bc, bshape, to_val
-from analyzers.interp.values import BlockPtr, Descriptor, Ptr, TensorInfo, Unmodelled, Val, is_float
+from analyzers.interp.values import BlockPtr, Descriptor, FullRun, Ptr, TensorInfo, Unmodelled, Val, is_float
 
 if TYPE_CHECKING:
     from analyzers.interp.interpreter import Interpreter
@@ -47,6 +47,8 @@ def pointer_arith(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: a
     if is_float(v.dtype):
         if v.src:
             raise Retype(v.src)
+        if interp.address_only:
+            raise FullRun()
         raise Unmodelled("a floating-point pointer offset", node)
     delta = v.data.astype(np.int64)
     if isinstance(op, ast.Sub):
@@ -231,7 +233,11 @@ def _make_loaded(
     coords, _ = t.unravel(offsets)
     keys = tag_keys(t)
     # a tensor of unknown shape has no coordinates to tag with, only flat offsets
-    tags = {k: np.where(ok, coords[..., d], np.nan) for d, k in enumerate(keys)} if t.sized else {}
+    # (an address-only program's floating-point data is never compared: it needs no tags)
+    light = interp.address_only and not is_int
+    tags = (
+        {k: np.where(ok, coords[..., d], np.nan) for d, k in enumerate(keys)} if t.sized and not light else {}
+    )
     index_tags = frozenset()
     if ptr is not None:
         for k, arr in ptr.tags.items():
@@ -313,7 +319,9 @@ def record_store(
 ) -> None:
     vshape = bc(v.data, shape)
     # undefined lanes stored (MB004) and NaN made by a fully masked row (NU004)
-    if v.undef is not None:
+    if interp.address_only and is_float(v.dtype):
+        pass  # the value is a stand-in: only where it goes is checked
+    elif v.undef is not None:
         und = bc(v.undef, shape) & ok
         if und.any():
             lane = np.argwhere(und)[0].tolist()
@@ -341,7 +349,8 @@ def record_store(
                     [(node, interp.smap, "the store that writes the NaN")],
                 )
             )
-    _check_store_tags(interp, t, coords, ok, v, node, shape, ptr)
+    if not (interp.address_only and is_float(v.dtype)):
+        _check_store_tags(interp, t, coords, ok, v, node, shape, ptr)
     # who wrote what: coverage (GR001) and races (GR002); scatters through loaded indices
     # depend on the routing contents, which are synthesized: judged only where the contents
     # are a permutation of the valid ids (sorted token ids padded past the valid count)

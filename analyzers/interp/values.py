@@ -71,6 +71,11 @@ class Unmodelled(Exception):
         self.node = node
 
 
+class FullRun(Exception):
+    """An address-only program met floating-point data deciding an address, a mask or a branch:
+    its shortcuts would change what it touches, so it reruns in full."""
+
+
 class KernelReturn(Exception):
     """Unwinds a `return` out of nested statements."""
 

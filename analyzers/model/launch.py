@@ -372,6 +372,20 @@ class LaunchBinder:
                 out.add(root)
         return out
 
+    def size_driven_constexprs(self) -> set[str] | None:
+        """Constexpr arguments whose launcher values change with the problem sizes
+        (`BLOCK_D=next_power_of_2(D)`, `EVEN_K=K % 32 == 0`); None when there is no launch to
+        ask."""
+        if self.site is None:
+            return None
+        try:
+            a = self._kernel_args(self._run_host(self.choose_sizes("ragged")))
+            b = self._kernel_args(self._run_host(self.choose_sizes("exact")))
+        except (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError):
+            return None
+        consts = {p.name for p in self.kernel.params if p.constexpr}
+        return {k for k in consts if a.get(k) != b.get(k)}
+
     def probe_kinds(self, branches: bool) -> tuple[str, ...]:
         kinds = ("ragged", "half", "exact", "one") if branches else ("ragged", "one")
         return kinds + (("big",) if self.block_driving else ())
