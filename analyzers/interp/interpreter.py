@@ -74,6 +74,9 @@ class MemoryLog:
     coverage: dict[tuple[int, int], Any] = field(default_factory=dict)
 
 
+_EXPR_DISPATCH: dict[type, Any] = {}  # ast node type -> Interpreter.e_<Type>
+
+
 class Interpreter:
     def __init__(
         self,
@@ -191,17 +194,18 @@ class Interpreter:
         if min(self.launch.grid) <= 0:
             return
         self.program_ids = self.programs()
+        escaped = False
         for i, pid in enumerate(self.program_ids):
             self.pid = pid
             self.program_index = i
-            if pid in self.light_programs:
+            if pid in self.light_programs and not escaped:
                 try:
                     self.run_program(address_only=True)
                     continue
                 except ops.Retype:
                     raise
                 except (FullRun, Unmodelled, ArithmeticError, TypeError, ValueError, KeyError, IndexError):
-                    pass  # its shortcuts do not hold for this kernel: run it in full
+                    escaped = True  # its shortcuts do not hold for this kernel: run it in full
             self.run_program(address_only=False)
         self.address_only = False
         self.finish()
@@ -465,10 +469,13 @@ class Interpreter:
 
     # ---- expressions -----------------------------------------------------------------------
     def expr(self, e: ast.expr, env: dict[str, Any]) -> Any:
-        m = getattr(self, "e_" + type(e).__name__, None)
+        m = _EXPR_DISPATCH.get(type(e))
         if m is None:
-            raise Unmodelled(f"the expression `{type(e).__name__}`", e)
-        return m(e, env)
+            m = getattr(type(self), "e_" + type(e).__name__, None)
+            if m is None:
+                raise Unmodelled(f"the expression `{type(e).__name__}`", e)
+            _EXPR_DISPATCH[type(e)] = m
+        return m(self, e, env)
 
     def e_Constant(self, e: ast.Constant, env: dict[str, Any]) -> Any:
         v = e.value

@@ -204,30 +204,53 @@ def _derive_with_constant(a: Val, b: Val, data: np.ndarray, dtype: str) -> Val |
 def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
     """A value computed elementwise from `vals`: flags and tags merge, provenance unions."""
     shape = data.shape
-    undef = pad = None
+    undef = None
+    any_tags = any_pad = grows = runtime = False
+    constexpr = True
+    index_tags = lineage = loaded_from = frozenset()
+    overflow_site = nan_site = unstable_exp = unknown = undef_site = None
+    srcs = set()
+    # one pass over the operands (this runs for every elementwise operation)
     for v in vals:
-        undef = _or(undef, v.undef, shape)
-    pad = _combine_pad(vals, shape)
+        if v.undef is not None:
+            undef = _or(undef, v.undef, shape)
+        undef_site = undef_site if undef_site is not None else v.undef_site
+        any_tags = any_tags or bool(v.tags)
+        any_pad = any_pad or v.pad is not None
+        if v.index_tags:
+            index_tags = index_tags | v.index_tags
+        if v.lineage:
+            lineage = lineage | v.lineage
+        if v.loaded_from:
+            loaded_from = loaded_from | v.loaded_from
+        grows = grows or v.grows
+        runtime = runtime or v.runtime
+        constexpr = constexpr and v.constexpr
+        overflow_site = overflow_site if overflow_site is not None else v.overflow_site
+        nan_site = nan_site if nan_site is not None else v.nan_site
+        unstable_exp = unstable_exp if unstable_exp is not None else v.unstable_exp
+        unknown = unknown or v.unknown
+        if v.src:
+            srcs.add(v.src)
     out = Val(
         data,
         dtype,
-        tags=merge_tags(vals, shape) if any(v.tags for v in vals) else {},
-        index_tags=frozenset().union(*(v.index_tags for v in vals)),
+        tags=merge_tags(vals, shape) if any_tags else {},
+        index_tags=index_tags,
         undef=undef,
-        pad=pad,
-        lineage=frozenset().union(*(v.lineage for v in vals)),
-        grows=any(v.grows for v in vals),
-        runtime=any(v.runtime for v in vals),
-        constexpr=all(v.constexpr for v in vals),
-        loaded_from=frozenset().union(*(v.loaded_from for v in vals)),
-        overflow_site=next((v.overflow_site for v in vals if v.overflow_site is not None), None),
-        nan_site=next((v.nan_site for v in vals if v.nan_site is not None), None),
-        unstable_exp=next((v.unstable_exp for v in vals if v.unstable_exp is not None), None),
-        unknown=next((v.unknown for v in vals if v.unknown), None),
-        undef_site=next((v.undef_site for v in vals if v.undef_site is not None), None),
+        pad=_combine_pad(vals, shape) if any_pad else None,
+        lineage=lineage,
+        grows=grows,
+        runtime=runtime,
+        constexpr=constexpr,
+        loaded_from=loaded_from,
+        overflow_site=overflow_site,
+        nan_site=nan_site,
+        unstable_exp=unstable_exp,
+        unknown=unknown,
+        undef_site=undef_site,
         terms=_union_terms(vals),
     )
-    srcs = {v.src for v in vals if v.src}
     if len(srcs) == 1 and is_float(dtype):
         out.src = srcs.pop()  # `cdiv(seq_len, PAGE)`: still the loaded value, if it is an integer
     for k, x in kw.items():

@@ -95,32 +95,40 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
                 )
             )
     a_ok, b_ok = _lane_ok(a), _lane_ok(b)
-    mismatch = _check_contraction(interp, a, b, a_ok, b_ok, node)
-    # MB004: an undefined lane meets defined ones inside one dot product
-    und_a = np.broadcast_to(a.undef, a.shape) if a.undef is not None else np.zeros(a.shape, bool)
-    und_b = np.broadcast_to(b.undef, b.shape) if b.undef is not None else np.zeros(b.shape, bool)
-    row_und = und_a.any(axis=-1)
-    col_und = und_b.any(axis=-2)
-    row_all = und_a.all(axis=-1)
-    col_all = und_b.all(axis=-2)
-    if row_und.any() or col_und.any():
-        mixed = (row_und[..., :, None] | col_und[..., None, :]) & ~(
-            row_all[..., :, None] | col_all[..., None, :]
-        )
-        if mixed.any():
-            interp.fact(
-                "undef-reduced",
-                node,
-                op="dot",
-                lane=np.argwhere(mixed)[0].tolist(),
-                consumer="dot",
-                load=a.undef_site or b.undef_site,
+    keys_a = _contraction_keys(a, -1, interp, node)
+    keys_b = _contraction_keys(b, -2, interp, node)
+    mismatch = _check_contraction(interp, a, b, a_ok, b_ok, node, keys_a, keys_b)
+    undef = None
+    if a.undef is None and b.undef is None:
+        with np.errstate(all="ignore"):
+            data = np.matmul(a.data.astype(np.float64), b.data.astype(np.float64))
+    else:
+        # MB004: an undefined lane meets defined ones inside one dot product
+        und_a = np.broadcast_to(a.undef, a.shape) if a.undef is not None else np.zeros(a.shape, bool)
+        und_b = np.broadcast_to(b.undef, b.shape) if b.undef is not None else np.zeros(b.shape, bool)
+        row_und = und_a.any(axis=-1)
+        col_und = und_b.any(axis=-2)
+        row_all = und_a.all(axis=-1)
+        col_all = und_b.all(axis=-2)
+        if row_und.any() or col_und.any():
+            mixed = (row_und[..., :, None] | col_und[..., None, :]) & ~(
+                row_all[..., :, None] | col_all[..., None, :]
             )
-    with np.errstate(all="ignore"):
-        data = np.matmul(
-            np.where(und_a, 0.0, a.data.astype(np.float64)), np.where(und_b, 0.0, b.data.astype(np.float64))
-        )
-    undef = (row_all[..., :, None] | col_all[..., None, :]) if (row_all.any() or col_all.any()) else None
+            if mixed.any():
+                interp.fact(
+                    "undef-reduced",
+                    node,
+                    op="dot",
+                    lane=np.argwhere(mixed)[0].tolist(),
+                    consumer="dot",
+                    load=a.undef_site or b.undef_site,
+                )
+        with np.errstate(all="ignore"):
+            data = np.matmul(
+                np.where(und_a, 0.0, a.data.astype(np.float64)), np.where(und_b, 0.0, b.data.astype(np.float64))
+            )
+        if row_all.any() or col_all.any():
+            undef = row_all[..., :, None] | col_all[..., None, :]
     tags = _result_tags(a, b)
     out = Val(
         data,
@@ -136,7 +144,7 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
         out.scale = None
     if a.terms is not None or b.terms is not None:
         out.terms = (a.terms or frozenset()) | (b.terms or frozenset())
-    out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node)
+    out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node, keys_a)
     if acc is not None:
         from analyzers.interp.ops import binop
 
@@ -167,13 +175,18 @@ def _contraction_keys(
 
 
 def _check_contraction(
-    interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST
+    interp: Interpreter,
+    a: Val,
+    b: Val,
+    a_ok: np.ndarray,
+    b_ok: np.ndarray,
+    node: ast.AST,
+    ka: list[str],
+    kb: list[str],
 ) -> bool:
     """DF001: a's column j and b's row j carry the same contraction coordinate. True on a mismatch."""
     if a.unknown or b.unknown:
         return False
-    ka = _contraction_keys(a, -1, interp, node)
-    kb = _contraction_keys(b, -2, interp, node)
     if not ka or not kb:
         return False
     bases_a = {_base(k) for k in ka}
@@ -274,9 +287,10 @@ def _result_tags(a: Val, b: Val) -> dict[str, np.ndarray]:
     return {k: np.broadcast_to(v, shape) for k, v in tags.items()}
 
 
-def _coverage(interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST) -> Any:
+def _coverage(
+    interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST, ka: list[str]
+) -> Any:
     """Which indices of the contraction extent this product received (for DF003)."""
-    ka = _contraction_keys(a, -1, interp, node)
     if not ka or a.data.ndim != 2:
         return None
     k = ka[0]

@@ -16,6 +16,8 @@ plus what the checker knows about each lane:
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -98,12 +100,17 @@ class TensorInfo:
     sized: bool = True  # False when nothing tells its extent: bounds are not judged
     grid_tiled: bool = False  # every dimension is tiled by the grid or the kernel's masks
 
-    @property
+    @functools.cached_property
     def extent(self) -> int:
         """Elements from offset 0 to one past the last element (gaps included)."""
         if not self.shape or min(self.shape) == 0:
             return 0
         return 1 + sum((s - 1) * st for s, st in zip(self.shape, self.strides, strict=True))
+
+    @functools.cached_property
+    def _unravel_order(self) -> tuple[int, ...]:
+        # outer dimensions first; a dimension of size 1 says nothing about the offset: last
+        return tuple(sorted(range(len(self.shape)), key=lambda i: (self.shape[i] == 1, -self.strides[i], -i)))
 
     def unravel(self, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Offsets -> (coords[..., rank], valid) in this tensor; gaps and outside are invalid."""
@@ -112,8 +119,7 @@ class TensorInfo:
         coords = np.zeros(offs.shape + (rank,), dtype=np.int64)
         valid = (offs >= 0) & (offs < max(self.extent, 0))
         rest = np.where(valid, offs, 0)
-        # outer dimensions first; a dimension of size 1 says nothing about the offset: last
-        for d in sorted(range(rank), key=lambda i: (self.shape[i] == 1, -self.strides[i], -i)):
+        for d in self._unravel_order:
             st = max(self.strides[d], 1)
             c = rest // st
             rest = rest - c * st
@@ -165,7 +171,11 @@ class Val:
         return self.data.ndim == 0
 
     def with_(self, **changes: Any) -> Val:
-        return replace(self, **changes)
+        # a shallow copy (dataclasses.replace would rerun __init__ for every field: hot path)
+        out = object.__new__(Val)
+        out.__dict__.update(self.__dict__)
+        out.__dict__.update(changes)
+        return out
 
     def item(self) -> Any:
         return self.data.item()
