@@ -134,6 +134,34 @@ class Interpreter:
 
     # ---- driving ---------------------------------------------------------------------------
     def programs(self) -> list[tuple[int, int, int]]:
+        progs = self._choose_programs()
+        self.light_programs = self._light_programs(progs)
+        return progs
+
+    def _persistent(self) -> bool:
+        return self.kernel.cached(
+            "persistent",
+            lambda: any(
+                isinstance(n, ast.Call) and ast.unparse(n.func).endswith("num_programs")
+                for n in ast.walk(self.kernel.func)
+            ),
+        )
+
+    def _light_programs(self, progs: list[tuple[int, int, int]]) -> set[tuple[int, int, int]]:
+        """Which programs run for their addresses only. Along batch/head (bare) axes programs
+        differ only in where they read and write: the ones at the last corner of those axes run
+        in full (each coordinate there differs from the others, so tag mix-ups show), every tile
+        of the other axes among them; the rest check bounds, races and coverage. Where the work
+        is read from memory (page tables, lengths, ignored rows) programs differ in more than
+        addresses, and all run in full."""
+        bare = [a for a in range(3) if a in self.launch.bare_axes]
+        if not bare or self._persistent() or self._data_dependent():
+            return set()
+        g = self.launch.grid
+        full = {p for p in progs if all(p[a] == g[a] - 1 for a in bare)}
+        return set(progs) - full
+
+    def _choose_programs(self) -> list[tuple[int, int, int]]:
         g = self.launch.grid
         total = g[0] * g[1] * g[2]
         all_ids = [(x, y, z) for z in range(g[2]) for y in range(g[1]) for x in range(g[0])]
@@ -142,14 +170,7 @@ class Interpreter:
             self.complete = False
             corners = {(x, y, z) for x in {0, g[0] - 1} for y in {0, g[1] - 1} for z in {0, g[2] - 1}}
             return sorted(corners, key=lambda p: (p[2], p[1], p[0]))
-        persistent = self.kernel.cached(
-            "persistent",
-            lambda: any(
-                isinstance(n, ast.Call) and ast.unparse(n.func).endswith("num_programs")
-                for n in ast.walk(self.kernel.func)
-            ),
-        )
-        if total > 8 and self.launch.bare_axes and not persistent:
+        if total > 8 and self.launch.bare_axes and not self._persistent():
             self.complete = False
             return self._bare_axis_programs(g)
         if total <= MAX_PROGRAMS:
@@ -162,11 +183,10 @@ class Interpreter:
 
     def _bare_axis_programs(self, g: tuple[int, int, int]) -> list[tuple[int, int, int]]:
         """Batch/head axes: their first and last programs stand for the rest (coverage is then
-        not judged; races and per-program facts still are). Every tile of the other axes runs in
-        full at the last batch/head corner, where each coordinate differs from the others, so tag
-        mix-ups show. The first tile also runs at the origin and at each corner one axis away
-        from it, for addresses only: what those add is a program that shares all but one axis
-        with another (a store that ignores that axis races) and the lowest addresses."""
+        not judged; races and per-program facts still are). Every tile of the other axes runs at
+        the last batch/head corner; the first tile also at the origin and at each corner one
+        axis away from it (a program sharing all but one axis with another: a store that
+        ignores that axis races), and the lowest addresses."""
         bare = [a for a in range(3) if a in self.launch.bare_axes]
         tiled = [range(g[a]) if a not in bare else [g[a] - 1] for a in range(3)]
         full = {(x, y, z) for z in tiled[2] for y in tiled[1] for x in tiled[0]}
@@ -178,10 +198,9 @@ class Interpreter:
             light.add((flip[0], flip[1], flip[2]))
         if self._data_dependent():
             # work read from memory (page tables, lengths): a third index meets what the first
-            # and last do not, and such programs need their values (NaN rows), so in full
+            # and last do not
             second = [min(1, g[a] - 1) if a in bare else 0 for a in range(3)]
             full.add((second[0], second[1], second[2]))
-        self.light_programs = light - full
         return sorted(full | light, key=lambda p: (p[2], p[1], p[0]))
 
     def _data_dependent(self) -> bool:
@@ -525,7 +544,9 @@ class Interpreter:
         return "<str>"
 
     def e_Attribute(self, e: ast.Attribute, env: dict[str, Any]) -> Any:
-        dotted = _dotted(e)
+        dotted = getattr(e, "_argus_dotted", None)
+        if dotted is None:
+            dotted = e._argus_dotted = _dotted(e)  # type: ignore[attr-defined]  # parsed once, read per program
         if dotted:
             head = dotted.split(".")[0]
             if head in ("tl", "triton", "libdevice", "tlm") and head not in env:

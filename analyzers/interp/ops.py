@@ -725,9 +725,19 @@ UNARY_FLOAT = {
 }
 
 
-def call(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
-    from analyzers.interp import ops_linalg, ops_memory
+class _LATE:
+    """Modules that import this one, bound on first use (a per-call import costs)."""
 
+    memory: Any = None
+    linalg: Any = None
+
+
+def call(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    if _LATE.memory is None:
+        from analyzers.interp import ops_linalg, ops_memory
+
+        _LATE.memory, _LATE.linalg = ops_memory, ops_linalg
+    ops_memory, ops_linalg = _LATE.memory, _LATE.linalg
     if name in ops_memory.MEMORY:
         return ops_memory.MEMORY[name](interp, args, kwargs, node)
     if name == "dot":
