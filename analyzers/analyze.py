@@ -22,6 +22,7 @@ from analyzers.interp.ops import Retype
 from analyzers.interp.values import TensorInfo, Unmodelled
 from analyzers.model.kernel import KernelModel, build_kernel_model, line_starts, parse_snippet
 from analyzers.model.launch import LaunchBinder, LaunchSite, Unbindable, find_launch_calls
+from analyzers.model.nodes import subtree
 from analyzers.model.scan import KernelScan, scan_kernel
 from analyzers.registry import RULES
 from analyzers.rules import REGISTRY, RuleContext
@@ -519,7 +520,7 @@ def _branches(kernel: KernelModel, scan: KernelScan, binder: LaunchBinder) -> bo
         return True
     params = {p.name: p for p in kernel.params}
     size_driven: set[str] | None = None
-    for n in ast.walk(kernel.func):
+    for n in subtree(kernel.func):
         if not isinstance(n, ast.If | ast.IfExp):
             continue
         names = {x.id for x in ast.walk(n.test) if isinstance(x, ast.Name)}

@@ -36,6 +36,7 @@ from analyzers.interp.values import (
 from analyzers.model.host import dotted_name as _dotted
 from analyzers.model.kernel import KernelModel, SourceMap
 from analyzers.model.launch import ProbeLaunch, random_floats
+from analyzers.model.nodes import subtree
 from analyzers.model.scan import KernelScan
 
 MAX_PROGRAMS = 48
@@ -143,7 +144,7 @@ class Interpreter:
             "persistent",
             lambda: any(
                 isinstance(n, ast.Call) and ast.unparse(n.func).endswith("num_programs")
-                for n in ast.walk(self.kernel.func)
+                for n in subtree(self.kernel.func)
             ),
         )
 
@@ -971,7 +972,7 @@ def _accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) ->
     """Dot calls whose result is added into a variable it came from (`acc += tl.dot(...)`)."""
     out: set[int] = set()
     for f in [func, *helpers]:
-        for n in ast.walk(f):
+        for n in subtree(f):
             value, target = None, None
             if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
                 value, target = n.value, None

@@ -125,7 +125,8 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
                 )
         with np.errstate(all="ignore"):
             data = np.matmul(
-                np.where(und_a, 0.0, a.data.astype(np.float64)), np.where(und_b, 0.0, b.data.astype(np.float64))
+                np.where(und_a, 0.0, a.data.astype(np.float64)),
+                np.where(und_b, 0.0, b.data.astype(np.float64)),
             )
         if row_all.any() or col_all.any():
             undef = row_all[..., :, None] | col_all[..., None, :]

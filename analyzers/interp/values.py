@@ -17,8 +17,7 @@ plus what the checker knows about each lane:
 from __future__ import annotations
 
 import functools
-
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np

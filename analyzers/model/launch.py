@@ -20,6 +20,7 @@ from analyzers.findings import Span
 from analyzers.interp.values import TensorInfo, norm_dtype
 from analyzers.model.host import DimClasses, HostEval, HostTensor, Opaque, SymInt, contiguous_strides
 from analyzers.model.kernel import KernelModel, SourceMap
+from analyzers.model.nodes import subtree
 from analyzers.model.scan import KernelScan
 
 PRIMES = [2, 3, 5, 7, 11, 13]
@@ -62,7 +63,7 @@ class ProbeLaunch:
 
 def find_launch_calls(tree: ast.AST, kernel: str) -> list[ast.Call]:
     out = []
-    for n in ast.walk(tree):
+    for n in subtree(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript):
             v = n.func.value
             name = v.id if isinstance(v, ast.Name) else (v.attr if isinstance(v, ast.Attribute) else None)
@@ -86,7 +87,7 @@ def _tensor_param_ranks(func: ast.FunctionDef) -> dict[str, int]:
     names = {a.arg for a in func.args.args + func.args.kwonlyargs}
     ranks: dict[str, int] = {}
     same: list[tuple[str, str]] = []
-    for n in ast.walk(func):
+    for n in subtree(func):
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape":
             base = n.value.value
             if isinstance(base, ast.Name) and base.id in names and isinstance(n.targets[0], ast.Tuple):
@@ -779,7 +780,7 @@ class LaunchBinder:
     def _flat_kernel(self) -> bool:
         """Only 1-D tiles over plain pointers (no 2-D indexing, dots, block pointers or
         descriptors): an elementwise kernel whose tensors are as long as its one size."""
-        for n in ast.walk(self.kernel.func):
+        for n in subtree(self.kernel.func):
             if isinstance(n, ast.Subscript) and any(
                 isinstance(x, ast.Constant) and x.value is None
                 for x in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])

@@ -10,6 +10,8 @@ import contextlib
 import threading
 from dataclasses import dataclass, field
 
+from analyzers.model.nodes import subtree
+
 MEMORY_CALLS = {
     "load",
     "store",
@@ -57,24 +59,32 @@ def _tables() -> tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]]:
 
 def _index(root: ast.AST) -> None:
     """Names and call names under every node of `root`, in one post-order pass (the scan asks
-    these of the same subtrees many times)."""
-    _NAMES, _CALLS = _tables()
-    stack: list[tuple[ast.AST, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if not done:
-            stack.append((node, True))
-            stack.extend((c, False) for c in ast.iter_child_nodes(node))
-            continue
-        kids = list(ast.iter_child_nodes(node))
-        names = frozenset().union(*(_NAMES.get(id(c), frozenset()) for c in kids)) if kids else frozenset()
-        calls = frozenset().union(*(_CALLS.get(id(c), frozenset()) for c in kids)) if kids else frozenset()
+    these of the same subtrees many times). A node with one named child shares its set."""
+    names_t, calls_t = _tables()
+    empty: frozenset[str] = frozenset()
+
+    def visit(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+        names = calls = empty
+        for fname in node._fields:
+            v = getattr(node, fname, None)
+            kids = v if isinstance(v, list) else (v,)
+            for c in kids:
+                if not isinstance(c, ast.AST):
+                    continue
+                n2, c2 = visit(c)
+                if n2:
+                    names = n2 if not names else names | n2
+                if c2:
+                    calls = c2 if not calls else calls | c2
         if isinstance(node, ast.Name):
             names = names | {node.id}
-        if isinstance(node, ast.Call):
+        elif isinstance(node, ast.Call):
             calls = calls | {_call_name(node)}
-        _NAMES[id(node)] = names
-        _CALLS[id(node)] = calls
+        names_t[id(node)] = names
+        calls_t[id(node)] = calls
+        return names, calls
+
+    visit(root)
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -105,10 +115,10 @@ def scan_kernel(
 ) -> KernelScan:
     for table in _tables():
         table.clear()
-    body_nodes = list(ast.walk(func))
+    body_nodes = list(subtree(func))
     _index(func)
     for h in (helpers or {}).values():
-        body_nodes += list(ast.walk(h))
+        body_nodes += subtree(h)
         _index(h)
     # variable -> names on the right of its assignments (transitively closed below)
     deps: dict[str, set[str]] = {}

@@ -1,0 +1,20 @@
+"""Every node under a syntax tree, listed once per tree.
+
+The scan, the launch binder, the interpreter and the probe planner each walk the same kernel
+and launcher trees; `ast.walk` re-derives the children of every node each time, which was a
+measurable part of checking one kernel. The list is kept on the root node itself, so it lives
+exactly as long as the tree it describes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+
+def subtree(root: ast.AST) -> list[ast.AST]:
+    """The nodes of `root` in `ast.walk` order (root first). Trees are not edited after parsing."""
+    cached = root.__dict__.get("_argus_subtree")
+    if cached is None:
+        cached = list(ast.walk(root))
+        root._argus_subtree = cached  # type: ignore[attr-defined]
+    return cached
