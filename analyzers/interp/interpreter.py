@@ -213,6 +213,12 @@ class Interpreter:
     def run(self) -> None:
         if min(self.launch.grid) <= 0:
             return
+        # overflow, 0/0 and inf - inf are what the checks look for, not errors (binop and compare
+        # rely on this instead of entering np.errstate for every operation)
+        with np.errstate(all="ignore"):
+            self._run_programs()
+
+    def _run_programs(self) -> None:
         self.program_ids = self.programs()
         escaped = False
         for i, pid in enumerate(self.program_ids):

@@ -318,45 +318,44 @@ def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) 
     if interp.address_only and (is_float(a.dtype) or is_float(b.dtype)) and isinstance(op, _LIGHT_OPS):
         return light_float(bshape(a.shape, b.shape), dtype if is_float(dtype) else "fp32")
     x, y = a.data, b.data
-    with np.errstate(all="ignore"):
-        if isinstance(op, ast.Add):
-            data = x + y
-        elif isinstance(op, ast.Sub):
-            data = x - y
-        elif isinstance(op, ast.Mult):
-            data = x * y
-        elif isinstance(op, ast.Div):
-            if not is_float(dtype):
-                dtype = "fp32"
-            data = np.true_divide(x.astype(np.float64), y.astype(np.float64))
-        elif isinstance(op, ast.FloorDiv):
-            for v, other in ((a, b), (b, a)):
-                if v.src and is_float(v.dtype) and not is_float(other.dtype):
-                    raise Retype(v.src)  # `seq_len // PAGE`: integer division of loaded data
-            if is_float(dtype):
-                data = np.floor_divide(x, y)
-            else:
-                data = _trunc_div(x.astype(np.int64), y.astype(np.int64))
-        elif isinstance(op, ast.Mod):
-            data = np.fmod(x, y) if is_float(dtype) else _trunc_mod(x.astype(np.int64), y.astype(np.int64))
-        elif isinstance(op, ast.Pow):
-            data = np.power(x, y)
-        elif isinstance(op, ast.BitAnd | ast.BitOr | ast.BitXor):
-            if is_float(a.dtype) or is_float(b.dtype):
-                src = a.src if is_float(a.dtype) else b.src
-                if src:
-                    raise Retype(src)
-            fn = {ast.BitAnd: np.bitwise_and, ast.BitOr: np.bitwise_or, ast.BitXor: np.bitwise_xor}[type(op)]
-            if dtype == "int1":
-                data = fn(x.astype(bool), y.astype(bool))
-            else:
-                data = fn(x.astype(np.int64), y.astype(np.int64))
-        elif isinstance(op, ast.LShift | ast.RShift):
-            data = (np.left_shift if isinstance(op, ast.LShift) else np.right_shift)(
-                x.astype(np.int64), y.astype(np.int64)
-            )
+    if isinstance(op, ast.Add):
+        data = x + y
+    elif isinstance(op, ast.Sub):
+        data = x - y
+    elif isinstance(op, ast.Mult):
+        data = x * y
+    elif isinstance(op, ast.Div):
+        if not is_float(dtype):
+            dtype = "fp32"
+        data = np.true_divide(x.astype(np.float64), y.astype(np.float64))
+    elif isinstance(op, ast.FloorDiv):
+        for v, other in ((a, b), (b, a)):
+            if v.src and is_float(v.dtype) and not is_float(other.dtype):
+                raise Retype(v.src)  # `seq_len // PAGE`: integer division of loaded data
+        if is_float(dtype):
+            data = np.floor_divide(x, y)
         else:
-            raise Unmodelled(f"the operator {type(op).__name__}", node)
+            data = _trunc_div(x.astype(np.int64), y.astype(np.int64))
+    elif isinstance(op, ast.Mod):
+        data = np.fmod(x, y) if is_float(dtype) else _trunc_mod(x.astype(np.int64), y.astype(np.int64))
+    elif isinstance(op, ast.Pow):
+        data = np.power(x, y)
+    elif isinstance(op, ast.BitAnd | ast.BitOr | ast.BitXor):
+        if is_float(a.dtype) or is_float(b.dtype):
+            src = a.src if is_float(a.dtype) else b.src
+            if src:
+                raise Retype(src)
+        fn = {ast.BitAnd: np.bitwise_and, ast.BitOr: np.bitwise_or, ast.BitXor: np.bitwise_xor}[type(op)]
+        if dtype == "int1":
+            data = fn(x.astype(bool), y.astype(bool))
+        else:
+            data = fn(x.astype(np.int64), y.astype(np.int64))
+    elif isinstance(op, ast.LShift | ast.RShift):
+        data = (np.left_shift if isinstance(op, ast.LShift) else np.right_shift)(
+            x.astype(np.int64), y.astype(np.int64)
+        )
+    else:
+        raise Unmodelled(f"the operator {type(op).__name__}", node)
     data = np.asarray(data, dtype=_np(dtype))
     out = _derive_with_constant(a, b, data, dtype) or derive([a, b], data, dtype)
     if dtype == "int1":
@@ -563,8 +562,7 @@ def compare(interp: Interpreter, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -
         ast.Gt: np.greater,
         ast.GtE: np.greater_equal,
     }[type(op)]
-    with np.errstate(all="ignore"):
-        data = np.asarray(fn(a.data, b.data), dtype=np.bool_)
+    data = np.asarray(fn(a.data, b.data), dtype=np.bool_)
     out = derive([a, b], data, "int1")
     out.checked = a.checked | b.checked | a.loaded_from | b.loaded_from
     out.lineage = frozenset()

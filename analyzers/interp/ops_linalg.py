@@ -266,14 +266,13 @@ def _result_tags(a: Val, b: Val) -> dict[str, np.ndarray]:
     """Row tags from a (constant along the contraction), column tags from b."""
     tags: dict[str, np.ndarray] = {}
     for k, arr in a.tags.items():
-        arr = np.broadcast_to(arr, a.shape)
-        if not _varies(arr, -1):
-            tags[k] = tagops.collapse(arr, -1)
+        col = tagops.constant_along(np.broadcast_to(arr, a.shape), -1)
+        if col is not None:
+            tags[k] = col
     for k, arr in b.tags.items():
-        arr = np.broadcast_to(arr, b.shape)
-        if _varies(arr, -2):
+        row = tagops.constant_along(np.broadcast_to(arr, b.shape), -2)
+        if row is None:
             continue
-        row = tagops.collapse(arr, -2)
         key = k
         while key in tags:
             shape = np.broadcast_shapes(tags[key].shape, row.shape)

@@ -15,6 +15,22 @@ def varies(arr: np.ndarray, axis: int) -> bool:
     return bool(np.any(mx > mn))
 
 
+def constant_along(arr: np.ndarray, axis: int) -> np.ndarray | None:
+    """The tag collapsed along `axis` (kept as size 1) when it does not vary there, else None:
+    `varies` and `collapse` in one pass."""
+    if arr.ndim == 0:
+        return arr
+    if arr.shape[axis] <= 1:
+        return arr
+    if arr.strides[axis] == 0:
+        return np.expand_dims(np.take(arr, 0, axis=axis), axis)
+    mx = np.fmax.reduce(arr, axis=axis, keepdims=True)
+    mn = np.fmin.reduce(arr, axis=axis, keepdims=True)
+    if np.any(mx > mn):
+        return None
+    return mx
+
+
 def collapse(arr: np.ndarray, axis: int, keep: bool = True) -> np.ndarray:
     """The coordinate of each slice along `axis` (for a tag constant along it)."""
     r = np.fmax.reduce(arr, axis=axis)
