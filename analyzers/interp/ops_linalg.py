@@ -165,7 +165,7 @@ def _contraction_keys(
 ) -> list[str]:
     """Tags that vary along the contraction axis. A tile with a single valid column (the last
     K tile) shows no variation, so the keys seen at the same dot before are reused."""
-    keys = [k for k, arr in v.tags.items() if _varies(np.broadcast_to(arr, v.shape), axis)]
+    keys = [k for k, arr in v.tags.items() if tagops.varies_right(arr, axis)]
     if interp is not None and node is not None:
         memo = interp.dot_keys.setdefault((id(node), axis), [])
         if keys:

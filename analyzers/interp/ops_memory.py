@@ -618,14 +618,24 @@ def advance(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: 
 
 def _block_geometry(bp: BlockPtr | Descriptor, offsets: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Physical offsets and in-shape flags of every lane of a block at `offsets`."""
-    grids = np.meshgrid(*[np.arange(b, dtype=np.int64) for b in bp.block_shape], indexing="ij")
-    phys = np.full(grids[0].shape, bp.base_offset, dtype=np.int64)
-    inside = np.ones(grids[0].shape, dtype=bool)
-    for d, g in enumerate(grids):
-        idx = offsets[d] + g
+    shape = tuple(bp.block_shape)
+    phys = np.full(shape, bp.base_offset, dtype=np.int64)
+    inside = np.ones(shape, dtype=bool)
+    for d, idx in enumerate(_block_axes(bp, offsets)):
         phys = phys + idx * bp.strides[d]
         inside &= (idx >= 0) & (idx < bp.shape[d])
     return phys, inside
+
+
+def _block_axes(bp: BlockPtr | Descriptor, offsets: tuple[int, ...]) -> list[np.ndarray]:
+    """Each dimension's indices, shaped to broadcast against the block (an open mesh)."""
+    rank = len(bp.block_shape)
+    out = []
+    for d, b in enumerate(bp.block_shape):
+        shape = [1] * rank
+        shape[d] = b
+        out.append(offsets[d] + np.arange(b, dtype=np.int64).reshape(shape))
+    return out
 
 
 def _boundary(kwargs: dict[str, Any], rank: int, node: ast.AST) -> set[int]:
@@ -641,10 +651,11 @@ def _block_lanes(bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> tuple[n
     only the dimensions it names are clipped; the others are trusted (and judged by MB001/2)."""
     phys, _inside = _block_geometry(bp, bp.offsets)
     active = np.ones(phys.shape, dtype=bool)
-    grids = np.meshgrid(*[np.arange(b, dtype=np.int64) for b in bp.block_shape], indexing="ij")
-    for d in _boundary(kwargs, len(bp.block_shape), node):
-        idx = bp.offsets[d] + grids[d]
-        active &= (idx >= 0) & (idx < bp.shape[d])
+    checked = _boundary(kwargs, len(bp.block_shape), node)
+    if checked:
+        axes = _block_axes(bp, bp.offsets)
+        for d in checked:
+            active &= (axes[d] >= 0) & (axes[d] < bp.shape[d])
     return phys, active
 
 

@@ -12,7 +12,13 @@ def varies(arr: np.ndarray, axis: int) -> bool:
         return False  # a broadcast along the axis cannot vary along it
     mx = np.fmax.reduce(arr, axis=axis)
     mn = np.fmin.reduce(arr, axis=axis)
-    return bool(np.any(mx > mn))
+    return bool((mx > mn).any())
+
+
+def varies_right(arr: np.ndarray, axis: int) -> bool:
+    """`varies` for a negative axis of the tile `arr` broadcasts to, without broadcasting it:
+    a tag with fewer dimensions is constant along the ones it lacks."""
+    return arr.ndim >= -axis and varies(arr, axis)
 
 
 def constant_along(arr: np.ndarray, axis: int) -> np.ndarray | None:
@@ -26,7 +32,7 @@ def constant_along(arr: np.ndarray, axis: int) -> np.ndarray | None:
         return np.expand_dims(np.take(arr, 0, axis=axis), axis)
     mx = np.fmax.reduce(arr, axis=axis, keepdims=True)
     mn = np.fmin.reduce(arr, axis=axis, keepdims=True)
-    if np.any(mx > mn):
+    if (mx > mn).any():
         return None
     return mx
 
@@ -41,10 +47,10 @@ def merge(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """One tag from two that agree wherever both have a coordinate; None when they conflict."""
     if a is b:
         return a
-    both = ~np.isnan(a) & ~np.isnan(b)
-    if np.any(both & (a != b)):
+    na = np.isnan(a)
+    if (~na & ~np.isnan(b) & (a != b)).any():
         return None
-    return np.where(np.isnan(a), b, a)
+    return np.where(na, b, a)
 
 
 def differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
