@@ -120,6 +120,7 @@ class Interpreter:
         # programs run for their addresses only (see programs()); the one running now is
         self.light_programs: set[tuple[int, int, int]] = set()
         self.address_only = False
+        self._unravel_memo: tuple[TensorInfo, np.ndarray, tuple[np.ndarray, np.ndarray]] | None = None
         self.site_name: dict[int, str] = {}
         self.program_ids: list[tuple[int, int, int]] = []
         self.symbol_sizes: dict[str, int] = {}
@@ -760,6 +761,16 @@ class Interpreter:
                     arr = base % 3
             self.int_cache[t.index] = arr
         return arr[np.clip(offsets, 0, len(arr) - 1)]
+
+    def unravel(self, t: TensorInfo, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`t.unravel(offsets)`, remembered for the last array: a load or store asks it of
+        the same offsets for its bounds check and again for its tags."""
+        memo = self._unravel_memo
+        if memo is not None and memo[0] is t and memo[1] is offsets:
+            return memo[2]
+        out = t.unravel(offsets)
+        self._unravel_memo = (t, offsets, out)
+        return out
 
     def work_bound(self) -> int:
         """Contents of a loaded bound on the program's work (`num_tokens_post_padded`): the

@@ -263,23 +263,26 @@ def _b_row(b: Val, ib: tuple[int, ...], k: str) -> np.ndarray:
 
 
 def _result_tags(a: Val, b: Val) -> dict[str, np.ndarray]:
-    """Row tags from a (constant along the contraction), column tags from b."""
+    """Row tags from a (constant along the contraction), column tags from b. Tags are kept
+    unbroadcast until the end: a tag with fewer dimensions lines up with the tile's last ones."""
     tags: dict[str, np.ndarray] = {}
     for k, arr in a.tags.items():
-        col = tagops.constant_along(np.broadcast_to(arr, a.shape), -1)
+        col = tagops.constant_along(arr, -1) if arr.ndim >= 1 else arr
         if col is not None:
             tags[k] = col
     for k, arr in b.tags.items():
-        row = tagops.constant_along(np.broadcast_to(arr, b.shape), -2)
+        row = tagops.constant_along(arr, -2) if arr.ndim >= 2 else arr
         if row is None:
             continue
         key = k
         while key in tags:
-            shape = np.broadcast_shapes(tags[key].shape, row.shape)
-            m = tagops.merge(np.broadcast_to(tags[key], shape), np.broadcast_to(row, shape))
-            if m is not None and not _varies(tags[key], -2) and not _varies(row, -1):
-                tags[key] = m
-                break
+            cur = tags[key]
+            if not tagops.varies_right(cur, -2) and not tagops.varies_right(row, -1):
+                shape = np.broadcast_shapes(cur.shape, row.shape)
+                m = tagops.merge(np.broadcast_to(cur, shape), np.broadcast_to(row, shape))
+                if m is not None:
+                    tags[key] = m
+                    break
             key += "'"
         else:
             tags[key] = row

@@ -145,7 +145,7 @@ def _oob(
     kind: str,
     ptr: Ptr | None = None,
 ) -> np.ndarray:
-    coords, valid = t.unravel(offsets)
+    coords, valid = interp.unravel(t, offsets)
     if not t.sized:
         return valid | True
     if ptr is not None and ptr.loaded_from:
@@ -230,7 +230,7 @@ def _make_loaded(
         pad = None
     data = np.where(ok, contents, fill)
     data = np.asarray(data, dtype=np.int64 if is_int else np.float64)
-    coords, _ = t.unravel(offsets)
+    coords, _ = interp.unravel(t, offsets)
     keys = tag_keys(t)
     # a tensor of unknown shape has no coordinates to tag with, only flat offsets
     # (an address-only program's floating-point data is never compared: it needs no tags)
@@ -298,7 +298,7 @@ def store(
     t = ptr.tensor
     valid = _oob(interp, t, offsets, active, node, "oob-store", ptr)
     _check_common(interp, ptr, mval, active, node, "atomic" if atomic else "store")
-    coords, _ = t.unravel(offsets)
+    coords, _ = interp.unravel(t, offsets)
     record_store(interp, t, offsets, active & valid, v, coords, node, shape, atomic, ptr)
     if atomic:
         return Val(np.zeros(shape), v.dtype)
@@ -675,7 +675,7 @@ def block_store(interp: Interpreter, bp: BlockPtr, value: Any, kwargs: dict[str,
     t = bp.tensor
     v = to_val(value, node)
     valid = _oob(interp, t, phys, active, node, "oob-store")
-    coords, _ = t.unravel(phys)
+    coords, _ = interp.unravel(t, phys)
     record_store(interp, t, phys, active & valid, v, coords, node, phys.shape, None, getattr(bp, "ptr", None))
 
 
@@ -712,7 +712,7 @@ def descriptor_method(
         return _make_loaded(interp, None, t, phys, inside, valid, 0.0, node, phys.shape)
     v = to_val(args[1] if len(args) > 1 else kwargs["value"], node)
     valid = _oob(interp, t, phys, inside, node, "oob-store")
-    coords, _ = t.unravel(phys)
+    coords, _ = interp.unravel(t, phys)
     record_store(
         interp,
         t,
