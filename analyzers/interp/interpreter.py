@@ -186,24 +186,25 @@ class Interpreter:
     def _bare_axis_programs(self, g: tuple[int, int, int]) -> list[tuple[int, int, int]]:
         """Batch/head axes: their first and last programs stand for the rest (coverage is then
         not judged; races and per-program facts still are). Every tile of the other axes runs at
-        the last batch/head corner; the first tile also at the origin and at each corner one
-        axis away from it (a program sharing all but one axis with another: a store that
-        ignores that axis races), and the lowest addresses."""
+        the last batch/head corner; the first tile also at each corner one axis away from it,
+        back at 0 along that axis (a program sharing all but one axis with another: a store
+        that ignores that axis races; and that axis's lowest addresses)."""
         bare = [a for a in range(3) if a in self.launch.bare_axes]
         tiled = [range(g[a]) if a not in bare else [g[a] - 1] for a in range(3)]
         full = {(x, y, z) for z in tiled[2] for y in tiled[1] for x in tiled[0]}
-        origin = (0, 0, 0)
-        light = {origin}
+        corner = [g[a] - 1 if a in bare else 0 for a in range(3)]
+        flips = set()
         for a in bare:
-            flip = list(origin)
-            flip[a] = g[a] - 1
-            light.add((flip[0], flip[1], flip[2]))
+            flip = list(corner)
+            flip[a] = 0
+            flips.add((flip[0], flip[1], flip[2]))
         if self._data_dependent():
             # work read from memory (page tables, lengths): a third index meets what the first
             # and last do not
             second = [min(1, g[a] - 1) if a in bare else 0 for a in range(3)]
             full.add((second[0], second[1], second[2]))
-        return sorted(full | light, key=lambda p: (p[2], p[1], p[0]))
+            full.add((0, 0, 0))
+        return sorted(full | flips, key=lambda p: (p[2], p[1], p[0]))
 
     def _data_dependent(self) -> bool:
         """Programs whose work depends on loaded indices or lengths (a page table, sequence
