@@ -169,6 +169,10 @@ def _record_returning_function(
     source: bytes, node: Node, const_nodes: dict[str, ast.expr], parts: list[bytes]
 ) -> None:
     """`def get_configs(): return [...]`: remember the returned expression (autotune configs)."""
+    params = node.child_by_field_name("parameters")
+    positional = ("identifier", "typed_parameter", "default_parameter", "typed_default_parameter")
+    if params is not None and any(c.type in positional for c in params.named_children):
+        return  # takes arguments: not a config list (and not worth parsing)
     text = source[node.start_byte : node.end_byte]
     if len(text) > 20000:
         return
