@@ -138,6 +138,12 @@ class Interpreter:
     def programs(self) -> list[tuple[int, int, int]]:
         progs = self._choose_programs()
         self.light_programs = self._light_programs(progs)
+        if self.light_programs and (self.launch.kind != "ragged" or self.launch.sampled):
+            # edge probes (size 1, exact and half tiles, further configs) look at tails: the
+            # ragged probe's address-only programs already covered races and low addresses
+            progs = [p for p in progs if p not in self.light_programs]
+            self.light_programs = set()
+            self.complete = False  # (coverage is the ragged probe's to judge)
         return progs
 
     def _persistent(self) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analyzers.interp.values import DTYPE_ALIASES
+from analyzers.model.nodes import subtree
 
 
 class Opaque:
@@ -665,4 +666,4 @@ def dotted_name(e: ast.expr) -> str:
 
 
 def _contains(tree: ast.AST, target: ast.AST) -> bool:
-    return any(n is target for n in ast.walk(tree))
+    return any(n is target for n in subtree(tree))

@@ -75,7 +75,9 @@ def find_launch_calls(tree: ast.AST, kernel: str) -> list[ast.Call]:
 def _stride_users(site: LaunchSite) -> set[str]:
     """Host names whose `.stride(...)` the launch passes (their layout is communicated)."""
     out = set()
-    for n in ast.walk(site.host_func or ast.Module(body=site.body, type_ignores=[])):
+    for n in (
+        subtree(site.host_func) if site.host_func else ast.walk(ast.Module(body=site.body, type_ignores=[]))
+    ):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "stride":
             if isinstance(n.func.value, ast.Name):
                 out.add(n.func.value.id)

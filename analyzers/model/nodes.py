@@ -15,6 +15,17 @@ def subtree(root: ast.AST) -> list[ast.AST]:
     """The nodes of `root` in `ast.walk` order (root first). Trees are not edited after parsing."""
     cached = root.__dict__.get("_argus_subtree")
     if cached is None:
-        cached = list(ast.walk(root))
+        # breadth-first like ast.walk, without its per-node generators
+        cached = [root]
+        i = 0
+        while i < len(cached):
+            node = cached[i]
+            i += 1
+            for name in node._fields:
+                v = getattr(node, name, None)
+                if isinstance(v, list):
+                    cached.extend(c for c in v if isinstance(c, ast.AST))
+                elif isinstance(v, ast.AST):
+                    cached.append(v)
         root._argus_subtree = cached  # type: ignore[attr-defined]
     return cached
