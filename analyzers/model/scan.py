@@ -120,9 +120,17 @@ def scan_kernel(
     for h in (helpers or {}).values():
         body_nodes += subtree(h)
         _index(h)
+    # the node kinds each pass below looks at, in source order (one type test per node)
+    by_kind: dict[type, list[ast.AST]] = {}
+    for n in body_nodes:
+        by_kind.setdefault(type(n), []).append(n)
+    assigns = by_kind.get(ast.Assign, [])
+    calls = by_kind.get(ast.Call, [])
+    fors = by_kind.get(ast.For, [])
+    binds = [n for n in body_nodes if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.For)]
     # variable -> names on the right of its assignments (transitively closed below)
     deps: dict[str, set[str]] = {}
-    for n in body_nodes:
+    for n in binds:
         targets: list[ast.expr] = []
         value: ast.expr | None = None
         if isinstance(n, ast.Assign):
@@ -153,7 +161,7 @@ def scan_kernel(
 
     # pointers: parameters reached through additive positions of addresses (`base + offsets`)
     additive: dict[str, set[str]] = {}
-    for n in body_nodes:
+    for n in assigns:
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 for name in _names(t):
@@ -173,7 +181,7 @@ def scan_kernel(
     pointers: set[str] = set()
     loads: dict[str, str] = {}  # variable -> pointer param it was loaded from
     arange_vars: set[str] = set()
-    for n in body_nodes:
+    for n in calls:
         if isinstance(n, ast.Call) and _call_name(n) in MEMORY_CALLS and n.args:
             pointers |= bases(_additive_names(n.args[0]), set())
         if isinstance(n, ast.Call) and _call_name(n) in ("make_block_ptr", "make_tensor_descriptor"):
@@ -187,7 +195,7 @@ def scan_kernel(
         if a.annotation is not None and ast.unparse(a.annotation).endswith("constexpr")
     }
     pointers -= constexprs
-    for n in body_nodes:
+    for n in assigns:
         value = _unwrap_casts(n.value) if isinstance(n, ast.Assign) else None
         if (
             isinstance(n, ast.Assign)
@@ -207,9 +215,8 @@ def scan_kernel(
     # close arange-derived variables (a load's result is data, not derived from its address)
     loaded_vars = {
         name
-        for n in body_nodes
-        if isinstance(n, ast.Assign)
-        and isinstance(_unwrap_casts(n.value), ast.Call)
+        for n in assigns
+        if isinstance(_unwrap_casts(n.value), ast.Call)
         and _call_name(_unwrap_casts(n.value)) == "load"
         for t in n.targets
         for name in _names(t)
@@ -221,7 +228,7 @@ def scan_kernel(
             if v not in arange_vars and v not in loaded_vars and ds & arange_vars:
                 arange_vars.add(v)
                 changed = True
-    loop_vars = {name for n in body_nodes if isinstance(n, ast.For) for name in _names(n.target)}
+    loop_vars = {name for n in fors for name in _names(n.target)}
     # which loads a variable's value comes from: a load's result is its tensor's data, not its
     # address's; a loop counter is not the data of its bound
     load_derived = {
@@ -229,11 +236,11 @@ def scan_kernel(
     }
     for v, p in loads.items():
         load_derived[v] = {p}
-    pid_vars = _pid_vars(body_nodes, deps, loaded_vars | loop_vars)
+    pid_vars = _pid_vars(assigns, deps, loaded_vars | loop_vars)
 
     tiled: set[str] = set()
     policies: dict[str, IndexPolicy] = {}
-    for n in body_nodes:
+    for n in by_kind.get(ast.Compare, []) + fors:
         if isinstance(n, ast.Compare) and len(n.ops) == 1:
             left, right = _names(n.left), _names(n.comparators[0])
             for a, b, bnode in ((left, right, n.comparators[0]), (right, left, n.left)):
@@ -264,7 +271,7 @@ def scan_kernel(
                 for name in _names(a):
                     tiled |= derived.get(name, {name} & pset) - pointers
     arange_params: set[str] = set()
-    for n in body_nodes:
+    for n in calls:
         if isinstance(n, ast.Call) and _call_name(n) in (
             "arange",
             "zeros",
