@@ -1004,7 +1004,7 @@ def _accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) ->
                 value, target = n.value, n.targets[0].id
             if value is None:
                 continue
-            inner = list(ast.walk(value))
+            inner = subtree(value)
             if target is not None and not any(isinstance(x, ast.Name) and x.id == target for x in inner):
                 continue
             out |= {

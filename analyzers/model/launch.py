@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,11 @@ class LaunchSite:
     host_func: ast.FunctionDef | None
     body: list[ast.stmt]
     smap: SourceMap
+
+    @functools.cached_property
+    def body_nodes(self) -> list[ast.AST]:
+        """Every node of the launcher body, in `ast.walk` order (looked through repeatedly)."""
+        return subtree(ast.Module(body=self.body, type_ignores=[]))
 
     @property
     def grid_node(self) -> ast.expr:
@@ -75,9 +81,7 @@ def find_launch_calls(tree: ast.AST, kernel: str) -> list[ast.Call]:
 def _stride_users(site: LaunchSite) -> set[str]:
     """Host names whose `.stride(...)` the launch passes (their layout is communicated)."""
     out = set()
-    for n in (
-        subtree(site.host_func) if site.host_func else ast.walk(ast.Module(body=site.body, type_ignores=[]))
-    ):
+    for n in subtree(site.host_func) if site.host_func else site.body_nodes:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "stride":
             if isinstance(n.func.value, ast.Name):
                 out.add(n.func.value.id)
@@ -500,7 +504,7 @@ class LaunchBinder:
         elif isinstance(grid, ast.Lambda):
             expr = grid.body
         if isinstance(grid, ast.Name) and self.site is not None:
-            for st in ast.walk(ast.Module(body=self.site.body, type_ignores=[])):
+            for st in self.site.body_nodes:
                 if isinstance(st, ast.Assign) and any(
                     isinstance(t, ast.Name) and t.id == grid.id for t in st.targets
                 ):
@@ -508,10 +512,8 @@ class LaunchBinder:
                         expr = st.value.body if isinstance(st.value, ast.Lambda) else st.value
         sub = HostEval(self.dims, None, recording=True)
         sub.env = dict(ev.env)
-        for n in ast.walk(
-            grid
-            if not isinstance(grid, ast.Name)
-            else ast.Module(body=self.site.body if self.site else [], type_ignores=[])
+        for n in (
+            ast.walk(grid) if not isinstance(grid, ast.Name) else self.site.body_nodes if self.site else []
         ):
             if isinstance(n, ast.Lambda | ast.FunctionDef):
                 for a in n.args.args:

@@ -216,8 +216,7 @@ def scan_kernel(
     loaded_vars = {
         name
         for n in assigns
-        if isinstance(_unwrap_casts(n.value), ast.Call)
-        and _call_name(_unwrap_casts(n.value)) == "load"
+        if isinstance(_unwrap_casts(n.value), ast.Call) and _call_name(_unwrap_casts(n.value)) == "load"
         for t in n.targets
         for name in _names(t)
     }
