@@ -95,8 +95,10 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
                 )
             )
     a_ok, b_ok = _lane_ok(a), _lane_ok(b)
-    keys_a = _contraction_keys(a, -1, interp, node)
-    keys_b = _contraction_keys(b, -2, interp, node)
+    raw_a = _varying(a, -1)
+    raw_b = _varying(b, -2)
+    keys_a = _contraction_keys(a, -1, interp, node, raw_a)
+    keys_b = _contraction_keys(b, -2, interp, node, raw_b)
     mismatch = _check_contraction(interp, a, b, a_ok, b_ok, node, keys_a, keys_b)
     undef = None
     if a.undef is None and b.undef is None:
@@ -130,7 +132,7 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
             )
         if row_all.any() or col_all.any():
             undef = row_all[..., :, None] | col_all[..., None, :]
-    tags = _result_tags(a, b)
+    tags = _result_tags(a, b, raw_a, raw_b)
     out = Val(
         data,
         dtype,
@@ -160,12 +162,21 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
     return out
 
 
+def _varying(v: Val, axis: int) -> list[str]:
+    """Tags of `v` whose coordinate changes along `axis`."""
+    return [k for k, arr in v.tags.items() if tagops.varies_right(arr, axis)]
+
+
 def _contraction_keys(
-    v: Val, axis: int, interp: Interpreter | None = None, node: ast.AST | None = None
+    v: Val,
+    axis: int,
+    interp: Interpreter | None = None,
+    node: ast.AST | None = None,
+    varying: list[str] | None = None,
 ) -> list[str]:
     """Tags that vary along the contraction axis. A tile with a single valid column (the last
     K tile) shows no variation, so the keys seen at the same dot before are reused."""
-    keys = [k for k, arr in v.tags.items() if tagops.varies_right(arr, axis)]
+    keys = list(varying) if varying is not None else _varying(v, axis)
     if interp is not None and node is not None:
         memo = interp.dot_keys.setdefault((id(node), axis), [])
         if keys:
@@ -262,18 +273,18 @@ def _b_row(b: Val, ib: tuple[int, ...], k: str) -> np.ndarray:
     return arr[:, ib[-1]]
 
 
-def _result_tags(a: Val, b: Val) -> dict[str, np.ndarray]:
+def _result_tags(a: Val, b: Val, vary_a: list[str], vary_b: list[str]) -> dict[str, np.ndarray]:
     """Row tags from a (constant along the contraction), column tags from b. Tags are kept
-    unbroadcast until the end: a tag with fewer dimensions lines up with the tile's last ones."""
+    unbroadcast until the end: a tag with fewer dimensions lines up with the tile's last ones.
+    `vary_a`/`vary_b`: the tags that vary along the contraction (dropped)."""
     tags: dict[str, np.ndarray] = {}
     for k, arr in a.tags.items():
-        col = tagops.constant_along(arr, -1) if arr.ndim >= 1 else arr
-        if col is not None:
-            tags[k] = col
+        if k not in vary_a:
+            tags[k] = tagops.collapse_constant(arr, -1)
     for k, arr in b.tags.items():
-        row = tagops.constant_along(arr, -2) if arr.ndim >= 2 else arr
-        if row is None:
+        if k in vary_b:
             continue
+        row = tagops.collapse_constant(arr, -2)
         key = k
         while key in tags:
             cur = tags[key]

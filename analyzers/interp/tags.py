@@ -21,20 +21,14 @@ def varies_right(arr: np.ndarray, axis: int) -> bool:
     return arr.ndim >= -axis and varies(arr, axis)
 
 
-def constant_along(arr: np.ndarray, axis: int) -> np.ndarray | None:
-    """The tag collapsed along `axis` (kept as size 1) when it does not vary there, else None:
-    `varies` and `collapse` in one pass."""
-    if arr.ndim == 0:
-        return arr
-    if arr.shape[axis] <= 1:
+def collapse_constant(arr: np.ndarray, axis: int) -> np.ndarray:
+    """A tag known not to vary along the negative `axis`, collapsed there (size 1 kept); a
+    tag with fewer dimensions lacks that axis and is returned as it is."""
+    if arr.ndim < -axis or arr.shape[axis] <= 1:
         return arr
     if arr.strides[axis] == 0:
         return np.expand_dims(np.take(arr, 0, axis=axis), axis)
-    mx = np.fmax.reduce(arr, axis=axis, keepdims=True)
-    mn = np.fmin.reduce(arr, axis=axis, keepdims=True)
-    if (mx > mn).any():
-        return None
-    return mx
+    return np.fmax.reduce(arr, axis=axis, keepdims=True)
 
 
 def collapse(arr: np.ndarray, axis: int, keep: bool = True) -> np.ndarray:
