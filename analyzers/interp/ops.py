@@ -1232,6 +1232,10 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
             bad = padm & (data != identity) & ~np.isnan(data)
             if x.undef is not None:
                 bad &= ~bc(x.undef, x.shape)
+            if axis is not None and bad.any():
+                # only where padding meets real elements: a slice that is padding throughout
+                # (a block of keys wholly past the end) reduces to a value nothing real reads
+                bad &= (~padm).any(axis=axis, keepdims=True)
             if bad.any() and name in ("max", "min"):
                 # a max over |x| with zero padding: padding that never wins changes nothing
                 fn_ = np.max if name == "max" else np.min

@@ -142,6 +142,13 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
         lineage=interp.new_lineage(),
         unknown=a.unknown or b.unknown,
     )
+    if b.pad is not None:
+        # a column of b wholly outside its tensor (a key past the end in Q @ K^T) makes that
+        # output column padding, which a row reduction must not count unless it is masked.
+        # (Rows of a past the end, query rows, only reduce among themselves: not marked.)
+        cols = np.broadcast_to(b.pad, b.shape).all(axis=-2)
+        if cols.any():
+            out.pad = np.broadcast_to(cols[..., None, :], out.shape)
     out.scale = a.scale if a.scale is not None else b.scale
     if isinstance(out.scale, sm.Rescale):
         out.scale = None

@@ -85,7 +85,9 @@ MUTANTS = [
         ("qk = qk * qk_scale - m_ij[:, None]", "qk = qk * qk_scale" + E + "NU003"),
         ("p = tl.math.exp2(qk)", "p = tl.math.exp2(qk)" + E + "NU003" + A + "NU002")]),
     ("flash_causal_v3", "flash_causal", [
-        ("start_m, qk_scale, 0, start_m * BLOCK_M, N_CTX,", "start_m, qk_scale, 0, (start_m + 1) * BLOCK_M, N_CTX," + E + "DF003")]),
+        ("start_m, qk_scale, 0, start_m * BLOCK_M, N_CTX,", "start_m, qk_scale, 0, (start_m + 1) * BLOCK_M, N_CTX," + E + "DF003"),
+        # the unmasked stage now also sums keys past the end of the sequence
+        ("        l_i = l_i * alpha + tl.sum(p, 1)\n", "        l_i = l_i * alpha + tl.sum(p, 1)" + A + "DF003\n")]),
     ("gqa_attn_v2", "gqa_attn", [
         ("kv_head = head // GROUP", "kv_head = head // NUM_KV_HEADS" + E + "MB001" + A + "DF004"),
         ("k = tl.load(k_base + cols[:, None].to(tl.int64) * stride_ks + offs_d[None, :], mask=col_ok[:, None], other=0.0)",
@@ -160,6 +162,20 @@ MUTANTS = [
         ("acc = acc / l_i[:, None]", "acc = acc / l_i[:, None]" + A + "NU005")]),
     ("attn_blockptr_v3", "attn_blockptr", [
         ("acc = acc / l_i[:, None]", "acc = acc / l_ij[:, None]" + E + "NU005")]),
+    ("attn_desc_v2", "attn_desc", [
+        ("        acc = acc * alpha[:, None]\n", ""),
+        ("acc = tl.dot(p.to(v.dtype), v, acc)", "acc = tl.dot(p.to(v.dtype), v, acc)" + E + "NU002"),
+        ("out = acc / l_i[:, None]", "out = acc / l_i[:, None]" + A + "NU005")]),
+    ("attn_desc_v3", "attn_desc", [
+        ("v = v_desc.load([bh, start, 0]).reshape(BLOCK_N, HEAD_DIM)",
+         "v = v_desc.load([bh, row0, 0]).reshape(BLOCK_N, HEAD_DIM)" + E + "DF001" + A + "DF002"),
+        ("acc = tl.dot(p.to(v.dtype), v, acc)", "acc = tl.dot(p.to(v.dtype), v, acc)" + E + "DF001")]),
+    ("attn_desc_v4", "attn_desc", [
+        ("keep = cols[None, :] < SEQ", "keep = cols[None, :] < start + BLOCK_N" + E + "DF003"),
+        ("s = tl.where(keep, s, float(\"-inf\"))", "s = tl.where(keep, s, float(\"-inf\"))" + E + "DF003"),
+        ("l_i = l_i * alpha + tl.sum(p, 1)", "l_i = l_i * alpha + tl.sum(p, 1)" + E + "DF003"),
+        ("m_new = tl.maximum(m_i, tl.max(s, 1))", "m_new = tl.maximum(m_i, tl.max(s, 1))" + E + "DF003"),
+        ("acc = tl.dot(p.to(v.dtype), v, acc)", "acc = tl.dot(p.to(v.dtype), v, acc)" + E + "DF003")]),
 ]
 
 

@@ -30,7 +30,7 @@ def _attn_inner(acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_vn,
             qk = qk * qk_scale - m_ij[:, None]
         p = tl.math.exp2(qk)
         alpha = tl.math.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
+        l_i = l_i * alpha + tl.sum(p, 1)  # also: DF003
         acc = acc * alpha[:, None]
         v = tl.load(v_base + offs_n[:, None].to(tl.int64) * stride_vn + offs_d[None, :],
                     mask=kv_ok[:, None], other=0.0)
