@@ -720,6 +720,9 @@ class Interpreter:
         pol = self.scan.policies.get(t.name)
         n = max(t.extent, 1) if t.sized else 1 << 12
         arr = self.int_cache.get(t.index)
+        if arr is None and pol is not None and pol.prefix and t.sized:
+            arr = self.partition_offsets(n)
+            self.permutation_tensors.add(t.index)  # a valid partition: writes through it are judged
         if arr is None:
             if (
                 pol is not None
@@ -778,6 +781,26 @@ class Interpreter:
         out = t.unravel(offsets)
         self._unravel_memo = (t, offsets, out)
         return out
+
+    def partition_offsets(self, n: int) -> np.ndarray:
+        """Contents of a prefix-sum table of n entries (`cu_seqlens`, expert starts): n - 1
+        groups that partition the rows of the tensors they index, as the contract says. The
+        first group spans a tile and a bit, the second is empty, the third has one row, and the
+        last takes the rest. The rows are the extent most tensor arguments share first."""
+        firsts = [
+            v.shape[0]
+            for v in self.launch.args.values()
+            if isinstance(v, TensorInfo) and v.sized and v.shape and v.name not in self.int_tensors
+        ]
+        counts = {x: firsts.count(x) for x in firsts}
+        total = max(counts, key=lambda x: (counts[x], x)) if counts else 0
+        groups = max(n - 1, 1)
+        sizes = [0] * groups
+        sizes[0] = min(total, total // 2 + 1)
+        if groups >= 3:
+            sizes[2] = min(1, total - sizes[0])
+        sizes[-1] += total - sum(sizes)
+        return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)[:n]
 
     def work_bound(self) -> int:
         """Contents of a loaded bound on the program's work (`num_tokens_post_padded`): the
@@ -944,11 +967,19 @@ class Interpreter:
             pid,
             elem,
             direct,
+            plain,
+            store,
         ) in self.mem.coverage.items():
             # operands loaded directly (GEMM): every index exactly once; computed operands (P @ V
             # under a causal mask): no index twice, since masked keys legitimately count zero
-            # with sampled programs a missing index may belong to a program that did not run
-            bad = np.nonzero(counts != 1)[0] if direct and self.complete else np.nonzero(counts > 1)[0]
+            # with sampled programs a missing index may belong to a program that did not run,
+            # unless one plain store wrote the element (its program did the whole reduction)
+            whole = self.complete or (plain and self.launch.kind == "ragged" and not self.launch.sampled)
+            bad = np.nonzero(counts != 1)[0] if direct and whole else np.nonzero(counts > 1)[0]
+            if bad.size and not self.complete and store is not None and not (counts > 1).any():
+                # a skipped index judged from one plain store (programs were sampled): the
+                # store is where the partial value lands
+                loop_node, smap = store
             if bad.size:
                 k = int(bad[0])
                 self.sink.add(

@@ -314,6 +314,12 @@ def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) 
     if isinstance(a, tuple) and isinstance(b, tuple) and isinstance(op, ast.Add):
         return a + b
     a, b = to_val(a, node), to_val(b, node)
+    if isinstance(op, ast.Add | ast.Sub):
+        for v, other in ((a, b), (b, a)):
+            if v.src and is_float(v.dtype) and not is_float(other.dtype) and other.grows and not v.grows:
+                # `start + pid_m * BLOCK_M`, `base + tl.arange(...)`: a loaded value offset by a
+                # program or lane index is an index itself, so its tensor holds integers
+                raise Retype(v.src)
     dtype = promote(a, b)
     if interp.address_only and (is_float(a.dtype) or is_float(b.dtype)) and isinstance(op, _LIGHT_OPS):
         return light_float(bshape(a.shape, b.shape), dtype if is_float(dtype) else "fp32")

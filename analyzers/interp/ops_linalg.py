@@ -389,7 +389,17 @@ def _static_update(loop: ast.AST, load: ast.AST) -> ast.AST | None:
     return found
 
 
-def record_coverage(interp: Interpreter, t: TensorInfo, offs: np.ndarray, coords: np.ndarray, v: Val) -> None:
+def record_coverage(
+    interp: Interpreter,
+    t: TensorInfo,
+    offs: np.ndarray,
+    coords: np.ndarray,
+    v: Val,
+    plain: bool = False,
+    store: Any = None,
+) -> None:
+    """Add a stored value's reduction coverage to its element's. `plain`: a non-atomic store,
+    so one program's reduction is the element's whole value."""
     cover = v.kcover
     key = (t.index, int(offs[0]))
     loop_node, smap = cover["loop"]
@@ -404,6 +414,9 @@ def record_coverage(interp: Interpreter, t: TensorInfo, offs: np.ndarray, coords
             interp.pid[: max(interp.launch.grid_axes, 1)],
             coords[0].tolist(),
             bool(cover.get("direct")),
+            plain,
+            store,
         ]
     else:
         entry[0] = entry[0] + cover["counts"]
+        entry[8] = False  # written more than once: the sum of several programs' parts

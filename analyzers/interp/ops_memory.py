@@ -148,9 +148,10 @@ def _oob(
     coords, valid = interp.unravel(t, offsets)
     if not t.sized:
         return valid | True
-    if ptr is not None and ptr.loaded_from:
+    if ptr is not None and ptr.loaded_from and not _contract_contents(interp, ptr):
         # rows picked by loaded indices: their range is the routing contract's (MB005 judges
-        # whether the kernel checks them); synthesized contents cannot stand for it
+        # whether the kernel checks them); synthesized contents cannot stand for it, unless
+        # they are the contract itself (a permutation of ids, a partition into groups)
         return valid
     bad = active & ~valid
     if bad.any():
@@ -169,6 +170,12 @@ def _oob(
             lanes=int(bad.sum()),
         )
     return valid
+
+
+def _contract_contents(interp: Interpreter, ptr: Ptr) -> bool:
+    """Every loaded index behind this pointer comes from a table synthesized to its contract
+    (sorted ids: each valid id once; group offsets: a partition of the rows)."""
+    return {interp.site_tensor.get(s) for s in ptr.loaded_from} <= interp.permutation_tensors
 
 
 def _naive_coords(t: TensorInfo, off: int) -> list[int]:
@@ -354,10 +361,8 @@ def record_store(
     # who wrote what: coverage (GR001) and races (GR002); scatters through loaded indices
     # depend on the routing contents, which are synthesized: judged only where the contents
     # are a permutation of the valid ids (sorted token ids padded past the valid count)
-    if ptr is not None and ptr.loaded_from:
-        sources = {interp.site_tensor.get(s) for s in ptr.loaded_from}
-        if not sources <= interp.permutation_tensors:
-            return
+    if ptr is not None and ptr.loaded_from and not _contract_contents(interp, ptr):
+        return
     if not ok.any():
         interp.mem.last_store.setdefault(t.index, (node, interp.smap))
         return
@@ -414,7 +419,7 @@ def record_store(
     if v.kcover is not None and not v.kcover.get("invalid"):
         from analyzers.interp.ops_linalg import record_coverage
 
-        record_coverage(interp, t, offs, coords[ok], v)
+        record_coverage(interp, t, offs, coords[ok], v, plain=not atomic, store=(node, interp.smap))
 
 
 _varies = tagops.varies

@@ -602,10 +602,35 @@ class LaunchBinder:
         # a dimension nothing names or relates (`weight` of a norm, `cos` of rotary): as large as
         # any other size, so the kernel's own bounds decide, not our guess of its extent
         self._apply_divisibility(sizes, kind)
+        self._size_derived_roots(sizes)
         big = max([v for v in sizes.values()] + [2])
         for r in anonymous:
             sizes[r] = 1 if kind == "one" else big
         return sizes
+
+    def _size_derived_roots(self, sizes: dict[str, int]) -> None:
+        """A class whose representative is an expression (`assert offsets.numel() == E + 1`
+        makes the offsets' length the class `(E+1)`) takes the expression's value, not a size
+        of its own."""
+        import re
+
+        for r in list(sizes):
+            if not r.startswith("("):
+                continue
+
+            def size_of(m: re.Match[str]) -> str:
+                root = self.dims.find(m.group(0))
+                if root == r or root not in sizes:
+                    raise KeyError(m.group(0))
+                return str(sizes[root])
+
+            try:
+                text = re.sub(r"[A-Za-z_][\w.]*", size_of, r)
+                value = _int_expr(ast.parse(text, mode="eval").body)
+            except (KeyError, SyntaxError, ValueError, ZeroDivisionError):
+                continue
+            if value > 0:
+                sizes[r] = value
 
     def _apply_divisibility(self, sizes: dict[str, int], kind: str) -> None:
         """`assert H % H_KV == 0`: H is a whole number of groups of H_KV. Probes take groups
@@ -867,6 +892,20 @@ class _Unbindable(Exception):
 
 
 Unbindable = _Unbindable
+
+
+def _int_expr(e: ast.expr) -> int:
+    """Value of an integer expression of literals and + - * // % (a derived dimension)."""
+    if isinstance(e, ast.Constant) and isinstance(e.value, int):
+        return e.value
+    if isinstance(e, ast.BinOp):
+        a, b = _int_expr(e.left), _int_expr(e.right)
+        ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
+        if type(e.op) in ops:
+            return ops[type(e.op)]
+        if isinstance(e.op, ast.FloorDiv | ast.Mod):
+            return a // b if isinstance(e.op, ast.FloorDiv) else a % b
+    raise ValueError(ast.dump(e))
 
 
 def padded_strides(shape: list[int]) -> list[int]:

@@ -37,6 +37,7 @@ class IndexPolicy:
     sentinel_params: set[str] = field(default_factory=set)  # `target == ignore_index`
     work_bound: bool = False  # compared with program-id arithmetic: must not cut work
     length: bool = False  # compared with tl.arange offsets: a length (of a row, a sequence)
+    prefix: bool = False  # read at i and i + 1: offsets of groups (cu_seqlens, expert starts)
 
 
 @dataclass
@@ -212,6 +213,16 @@ def scan_kernel(
             if "arange" in _calls(n.value):
                 for t in n.targets:
                     arange_vars |= _names(t)
+    # prefix-sum tables: one pointer read at `X` and at `X + 1` (a group's start and end)
+    addresses: dict[str, set[str]] = {}
+    for n in calls:
+        if _call_name(n) == "load" and n.args and isinstance(n, ast.Call):
+            src = bases(_additive_names(n.args[0]), set()) & pointers
+            if len(src) == 1:
+                addresses.setdefault(next(iter(src)), set()).add(ast.unparse(n.args[0]).replace(" ", ""))
+    prefix_tables = {
+        p for p, addrs in addresses.items() if any(a + "+1" in addrs or f"({a})+1" in addrs for a in addrs)
+    }
     # close arange-derived variables (a load's result is data, not derived from its address)
     loaded_vars = {
         name
@@ -269,6 +280,8 @@ def scan_kernel(
             for a in n.iter.args:
                 for name in _names(a):
                     tiled |= derived.get(name, {name} & pset) - pointers
+    for p in prefix_tables:
+        policies.setdefault(p, IndexPolicy()).prefix = True
     arange_params: set[str] = set()
     for n in calls:
         if isinstance(n, ast.Call) and _call_name(n) in (

@@ -162,6 +162,18 @@ MUTANTS = [
         ("acc = acc / l_i[:, None]", "acc = acc / l_i[:, None]" + A + "NU005")]),
     ("attn_blockptr_v3", "attn_blockptr", [
         ("acc = acc / l_i[:, None]", "acc = acc / l_ij[:, None]" + E + "NU005")]),
+    ("moe_grouped_v2", "moe_grouped", [
+        ("tl.store(y_ptrs, acc.to(y_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])",
+         "tl.store(y_ptrs, acc.to(y_ptr.dtype.element_ty), mask=col_ok[None, :])" + E + "MB002" + A + "GR002")]),
+    ("moe_grouped_v3", "moe_grouped", [
+        ("mask=row_ok[:, None] & k_ok[None, :], other=0.0)", "mask=k_ok[None, :], other=0.0)" + E + "MB001"),
+        ("        x = tl.load(x_ptr + rows[:, None].to(tl.int64) * stride_xt + ks[None, :],\n",
+         "        x = tl.load(x_ptr + rows[:, None].to(tl.int64) * stride_xt + ks[None, :]," + E + "MB001\n")]),
+    ("moe_grouped_v4", "moe_grouped", [
+        ("for k0 in range(0, K, BLOCK_K):", "for k0 in range(0, K - BLOCK_K + 1, BLOCK_K):" + E + "DF003"),
+        ("acc = tl.dot(x, w, acc)", "acc = tl.dot(x, w, acc)" + E + "DF003"),
+        ("tl.store(y_ptrs, acc.to(y_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])",
+         "tl.store(y_ptrs, acc.to(y_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])" + E + "DF003")]),
     ("attn_desc_v2", "attn_desc", [
         ("        acc = acc * alpha[:, None]\n", ""),
         ("acc = tl.dot(p.to(v.dtype), v, acc)", "acc = tl.dot(p.to(v.dtype), v, acc)" + E + "NU002"),
