@@ -618,9 +618,9 @@ class LaunchBinder:
             if not r.startswith("("):
                 continue
 
-            def size_of(m: re.Match[str]) -> str:
+            def size_of(m: re.Match[str], derived: str = r) -> str:
                 root = self.dims.find(m.group(0))
-                if root == r or root not in sizes:
+                if root == derived or root not in sizes:
                     raise KeyError(m.group(0))
                 return str(sizes[root])
 
