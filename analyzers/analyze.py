@@ -397,7 +397,10 @@ def _interpret(
     configs: list[dict[str, Any] | None] = (
         list(kernel.autotune.configs[:MAX_CONFIGS]) if kernel.autotune and kernel.autotune.configs else [None]
     )
-    int_tensors: set[str] = set()
+    # tensors whose loaded values bound the program's work or groups hold integers: known
+    # before the first run, which then need not restart when it meets them (the rest, and
+    # lengths, which an argmax over float data also looks like, are found by Retype)
+    int_tensors: set[str] = {name for name, pol in scan.policies.items() if pol.work_bound or pol.prefix}
     aborted: Fact | None = None
     assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
     for ci, config in enumerate(configs):

@@ -119,9 +119,7 @@ class TensorInfo:
         valid = (offs >= 0) & (offs < max(self.extent, 0))
         rest = np.where(valid, offs, 0)
         for d in self._unravel_order:
-            st = max(self.strides[d], 1)
-            c = rest // st
-            rest = rest - c * st
+            c, rest = np.divmod(rest, max(self.strides[d], 1))
             coords[..., d] = c
             valid &= c < self.shape[d]
         valid &= rest == 0
