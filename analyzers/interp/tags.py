@@ -41,10 +41,12 @@ def merge(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """One tag from two that agree wherever both have a coordinate; None when they conflict."""
     if a is b:
         return a
-    na = np.isnan(a)
-    if (~na & ~np.isnan(b) & (a != b)).any():
+    # fmax/fmin skip NaN: where only one side has a coordinate both give it; where both do,
+    # they differ exactly when the coordinates conflict
+    mx = np.fmax(a, b)
+    if (mx > np.fmin(a, b)).any():
         return None
-    return np.where(na, b, a)
+    return mx
 
 
 def differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
