@@ -95,8 +95,8 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
                 )
             )
     a_ok, b_ok = _lane_ok(a), _lane_ok(b)
-    raw_a = _varying(a, -1)
-    raw_b = _varying(b, -2)
+    raw_a, flat_a = _profile(a, -1)
+    raw_b, flat_b = _profile(b, -2)
     keys_a = _contraction_keys(a, -1, interp, node, raw_a)
     keys_b = _contraction_keys(b, -2, interp, node, raw_b)
     mismatch = _check_contraction(interp, a, b, a_ok, b_ok, node, keys_a, keys_b)
@@ -132,7 +132,7 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
             )
         if row_all.any() or col_all.any():
             undef = row_all[..., :, None] | col_all[..., None, :]
-    tags = _result_tags(a, b, raw_a, raw_b)
+    tags = _result_tags(a, b, flat_a, flat_b)
     out = Val(
         data,
         dtype,
@@ -172,6 +172,25 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
 def _varying(v: Val, axis: int) -> list[str]:
     """Tags of `v` whose coordinate changes along `axis`."""
     return [k for k, arr in v.tags.items() if tagops.varies_right(arr, axis)]
+
+
+def _profile(v: Val, axis: int) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The tags of `v` that vary along the negative `axis`, and the others collapsed there
+    (one reduction pass serves both questions)."""
+    varying: list[str] = []
+    flat: dict[str, np.ndarray] = {}
+    for k, arr in v.tags.items():
+        if arr.ndim < -axis or arr.shape[axis] <= 1:
+            flat[k] = arr
+        elif arr.strides[axis] == 0:
+            flat[k] = np.expand_dims(np.take(arr, 0, axis=axis), axis)
+        else:
+            mx = np.fmax.reduce(arr, axis=axis, keepdims=True)
+            if (mx > np.fmin.reduce(arr, axis=axis, keepdims=True)).any():
+                varying.append(k)
+            else:
+                flat[k] = mx
+    return varying, flat
 
 
 def _contraction_keys(
@@ -280,24 +299,19 @@ def _b_row(b: Val, ib: tuple[int, ...], k: str) -> np.ndarray:
     return arr[:, ib[-1]]
 
 
-def _result_tags(a: Val, b: Val, vary_a: list[str], vary_b: list[str]) -> dict[str, np.ndarray]:
-    """Row tags from a (constant along the contraction), column tags from b. Tags are kept
-    unbroadcast until the end: a tag with fewer dimensions lines up with the tile's last ones.
-    `vary_a`/`vary_b`: the tags that vary along the contraction (dropped)."""
-    tags: dict[str, np.ndarray] = {}
-    for k, arr in a.tags.items():
-        if k not in vary_a:
-            tags[k] = tagops.collapse_constant(arr, -1)
-    for k, arr in b.tags.items():
-        if k in vary_b:
-            continue
-        row = tagops.collapse_constant(arr, -2)
+def _result_tags(
+    a: Val, b: Val, flat_a: dict[str, np.ndarray], flat_b: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """Row tags from a (constant along the contraction), column tags from b, given collapsed
+    along it by `_profile` (tags that vary there are dropped). Tags are kept unbroadcast until
+    the end: a tag with fewer dimensions lines up with the tile's last ones."""
+    tags: dict[str, np.ndarray] = dict(flat_a)
+    for k, row in flat_b.items():
         key = k
         while key in tags:
             cur = tags[key]
             if not tagops.varies_right(cur, -2) and not tagops.varies_right(row, -1):
-                shape = np.broadcast_shapes(cur.shape, row.shape)
-                m = tagops.merge(np.broadcast_to(cur, shape), np.broadcast_to(row, shape))
+                m = tagops.merge(cur, row)  # (broadcasts the two)
                 if m is not None:
                     tags[key] = m
                     break
@@ -324,8 +338,7 @@ def _coverage(
     ks = kvals[row][kvalid]
     ks = ks[~np.isnan(ks)].astype(np.int64)
     ks = ks[(ks >= 0) & (ks < size)]
-    counts = np.zeros(size, dtype=np.int64)
-    np.add.at(counts, ks, 1)
+    counts = np.bincount(ks, minlength=size).astype(np.int64)
     loop = interp.loops[-1].node if interp.loops else node
     site = interp.call_stack[0] if interp.call_stack else (loop, interp.smap)
     direct = (

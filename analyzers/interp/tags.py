@@ -21,16 +21,6 @@ def varies_right(arr: np.ndarray, axis: int) -> bool:
     return arr.ndim >= -axis and varies(arr, axis)
 
 
-def collapse_constant(arr: np.ndarray, axis: int) -> np.ndarray:
-    """A tag known not to vary along the negative `axis`, collapsed there (size 1 kept); a
-    tag with fewer dimensions lacks that axis and is returned as it is."""
-    if arr.ndim < -axis or arr.shape[axis] <= 1:
-        return arr
-    if arr.strides[axis] == 0:
-        return np.expand_dims(np.take(arr, 0, axis=axis), axis)
-    return np.fmax.reduce(arr, axis=axis, keepdims=True)
-
-
 def collapse(arr: np.ndarray, axis: int, keep: bool = True) -> np.ndarray:
     """The coordinate of each slice along `axis` (for a tag constant along it)."""
     r = np.fmax.reduce(arr, axis=axis)
