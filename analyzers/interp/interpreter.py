@@ -117,6 +117,7 @@ class Interpreter:
         self.static_updates: dict[tuple[int, int], ast.AST | None] = {}
         self.site_tensor: dict[int, int] = {}
         self.permutation_tensors: set[int] = set()  # index tensors holding each valid id once
+        self.lower_only_tensors = {name for name, pol in scan.policies.items() if pol.lower_only}
         # programs run for their addresses only (see programs()); the one running now is
         self.light_programs: set[tuple[int, int, int]] = set()
         self.address_only = False
@@ -720,6 +721,11 @@ class Interpreter:
         pol = self.scan.policies.get(t.name)
         n = max(t.extent, 1) if t.sized else 1 << 12
         arr = self.int_cache.get(t.index)
+        start = self.launch.args.get(pol.window_start) if pol is not None and pol.window_start else None
+        if arr is None and isinstance(start, int) and not isinstance(start, bool):
+            # ids around a window's start (`ids - vocab_start >= 0` checked): just below it,
+            # at it and inside it, so that lanes pass the one-sided check
+            arr = start + np.array([-1, 0, 1, 2], dtype=np.int64)[np.arange(n) % 4]
         if arr is None and pol is not None and pol.prefix and t.sized:
             arr = self.partition_offsets(n)
             self.permutation_tensors.add(t.index)  # a valid partition: writes through it are judged

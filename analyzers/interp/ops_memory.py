@@ -120,6 +120,7 @@ def _check_common(
             from analyzers.interp.facts import Fact
 
             src = interp.site_name.get(next(iter(missing)), "memory")
+            pol = interp.scan.policies.get(src)
             interp.sink.add(
                 Fact(
                     "unchecked-index",
@@ -130,6 +131,8 @@ def _check_common(
                         "sizes": interp.launch.describe_sizes(),
                         "tensor": ptr.tensor.name,
                         "index_from": src,
+                        "lower_only": bool(pol and pol.lower_only),
+                        "window_start": pol.window_start if pol else None,
                     },
                     [(node, interp.smap, f"the {kind} it addresses")],
                 )

@@ -38,6 +38,10 @@ class IndexPolicy:
     work_bound: bool = False  # compared with program-id arithmetic: must not cut work
     length: bool = False  # compared with tl.arange offsets: a length (of a row, a sequence)
     prefix: bool = False  # read at i and i + 1: offsets of groups (cu_seqlens, expert starts)
+    # shifted into a window (`local = ids - vocab_start`) and bounded there from below only:
+    # such a check does not cover the index (its upper end is open)
+    lower_only: bool = False
+    window_start: str | None = None  # the runtime offset of that window (`vocab_start`)
 
 
 @dataclass
@@ -282,6 +286,10 @@ def scan_kernel(
                     tiled |= derived.get(name, {name} & pset) - pointers
     for p in prefix_tables:
         policies.setdefault(p, IndexPolicy()).prefix = True
+    windows = _lower_only_windows(assigns, by_kind.get(ast.Compare, []), loads, pset, pointers, constexprs)
+    for src, start in windows.items():
+        pol = policies.setdefault(src, IndexPolicy())
+        pol.lower_only, pol.window_start = True, start
     arange_params: set[str] = set()
     for n in calls:
         if isinstance(n, ast.Call) and _call_name(n) in (
@@ -294,6 +302,56 @@ def scan_kernel(
             for a in list(n.args) + [k.value for k in n.keywords]:
                 arange_params |= _names(a) & pset
     return KernelScan(pointers, tiled & pset, arange_params, policies, derived)
+
+
+def _lower_only_windows(
+    assigns: list[ast.AST],
+    compares: list[ast.AST],
+    loads: dict[str, str],
+    pset: set[str],
+    pointers: set[str],
+    constexprs: set[str],
+) -> dict[str, str]:
+    """Tensors whose loaded ids are shifted by a runtime offset (`local = ids - start`) and
+    then compared with a lower bound only (`local >= 0`): the window's upper end is unchecked.
+    Maps each to the offset parameter."""
+    shifted: dict[str, tuple[str, str]] = {}
+    for n in assigns:
+        assert isinstance(n, ast.Assign)
+        v = n.value
+        if (
+            isinstance(v, ast.BinOp)
+            and isinstance(v.op, ast.Sub)
+            and isinstance(v.left, ast.Name)
+            and v.left.id in loads
+            and isinstance(v.right, ast.Name)
+            and v.right.id in pset
+            and v.right.id not in pointers | constexprs
+        ):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    shifted[t.id] = (loads[v.left.id], v.right.id)
+    lower: set[str] = set()
+    upper: set[str] = set()
+    for n in compares:
+        assert isinstance(n, ast.Compare)
+        if len(n.ops) != 1:
+            continue
+        op = n.ops[0]
+        for side, expr in (("left", n.left), ("right", n.comparators[0])):
+            if not (isinstance(expr, ast.Name) and expr.id in shifted):
+                continue
+            is_lower = (
+                isinstance(op, ast.GtE | ast.Gt) if side == "left" else isinstance(op, ast.LtE | ast.Lt)
+            )
+            is_upper = (
+                isinstance(op, ast.Lt | ast.LtE) if side == "left" else isinstance(op, ast.Gt | ast.GtE)
+            )
+            if is_lower:
+                lower.add(expr.id)
+            if is_upper:
+                upper.add(expr.id)
+    return dict(shifted[v] for v in lower - upper)
 
 
 def _unwrap_casts(e: ast.AST) -> ast.AST:

@@ -38,10 +38,16 @@ class UncheckedLoadedIndex(Rule):
 
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data
-        msg = (
-            f"a value loaded from `{d['index_from']}` addresses `{d['tensor']}` without a range or sentinel check "
-            f"on the way (no mask or branch tests it)"
-        )
+        if d.get("lower_only"):
+            msg = (
+                f"a value loaded from `{d['index_from']}` addresses `{d['tensor']}` after a check of its lower end "
+                f"only: it is shifted into a window (`{d.get('window_start')}`) whose upper end nothing tests"
+            )
+        else:
+            msg = (
+                f"a value loaded from `{d['index_from']}` addresses `{d['tensor']}` without a range or sentinel "
+                f"check on the way (no mask or branch tests it)"
+            )
         summary = f"{where(d)}: `{d['index_from']}` contents reach the address of `{d['tensor']}` unchecked"
         yield self.finding(
             fact, ctx, msg, base_witness(fact, summary, index_tensor=d["index_from"], addressed=d["tensor"])

@@ -127,6 +127,8 @@ MUTANTS = [
     ("embedding_v2", "embedding", [
         ("in_shard = (local >= 0) & (local < vocab_size_local)", "in_shard = local >= 0" + E + "MB005"),
         ("rows = tl.where(in_shard, local, 0).to(tl.int64)", "rows = tl.where(in_shard, local, 0).to(tl.int64)" + E + "MB005"),
+        ("w_ptrs = weight_ptr + rows[:, None] * stride_wv + offs_d[None, :] * stride_wd",
+         "w_ptrs = weight_ptr + rows[:, None] * stride_wv + offs_d[None, :] * stride_wd" + E + "MB005"),
         ("vals = tl.load(w_ptrs, mask=(t_mask & in_shard)[:, None] & d_mask[None, :], other=0.0)",
          "vals = tl.load(w_ptrs, mask=(t_mask & in_shard)[:, None] & d_mask[None, :], other=0.0)" + A + "MB001")]),
     ("rotary_v2", "rotary", [

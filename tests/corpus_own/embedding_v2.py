@@ -26,7 +26,7 @@ def vocab_parallel_embedding_kernel(
     in_shard = local >= 0  # expect: MB005
     rows = tl.where(in_shard, local, 0).to(tl.int64)  # expect: MB005
 
-    w_ptrs = weight_ptr + rows[:, None] * stride_wv + offs_d[None, :] * stride_wd
+    w_ptrs = weight_ptr + rows[:, None] * stride_wv + offs_d[None, :] * stride_wd  # expect: MB005
     vals = tl.load(w_ptrs, mask=(t_mask & in_shard)[:, None] & d_mask[None, :], other=0.0)  # also: MB001
     o_ptrs = out_ptr + offs_t[:, None].to(tl.int64) * stride_ot + offs_d[None, :] * stride_od
     tl.store(o_ptrs, vals, mask=t_mask[:, None] & d_mask[None, :])
