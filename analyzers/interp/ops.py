@@ -92,11 +92,26 @@ def bshape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def bc(arr: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray | None:
+    """`np.broadcast_to` (a read-only view), built directly from strides for the contiguous
+    arrays that make up nearly every call: this runs several hundred times per program."""
     if arr is None:
         return None
     if arr.shape == shape:
         return arr
-    return np.broadcast_to(arr, shape)
+    pad = len(shape) - arr.ndim
+    if pad < 0 or not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous:
+        return np.broadcast_to(arr, shape)
+    strides = [0] * pad
+    for have, want, step in zip(arr.shape, shape[pad:], arr.strides, strict=True):
+        if have == want:
+            strides.append(step)
+        elif have == 1:
+            strides.append(0)
+        else:
+            return np.broadcast_to(arr, shape)  # raises numpy's own error
+    out = np.ndarray(shape, arr.dtype, arr, 0, tuple(strides))
+    out.flags.writeable = False
+    return out
 
 
 def _or(a: np.ndarray | None, b: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray | None:
