@@ -11,7 +11,7 @@ import numpy as np
 
 from analyzers.interp import softmax as sm
 from analyzers.interp import tags as tagops
-from analyzers.interp.ops import to_val
+from analyzers.interp.ops import bc, to_val
 from analyzers.interp.values import LOW_PRECISION, TensorInfo, Unmodelled, Val, is_float
 
 if TYPE_CHECKING:
@@ -28,9 +28,9 @@ _varies = tagops.varies
 def _lane_ok(v: Val) -> np.ndarray:
     ok = np.ones(v.shape, dtype=bool)
     if v.pad is not None:
-        ok &= ~np.broadcast_to(v.pad, v.shape)
+        ok &= ~bc(v.pad, v.shape)
     if v.undef is not None:
-        ok &= ~np.broadcast_to(v.undef, v.shape)
+        ok &= ~bc(v.undef, v.shape)
     return ok
 
 
@@ -106,8 +106,8 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
             data = np.matmul(a.data.astype(np.float64), b.data.astype(np.float64))
     else:
         # MB004: an undefined lane meets defined ones inside one dot product
-        und_a = np.broadcast_to(a.undef, a.shape) if a.undef is not None else np.zeros(a.shape, bool)
-        und_b = np.broadcast_to(b.undef, b.shape) if b.undef is not None else np.zeros(b.shape, bool)
+        und_a = bc(a.undef, a.shape) if a.undef is not None else np.zeros(a.shape, bool)
+        und_b = bc(b.undef, b.shape) if b.undef is not None else np.zeros(b.shape, bool)
         row_und = und_a.any(axis=-1)
         col_und = und_b.any(axis=-2)
         row_all = und_a.all(axis=-1)
@@ -146,9 +146,9 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
         # a column of b wholly outside its tensor (a key past the end in Q @ K^T) makes that
         # output column padding, which a row reduction must not count unless it is masked.
         # (Rows of a past the end, query rows, only reduce among themselves: not marked.)
-        cols = np.broadcast_to(b.pad, b.shape).all(axis=-2)
+        cols = bc(b.pad, b.shape).all(axis=-2)
         if cols.any():
-            out.pad = np.broadcast_to(cols[..., None, :], out.shape)
+            out.pad = bc(cols[..., None, :], out.shape)
     out.scale = a.scale if a.scale is not None else b.scale
     if isinstance(out.scale, sm.Rescale):
         out.scale = None
@@ -246,7 +246,7 @@ def _check_contraction(
 
     def mismatch(ka_k: str, kb_k: str, symbol: str) -> bool:
         """Compare a's column coordinates with b's row coordinates for one pair of tags."""
-        va = np.broadcast_to(a.tags[ka_k], a.shape)[ia]
+        va = bc(a.tags[ka_k], a.shape)[ia]
         vb = _b_row(b, ib, kb_k)
         diff = kvalid & tagops.differ(va, vb)
         if not diff.any():
@@ -260,7 +260,7 @@ def _check_contraction(
             j=j,
             a_value=int(va[j]),
             b_value=int(vb[j]),
-            a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in a.tags},
+            a_coord={k: _int(bc(a.tags[k], a.shape)[ia][j]) for k in a.tags},
             b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags},
         )
         return True
@@ -275,7 +275,7 @@ def _check_contraction(
             "dot-mismatch",
             node,
             kind="axis",
-            a_coord={k: _int(np.broadcast_to(a.tags[k], a.shape)[ia][j]) for k in ka},
+            a_coord={k: _int(bc(a.tags[k], a.shape)[ia][j]) for k in ka},
             b_coord={k: _int(_b_row(b, ib, k)[j]) for k in kb},
             j=j,
         )
@@ -293,7 +293,7 @@ def _int(x: float) -> int | None:
 
 
 def _b_row(b: Val, ib: tuple[int, ...], k: str) -> np.ndarray:
-    arr = np.broadcast_to(b.tags[k], b.shape)
+    arr = bc(b.tags[k], b.shape)
     if b.data.ndim == 3:
         return arr[ib[0], :, ib[-1]]
     return arr[:, ib[-1]]
@@ -319,7 +319,7 @@ def _result_tags(
         else:
             tags[key] = row
     shape = a.shape[:-1] + (b.shape[-1],)
-    return {k: np.broadcast_to(v, shape) for k, v in tags.items()}
+    return {k: bc(v, shape) for k, v in tags.items()}
 
 
 def _coverage(
@@ -332,7 +332,7 @@ def _coverage(
     size = interp.symbol_sizes.get(_base(k))
     if not size:
         return None
-    kvals = np.broadcast_to(a.tags[k], a.shape)
+    kvals = bc(a.tags[k], a.shape)
     kvalid = a_ok.any(axis=0) & b_ok.any(axis=1)
     row = int(np.argmax(a_ok.any(axis=1))) if a_ok.any() else 0
     ks = kvals[row][kvalid]
