@@ -69,6 +69,7 @@ class MemoryLog:
     """Who wrote which element of each tensor, across the programs of one probe."""
 
     writer: dict[int, np.ndarray] = field(default_factory=dict)  # tensor -> program index per offset (-1)
+    coverage_unjudged: set[int] = field(default_factory=set)  # written through group offsets
     atomic: dict[int, np.ndarray] = field(default_factory=dict)
     last_store: dict[int, tuple[ast.AST, SourceMap]] = field(default_factory=dict)
     loaded: set[int] = field(default_factory=set)
@@ -117,6 +118,7 @@ class Interpreter:
         self.static_updates: dict[tuple[int, int], ast.AST | None] = {}
         self.site_tensor: dict[int, int] = {}
         self.permutation_tensors: set[int] = set()  # index tensors holding each valid id once
+        self.partition_tensors: set[int] = set()  # prefix-sum tables synthesized as a partition
         self.lower_only_tensors = {name for name, pol in scan.policies.items() if pol.lower_only}
         # programs run for their addresses only (see programs()); the one running now is
         self.light_programs: set[tuple[int, int, int]] = set()
@@ -729,6 +731,7 @@ class Interpreter:
         if arr is None and pol is not None and pol.prefix and t.sized:
             arr = self.partition_offsets(n)
             self.permutation_tensors.add(t.index)  # a valid partition: writes through it are judged
+            self.partition_tensors.add(t.index)
         if arr is None:
             if (
                 pol is not None
@@ -791,15 +794,20 @@ class Interpreter:
     def partition_offsets(self, n: int) -> np.ndarray:
         """Contents of a prefix-sum table of n entries (`cu_seqlens`, expert starts): n - 1
         groups that partition the rows of the tensors they index, as the contract says. The
-        first group spans a tile and a bit, the second is empty, the third has one row, and the
-        last takes the rest. The rows are the extent most tensor arguments share first."""
-        firsts = [
-            v.shape[0]
+        first group spans half the rows and one more, the second is empty, the third has one
+        row, and the last takes the rest. The rows are the first extent most tensor arguments
+        share."""
+        tensors = [
+            v
             for v in self.launch.args.values()
             if isinstance(v, TensorInfo) and v.sized and v.shape and v.name not in self.int_tensors
         ]
+        # dimensions the launcher names (`T, H, D = q.shape`) over ones sized by guess; a tie
+        # goes to the smaller extent, inside which every candidate's rows lie
+        named = [v.shape[0] for v in tensors if "." not in v.symbols[0]]
+        firsts = named or [v.shape[0] for v in tensors]
         counts = {x: firsts.count(x) for x in firsts}
-        total = max(counts, key=lambda x: (counts[x], x)) if counts else 0
+        total = max(counts, key=lambda x: (counts[x], -x)) if counts else 0
         groups = max(n - 1, 1)
         sizes = [0] * groups
         sizes[0] = min(total, total // 2 + 1)
@@ -931,6 +939,8 @@ class Interpreter:
                 # uninitialized outputs must be fully written; a tensor the grid tiles in every
                 # dimension (an in-place update) too; others (caches, slices) may be partial
                 if not (t.created and tidx not in self.mem.loaded) and not t.grid_tiled:
+                    continue
+                if tidx in self.mem.coverage_unjudged:
                     continue
                 written = (writer >= 0) | (self.mem.atomic.get(tidx, np.full_like(writer, -1)) >= 0)
                 offs = _valid_offsets(t)

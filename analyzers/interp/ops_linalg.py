@@ -244,13 +244,20 @@ def _check_contraction(
     anon_a = [k for k in ka if "." in _base(k)]
     anon_b = [k for k in kb if "." in _base(k)]
 
-    def mismatch(ka_k: str, kb_k: str, symbol: str) -> bool:
-        """Compare a's column coordinates with b's row coordinates for one pair of tags."""
+    def mismatch(ka_k: str, kb_k: str, symbol: str, shifted_ok: bool = False) -> bool:
+        """Compare a's column coordinates with b's row coordinates for one pair of tags.
+        `shifted_ok`: a constant difference is accepted (a dimension the launch never names
+        may fold outer dimensions the model does not see into its coordinate)."""
         va = bc(a.tags[ka_k], a.shape)[ia]
         vb = _b_row(b, ib, kb_k)
         diff = kvalid & tagops.differ(va, vb)
         if not diff.any():
             return False
+        if shifted_ok:
+            both = kvalid & ~np.isnan(va) & ~np.isnan(vb)
+            gaps = (va - vb)[both]
+            if gaps.size and bool((gaps == gaps[0]).all()):
+                return False
         j = int(np.argmax(diff))
         interp.fact(
             "dot-mismatch",
@@ -268,7 +275,7 @@ def _check_contraction(
     if not common and (anon_a or anon_b):
         # a dimension the launch never names: compare the coordinates, not the names
         ka_k = anon_a[0] if anon_a else ka[0]
-        return mismatch(ka_k, anon_b[0] if anon_b else kb[0], _base(ka_k))
+        return mismatch(ka_k, anon_b[0] if anon_b else kb[0], _base(ka_k), shifted_ok=True)
     if not common:
         j = int(np.argmax(kvalid))
         interp.fact(

@@ -181,6 +181,10 @@ def _contract_contents(interp: Interpreter, ptr: Ptr) -> bool:
     return {interp.site_tensor.get(s) for s in ptr.loaded_from} <= interp.permutation_tensors
 
 
+def _partitioned(interp: Interpreter, ptr: Ptr) -> bool:
+    return any(interp.site_tensor.get(s) in interp.partition_tensors for s in ptr.loaded_from)
+
+
 def _naive_coords(t: TensorInfo, off: int) -> list[int]:
     """Coordinates an out-of-bounds offset would have if the rows went on (for the witness)."""
     order = sorted(range(len(t.shape)), key=lambda i: (-t.strides[i], -i))
@@ -366,6 +370,10 @@ def record_store(
     # are a permutation of the valid ids (sorted token ids padded past the valid count)
     if ptr is not None and ptr.loaded_from and not _contract_contents(interp, ptr):
         return
+    if ptr is not None and ptr.loaded_from and _partitioned(interp, ptr):
+        # rows picked through group offsets: whether the grid reaches every row depends on how
+        # the launcher's bound (`max_seqlen`) relates to the offsets, which it does not state
+        interp.mem.coverage_unjudged.add(t.index)
     if not ok.any():
         interp.mem.last_store.setdefault(t.index, (node, interp.smap))
         return

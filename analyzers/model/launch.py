@@ -88,6 +88,16 @@ def _stride_users(site: LaunchSite) -> set[str]:
     return out
 
 
+def _shape_read_names(func: ast.FunctionDef) -> set[str]:
+    """Host names whose `.shape`, `.size()`, `.dim()`/`.ndim` or `.numel()` the launcher reads."""
+    out: set[str] = set()
+    for n in subtree(func):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            if n.attr in ("shape", "size", "dim", "ndim", "numel"):
+                out.add(n.value.id)
+    return out
+
+
 def _tensor_param_ranks(func: ast.FunctionDef) -> dict[str, int]:
     """Host parameters used as tensors, with the rank their use implies."""
     names = {a.arg for a in func.args.args + func.args.kwonlyargs}
@@ -202,6 +212,8 @@ class LaunchBinder:
         self.block_driving: set[str] = set()
         self.assumed_values: dict[str, tuple[str, int]] = {}  # param -> (what it was, stand-in)
         self._ranks: dict[str, int] | None = None
+        self.partitioned: dict[str, int] = {}  # rows split by a prefix-sum table -> rows to give them
+        self.prefix_lengths: set[str] = set()  # lengths of prefix-sum tables (groups + 1)
         self._contains_memo: dict[tuple[int, int], bool] = {}
 
     # ---- host parameter binding ------------------------------------------------------------
@@ -212,6 +224,12 @@ class LaunchBinder:
             return
         if self._ranks is None:
             self._ranks = _tensor_param_ranks(func)
+            shape_read = _shape_read_names(func)
+            # a tensor whose shape the launcher never reads, only strides: the kernel's
+            # addresses tell its rank (k.stride(0), k.stride(1) passed, `+ offs_d` unit stride)
+            for name, rank in self._address_rank_hints().items():
+                if name in self._ranks and name not in shape_read and rank > self._ranks[name]:
+                    self._ranks[name] = rank
         ranks = self._ranks
         kernel_ptr_args = self._pointer_arg_names()
         args = func.args.posonlyargs + func.args.args
@@ -277,6 +295,22 @@ class LaunchBinder:
             if k.arg in self.scan.pointers:
                 out |= {n.id for n in ast.walk(k.value) if isinstance(n, ast.Name)}
         return out
+
+    def _call_pairs(self) -> list[tuple[str, ast.expr]]:
+        """(kernel parameter, host expression) for every argument of the launch call."""
+        assert self.site is not None
+        params = [p.name for p in self.kernel.params]
+        pairs = [(params[i], a) for i, a in enumerate(self.site.call.args) if i < len(params)]
+        return pairs + [(k.arg, k.value) for k in self.site.call.keywords if k.arg]
+
+    def _address_rank_hints(self) -> dict[str, int]:
+        """Host tensors passed straight to a pointer parameter (`k` for `K`), with the rank the
+        kernel's addresses imply (strides it multiplies by, plus a unit-stride term)."""
+        return {
+            a.id: self.scan.address_ranks[p]
+            for p, a in self._call_pairs()
+            if isinstance(a, ast.Name) and p in self.scan.address_ranks
+        }
 
     def _run_host(self, sizes: dict[str, int] | None) -> HostEval:
         assert self.site is not None
@@ -353,6 +387,20 @@ class LaunchBinder:
                     if root not in self.bare:  # a batch-like grid axis stays small
                         self.tiled.setdefault(root, bmax)
         self.block_driving = self._size_driven_blocks(kargs)
+        if any(p.prefix for p in self.scan.policies.values()):
+            # a prefix-sum table holds several groups (first, empty, one row, the rest) ...
+            tables = {name for name, p in self.scan.policies.items() if p.prefix}
+            for name, arg in self._call_pairs():
+                host = ev.env.get(arg.id) if name in tables and isinstance(arg, ast.Name) else None
+                if isinstance(host, HostTensor) and host.symbols:
+                    self.prefix_lengths.add(self.dims.find(host.symbols[0]))
+            # ... of rows (packed sequences, tokens grouped by expert) sized so that the first
+            # group spans a tile of the largest block and one row more
+            for v in ev.env.values():
+                if isinstance(v, HostTensor) and not v.created and len(v.symbols) >= 2:
+                    root = self.dims.find(v.symbols[0])
+                    if root not in self.tiled and root not in self.bare and root not in self.dims.allowed:
+                        self.partitioned[root] = 2 * bmax
         self.recorded = True
 
     def _size_driven_blocks(self, base_args: dict[str, Any]) -> set[str]:
@@ -584,7 +632,14 @@ class LaunchBinder:
                 sizes[r] = vals[0] if kind != "exact" else vals[-1] if vals[-1] <= 128 else vals[0]
                 continue
             mult = self.dims.multiple_of.get(r, 1)
-            if r in self.tiled:
+            if r in self.prefix_lengths:
+                v = 2 if kind == "one" else 5
+            elif r in self.partitioned:
+                rows = self.partitioned[r]
+                v = {"ragged": rows + 1, "exact": rows, "half": rows + rows // 4, "one": 1, "big": rows + 1}[
+                    kind
+                ]
+            elif r in self.tiled:
                 b = max(self.tiled[r], 1)
                 if kind == "big":
                     v = 4097 + 2 * tiled_i if r in self.block_driving else b + 1 + 2 * tiled_i

@@ -51,6 +51,9 @@ class KernelScan:
     arange_params: set[str]  # constexpr params that size a tl.arange or a tile shape
     policies: dict[str, IndexPolicy]
     derived: dict[str, set[str]]  # variable -> params it is computed from
+    # pointer param -> rank its addresses imply: one per stride param multiplied in, plus one
+    # for a unit-stride term (`base + rows * stride_t + head * stride_h + offs_d`: 3)
+    address_ranks: dict[str, int] = field(default_factory=dict)
 
 
 _LOCAL = threading.local()  # per-thread subtree index: the language server checks off its loop
@@ -301,7 +304,66 @@ def scan_kernel(
         ):
             for a in list(n.args) + [k.value for k in n.keywords]:
                 arange_params |= _names(a) & pset
-    return KernelScan(pointers, tiled & pset, arange_params, policies, derived)
+    runtime_ints = pset - pointers - constexprs
+    values = {
+        n.targets[0].id: n.value
+        for n in assigns
+        if len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+    }
+    address_ranks: dict[str, int] = {}
+    for n in calls:
+        if isinstance(n, ast.Call) and _call_name(n) in MEMORY_CALLS and n.args:
+            terms = _AddressTerms(values, pointers, runtime_ints)
+            terms.visit(n.args[0])
+            if len(terms.bases) == 1:
+                base = next(iter(terms.bases))
+                rank = len(terms.strides) + (1 if terms.unit else 0)
+                address_ranks[base] = max(address_ranks.get(base, 0), rank)
+    return KernelScan(pointers, tiled & pset, arange_params, policies, derived, address_ranks)
+
+
+class _AddressTerms:
+    """The additive terms of an address: its base pointer param, the stride params its terms
+    multiply by, and whether one term has no stride (the unit-stride innermost dimension).
+    Variables are followed to their (last) assignment."""
+
+    def __init__(self, values: dict[str, ast.expr], pointers: set[str], runtime_ints: set[str]) -> None:
+        self.values, self.pointers, self.runtime_ints = values, pointers, runtime_ints
+        self.bases: set[str] = set()
+        self.strides: set[str] = set()
+        self.unit = False
+        self._seen: set[str] = set()
+
+    def visit(self, e: ast.expr) -> None:
+        if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add | ast.Sub):
+            self.visit(e.left)
+            self.visit(e.right)
+        elif isinstance(e, ast.Name):
+            if e.id in self.pointers:
+                self.bases.add(e.id)
+            elif e.id in self.values and e.id not in self._seen and self._pointer_like(e.id):
+                self._seen.add(e.id)
+                self.visit(self.values[e.id])
+            else:
+                self.unit = True
+        elif isinstance(e, ast.Subscript):
+            self.visit(e.value)
+        elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("to", "cast"):
+            self.visit(e.func.value)
+        elif isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
+            found = {x.id for x in ast.walk(e) if isinstance(x, ast.Name) and x.id in self.runtime_ints}
+            if found:
+                self.strides |= found
+            else:
+                self.unit = True
+
+    def _pointer_like(self, name: str, visiting: frozenset[str] = frozenset()) -> bool:
+        """A variable that holds a pointer (`k_base = K + ...`), not an index."""
+        names = _additive_names(self.values[name])
+        if names & self.pointers:
+            return True
+        visiting = visiting | {name}
+        return any(n in self.values and n not in visiting and self._pointer_like(n, visiting) for n in names)
 
 
 def _lower_only_windows(

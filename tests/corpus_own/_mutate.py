@@ -176,6 +176,19 @@ MUTANTS = [
         ("acc = tl.dot(x, w, acc)", "acc = tl.dot(x, w, acc)" + E + "DF003"),
         ("tl.store(y_ptrs, acc.to(y_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])",
          "tl.store(y_ptrs, acc.to(y_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])" + E + "DF003")]),
+    ("attn_varlen_v2", "attn_varlen", [
+        ("             acc.to(O.dtype.element_ty), mask=offs_m[:, None] < seqlen)",
+         "             acc.to(O.dtype.element_ty))" + E + "MB002"),
+        ("    tl.store(O + (seq_start + offs_m)", "    tl.store(O + (seq_start + offs_m)")]),
+    ("attn_varlen_v3", "attn_varlen", [
+        ("    for start_n in range(0, seqlen, BLOCK_N):\n", "    for start_n in range(0, seqlen, BLOCK_N):" + A + "DF003\n"),
+        ("+ offs_d[None, :], mask=cols[:, None] < seqlen, other=0.0)\n        qk",
+         "+ offs_d[None, :])" + E + "MB001\n        qk"),
+        ("+ offs_d[None, :], mask=cols[:, None] < seqlen, other=0.0)\n        acc",
+         "+ offs_d[None, :])" + E + "MB001\n        acc")]),
+    ("attn_varlen_v4", "attn_varlen", [
+        ("l_i = l_i * alpha + tl.sum(p, 1)", "l_i = l_i + tl.sum(p, 1)" + E + "NU002"),
+        ("acc = acc / l_i[:, None]", "acc = acc / l_i[:, None]" + A + "NU005")]),
     ("attn_desc_v2", "attn_desc", [
         ("        acc = acc * alpha[:, None]\n", ""),
         ("acc = tl.dot(p.to(v.dtype), v, acc)", "acc = tl.dot(p.to(v.dtype), v, acc)" + E + "NU002"),
