@@ -517,7 +517,10 @@ class Interpreter:
     def e_Constant(self, e: ast.Constant, env: dict[str, Any]) -> Any:
         v = e.value
         if isinstance(v, bool | int | float):
-            return scalar(v, constexpr=True)
+            cached = getattr(e, "_argus_val", None)
+            if cached is None:
+                cached = e._argus_val = scalar(v, constexpr=True)  # type: ignore[attr-defined]
+            return cached.with_()  # a copy: values are not shared between evaluations
         return v
 
     def e_Name(self, e: ast.Name, env: dict[str, Any]) -> Any:

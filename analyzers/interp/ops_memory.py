@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from analyzers.interp import softmax as sm
 from analyzers.interp import tags as tagops
 from analyzers.interp.ops import Retype, bc, bshape, to_val
 from analyzers.interp.values import BlockPtr, Descriptor, FullRun, Ptr, TensorInfo, Unmodelled, Val, is_float
@@ -742,11 +741,6 @@ def descriptor_method(
         None,
     )
     return None
-
-
-def _scale_any(v: Val) -> Val:
-    v.scale = sm.ANY
-    return v
 
 
 MEMORY: dict[str, Any] = {
