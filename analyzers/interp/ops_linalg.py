@@ -186,7 +186,7 @@ def _profile(v: Val, axis: int) -> tuple[list[str], dict[str, np.ndarray]]:
             flat[k] = np.expand_dims(np.take(arr, 0, axis=axis), axis)
         else:
             mx = np.fmax.reduce(arr, axis=axis, keepdims=True)
-            if (mx > np.fmin.reduce(arr, axis=axis, keepdims=True)).any():
+            if np.count_nonzero(mx > np.fmin.reduce(arr, axis=axis, keepdims=True)):
                 varying.append(k)
             else:
                 flat[k] = mx
