@@ -24,7 +24,8 @@ def files():
 
 
 def kind(name):
-    src = open(os.path.join(CORPUS, name)).read()
+    with open(os.path.join(CORPUS, name)) as f:
+        src = f.read()
     return ("mutant" if "# expect:" in src else "correct"), ("tl.make_block_ptr" in src)
 
 
@@ -62,7 +63,7 @@ def main():
             if name in LATENT and rc == 0:
                 ok, k = True, "latent"
             bad += not ok
-            lines = [l for l in out.splitlines() if l.startswith("FAIL")] or out.strip().splitlines()[-1:]
+            lines = [ln for ln in out.splitlines() if ln.startswith("FAIL")] or out.strip().splitlines()[-1:]
             print(f"{'ok ' if ok else 'BAD'} {name:34s} {k:7s} rc={rc} {dt:5.1f}s  {(lines[0] if lines else '')[:110]}")
             if not ok and args.verbose:
                 print(out[-3000:])
