@@ -350,6 +350,21 @@ def table(rows: list[dict], means: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
+
+def write_results(out: Path, gpu: str, meta: dict, rows: list, errors: list) -> dict:
+    """Write kernels-<gpu>.json and .md from the rows so far; returns the geomeans."""
+    means = geomeans(rows)
+    payload = {
+        "meta": meta,
+        "rows": rows,
+        "geomean": means,
+        "geomean_graph": geomeans(rows, "graph_ratio"),
+        "errors": errors,
+    }
+    (out / f"kernels-{gpu}.json").write_text(json.dumps(payload, indent=1))
+    (out / f"kernels-{gpu}.md").write_text(table(rows, means) + "\n")
+    return means
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("."))
@@ -410,34 +425,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{'ok' if row['correct'] else 'FAIL'}  ({row['wall_s']:.0f}s)",
                 flush=True,
             )
-            means = geomeans(rows)
-            (args.out / f"kernels-{gpu}.json").write_text(
-                json.dumps(
-                    {
-                        "meta": meta,
-                        "rows": rows,
-                        "geomean": means,
-                        "geomean_graph": geomeans(rows, "graph_ratio"),
-                        "errors": errors,
-                    },
-                    indent=1,
-                )
-            )
-            (args.out / f"kernels-{gpu}.md").write_text(table(rows, means) + "\n")
-    means = geomeans(rows)
-    (args.out / f"kernels-{gpu}.json").write_text(
-        json.dumps(
-            {
-                "meta": meta,
-                "rows": rows,
-                "geomean": means,
-                "geomean_graph": geomeans(rows, "graph_ratio"),
-                "errors": errors,
-            },
-            indent=1,
-        )
-    )
-    (args.out / f"kernels-{gpu}.md").write_text(table(rows, means) + "\n")
+            write_results(args.out, gpu, meta, rows, errors)  # kept current: a run may be cut short
+    means = write_results(args.out, gpu, meta, rows, errors)
     print(table(rows, means))
     return 0 if rows and all(r["correct"] for r in rows) and not errors else 1
 
