@@ -410,6 +410,15 @@ class LaunchBinder:
         consts = {p.name for p in self.kernel.params if p.constexpr}
         base = {k: v for k, v in base_args.items() if k in consts and isinstance(v, int)}
         out: set[str] = set()
+        if not base or not self.tiled:
+            return out
+        # one run with every tiled dimension large first: usually no constexpr moves at all
+        with contextlib.suppress(
+            Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError
+        ):
+            args = self._kernel_args(self._run_host(dict.fromkeys(self.tiled, 5000)))
+            if all(args.get(k) == v for k, v in base.items()):
+                return out
         for root in list(self.tiled):
             try:
                 ev = self._run_host({root: 5000})
