@@ -221,15 +221,26 @@ def scan_kernel(
                 for t in n.targets:
                     arange_vars |= _names(t)
     # prefix-sum tables: one pointer read at `X` and at `X + 1` (a group's start and end)
-    addresses: dict[str, set[str]] = {}
+    addresses: dict[str, list[ast.expr]] = {}
     for n in calls:
         if _call_name(n) == "load" and n.args and isinstance(n, ast.Call):
             src = bases(_additive_names(n.args[0]), set()) & pointers
             if len(src) == 1:
-                addresses.setdefault(next(iter(src)), set()).add(ast.unparse(n.args[0]).replace(" ", ""))
-    prefix_tables = {
-        p for p, addrs in addresses.items() if any(a + "+1" in addrs or f"({a})+1" in addrs for a in addrs)
-    }
+                addresses.setdefault(next(iter(src)), []).append(n.args[0])
+    prefix_tables = set()
+    for p, addrs in addresses.items():
+        plus_one = [
+            a.left
+            for a in addrs
+            if isinstance(a, ast.BinOp)
+            and isinstance(a.op, ast.Add)
+            and isinstance(a.right, ast.Constant)
+            and a.right.value == 1
+        ]
+        if plus_one:
+            shapes = {ast.dump(a) for a in addrs}
+            if any(ast.dump(x) in shapes for x in plus_one):
+                prefix_tables.add(p)
     # close arange-derived variables (a load's result is data, not derived from its address)
     loaded_vars = {
         name
@@ -351,7 +362,7 @@ class _AddressTerms:
         elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("to", "cast"):
             self.visit(e.func.value)
         elif isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
-            found = {x.id for x in ast.walk(e) if isinstance(x, ast.Name) and x.id in self.runtime_ints}
+            found = _names(e) & self.runtime_ints
             if found:
                 self.strides |= found
             else:
