@@ -869,6 +869,8 @@ def _where(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: a
 def _minmax(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_max: bool) -> Val:
     a, b = to_val(args[0], node), to_val(args[1], node)
     dtype = promote(a, b)
+    if interp.address_only and is_float(dtype):
+        return light_float(bshape(a.shape, b.shape), dtype)
     with np.errstate(all="ignore"):
         data = (np.maximum if is_max else np.minimum)(a.data, b.data).astype(_np(dtype))
     out = derive([a, b], data, dtype)
@@ -1223,6 +1225,8 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
     keep = bool(kwargs.get("keep_dims") and to_val(kwargs["keep_dims"], node).item())
     if axis is not None and axis < 0:
         axis += x.data.ndim
+    if interp.address_only and is_float(x.dtype) and name in ("sum", "max", "min", "prod"):
+        return light_float(np.sum(x.data, axis=axis, keepdims=keep).shape, x.dtype)
     data = x.data
     identity = {
         "sum": 0.0,

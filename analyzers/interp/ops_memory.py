@@ -230,6 +230,9 @@ def _make_loaded(
 ) -> Val:
     is_int = t.dtype.startswith("int") or t.name in interp.int_tensors
     dtype = ("int32" if not t.dtype.startswith("int") else t.dtype) if is_int else interp.float_dtype_of(t)
+    if interp.address_only and not is_int:
+        # its bounds were checked by the caller; the values are a stand-in (see interpreter.py)
+        return Val(np.zeros(shape), dtype)
     ok = active & valid
     contents = interp.contents(t, offsets)
     if other is not None:
@@ -246,11 +249,7 @@ def _make_loaded(
     coords, _ = interp.unravel(t, offsets)
     keys = tag_keys(t)
     # a tensor of unknown shape has no coordinates to tag with, only flat offsets
-    # (an address-only program's floating-point data is never compared: it needs no tags)
-    light = interp.address_only and not is_int
-    tags = (
-        {k: np.where(ok, coords[..., d], np.nan) for d, k in enumerate(keys)} if t.sized and not light else {}
-    )
+    tags = {k: np.where(ok, coords[..., d], np.nan) for d, k in enumerate(keys)} if t.sized else {}
     index_tags = frozenset()
     if ptr is not None:
         for k, arr in ptr.tags.items():
