@@ -164,12 +164,16 @@ class Interpreter:
         in full (each coordinate there differs from the others, so tag mix-ups show), every tile
         of the other axes among them; the rest check bounds, races and coverage. Where the work
         is read from memory (page tables, lengths, ignored rows) programs differ in more than
-        addresses, and all run in full."""
+        addresses: the first and second index along those axes run in full too, so that three
+        programs meet different contents."""
         bare = [a for a in range(3) if a in self.launch.bare_axes]
-        if not bare or self._persistent() or self._data_dependent():
+        if not bare or self._persistent():
             return set()
         g = self.launch.grid
         full = {p for p in progs if all(p[a] == g[a] - 1 for a in bare)}
+        if self._data_dependent():
+            full |= {p for p in progs if all(p[a] == 0 for a in bare)}
+            full |= {p for p in progs if all(p[a] == min(1, g[a] - 1) for a in bare)}
         return set(progs) - full
 
     def _choose_programs(self) -> list[tuple[int, int, int]]:
@@ -231,7 +235,10 @@ class Interpreter:
 
     def _run_programs(self) -> None:
         self.program_ids = self.programs()
-        escaped = False
+        # a kernel whose floating-point data once decided an address, mask or branch in an
+        # address-only run will again: later programs and probes of it run in full at once
+        escapes = self.kernel.cached("light_escapes", lambda: [False])
+        escaped = escapes[0]
         for i, pid in enumerate(self.program_ids):
             self.pid = pid
             self.program_index = i
@@ -242,7 +249,7 @@ class Interpreter:
                 except ops.Retype:
                     raise
                 except (FullRun, Unmodelled, ArithmeticError, TypeError, ValueError, KeyError, IndexError):
-                    escaped = True  # its shortcuts do not hold for this kernel: run it in full
+                    escaped = escapes[0] = True  # its shortcuts do not hold here: run it in full
             self.run_program(address_only=False)
         self.address_only = False
         self.finish()
