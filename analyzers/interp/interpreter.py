@@ -242,6 +242,7 @@ class Interpreter:
         for i, pid in enumerate(self.program_ids):
             self.pid = pid
             self.program_index = i
+            fell_back = False
             if pid in self.light_programs and not escaped:
                 try:
                     self.run_program(address_only=True)
@@ -249,8 +250,12 @@ class Interpreter:
                 except ops.Retype:
                     raise
                 except (FullRun, Unmodelled, ArithmeticError, TypeError, ValueError, KeyError, IndexError):
-                    escaped = escapes[0] = True  # its shortcuts do not hold here: run it in full
+                    fell_back = True  # its shortcuts do not hold here: run it in full
             self.run_program(address_only=False)
+            if fell_back:
+                # (only now: a full run that finds a tensor of integers restarts the probe, and
+                # the address-only run may then hold)
+                escaped = escapes[0] = True
         self.address_only = False
         self.finish()
 

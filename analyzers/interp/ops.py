@@ -574,7 +574,13 @@ def compare(interp: Interpreter, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -
         if v.src and is_float(v.dtype) and other.constexpr and not is_float(other.dtype) and other.is_scalar:
             raise Retype(v.src)
     if interp.address_only and (is_float(a.dtype) or is_float(b.dtype)):
-        raise FullRun()
+        # a condition on stand-in values: fine for picking between stand-ins (tl.where on
+        # floats); as a mask, a branch or an index it raises Unmodelled, and the program reruns
+        return Val(
+            np.zeros(bshape(a.shape, b.shape), dtype=np.bool_),
+            "int1",
+            unknown="floating-point data in an address-only program",
+        )
     fn = {
         ast.Eq: np.equal,
         ast.NotEq: np.not_equal,
