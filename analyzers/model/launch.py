@@ -669,7 +669,7 @@ class LaunchBinder:
         self._size_derived_roots(sizes)
         big = max([v for v in sizes.values()] + [2])
         for r in anonymous:
-            sizes[r] = 1 if kind == "one" else big
+            sizes[r] = big  # (in the size-1 probe too: a guess of 1 would invent overreads)
         return sizes
 
     def _size_derived_roots(self, sizes: dict[str, int]) -> None:
