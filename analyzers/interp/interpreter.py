@@ -117,7 +117,9 @@ class Interpreter:
         self.call_stack: list[tuple[ast.AST, SourceMap]] = []  # helper calls made from the kernel
         self.static_updates: dict[tuple[int, int], ast.AST | None] = {}
         self.site_tensor: dict[int, int] = {}
-        self.permutation_tensors: set[int] = set()  # index tensors holding each valid id once
+        self.contract_tables: set[int] = (
+            set()
+        )  # index tables synthesized to their contract (permutation, partition)
         self.partition_tensors: set[int] = set()  # prefix-sum tables synthesized as a partition
         self.lower_only_tensors = {name for name, pol in scan.policies.items() if pol.lower_only}
         # programs run for their addresses only (see programs()); the one running now is
@@ -745,7 +747,7 @@ class Interpreter:
             arr = start + np.array([-1, 0, 1, 2], dtype=np.int64)[np.arange(n) % 4]
         if arr is None and pol is not None and pol.prefix and t.sized:
             arr = self.partition_offsets(n)
-            self.permutation_tensors.add(t.index)  # a valid partition: writes through it are judged
+            self.contract_tables.add(t.index)  # a valid partition: writes through it are judged
             self.partition_tensors.add(t.index)
         if arr is None:
             if (
@@ -771,7 +773,7 @@ class Interpreter:
                 if n >= len(ids):
                     # every valid id once, as the routing contract promises: writes through
                     # these ids can be judged for coverage and races
-                    self.permutation_tensors.add(t.index)
+                    self.contract_tables.add(t.index)
             else:
                 base = np.arange(n, dtype=np.int64)
                 sentinels = sorted(pol.sentinels) if pol is not None else []

@@ -177,7 +177,7 @@ def _oob(
 def _contract_contents(interp: Interpreter, ptr: Ptr) -> bool:
     """Every loaded index behind this pointer comes from a table synthesized to its contract
     (sorted ids: each valid id once; group offsets: a partition of the rows)."""
-    return {interp.site_tensor.get(s) for s in ptr.loaded_from} <= interp.permutation_tensors
+    return {interp.site_tensor.get(s) for s in ptr.loaded_from} <= interp.contract_tables
 
 
 def _partitioned(interp: Interpreter, ptr: Ptr) -> bool:

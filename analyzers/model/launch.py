@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import operator
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -285,16 +287,14 @@ class LaunchBinder:
         return self.recorded
 
     def _pointer_arg_names(self) -> set[str]:
-        assert self.site is not None
-        out = set()
-        params = [p.name for p in self.kernel.params]
-        for i, a in enumerate(self.site.call.args):
-            if i < len(params) and params[i] in self.scan.pointers:
-                out |= {n.id for n in ast.walk(a) if isinstance(n, ast.Name)}
-        for k in self.site.call.keywords:
-            if k.arg in self.scan.pointers:
-                out |= {n.id for n in ast.walk(k.value) if isinstance(n, ast.Name)}
-        return out
+        """Host names that appear in the arguments passed to pointer parameters."""
+        return {
+            n.id
+            for param, arg in self._call_pairs()
+            if param in self.scan.pointers
+            for n in ast.walk(arg)
+            if isinstance(n, ast.Name)
+        }
 
     def _call_pairs(self) -> list[tuple[str, ast.expr]]:
         """(kernel parameter, host expression) for every argument of the launch call."""
@@ -457,8 +457,6 @@ class LaunchBinder:
     def _unify_suffixed_names(self) -> None:
         """`E, K2, N = w.shape` next to `M, K = a.shape`: K2 names the same extent as K (the
         digit only avoids rebinding), asserted or not."""
-        import re
-
         by_name = {name: root for root, name in self.display.items()}
         for root, name in list(self.display.items()):
             m = re.fullmatch(r"([A-Za-z][A-Za-z_]*?)_?\d+", name)
@@ -497,8 +495,6 @@ class LaunchBinder:
         products that share every factor but one, where the other factor of one of them is a
         dimension the launcher never names, measure the same thing; the unnamed factor is T.
         Left apart, the count would be sized independently of the output it indexes."""
-        import re
-
         products: list[list[str]] = []
         for sym in self.dims.derived:
             m = re.fullmatch(r"\(([^()]+)\)", sym)
@@ -676,8 +672,6 @@ class LaunchBinder:
         """A class whose representative is an expression (`assert offsets.numel() == E + 1`
         makes the offsets' length the class `(E+1)`) takes the expression's value, not a size
         of its own."""
-        import re
-
         for r in list(sizes):
             if not r.startswith("("):
                 continue
@@ -962,14 +956,18 @@ def _int_expr(e: ast.expr) -> int:
     """Value of an integer expression of literals and + - * // % (a derived dimension)."""
     if isinstance(e, ast.Constant) and isinstance(e.value, int):
         return e.value
-    if isinstance(e, ast.BinOp):
-        a, b = _int_expr(e.left), _int_expr(e.right)
-        ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
-        if type(e.op) in ops:
-            return ops[type(e.op)]
-        if isinstance(e.op, ast.FloorDiv | ast.Mod):
-            return a // b if isinstance(e.op, ast.FloorDiv) else a % b
+    if isinstance(e, ast.BinOp) and type(e.op) in _INT_OPS:
+        return _INT_OPS[type(e.op)](_int_expr(e.left), _int_expr(e.right))
     raise ValueError(ast.dump(e))
+
+
+_INT_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
 
 
 def padded_strides(shape: list[int]) -> list[int]:

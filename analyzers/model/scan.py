@@ -132,9 +132,9 @@ def scan_kernel(
     by_kind: dict[type, list[ast.AST]] = {}
     for n in body_nodes:
         by_kind.setdefault(type(n), []).append(n)
-    assigns = by_kind.get(ast.Assign, [])
-    calls = by_kind.get(ast.Call, [])
-    fors = by_kind.get(ast.For, [])
+    assigns: list[ast.Assign] = by_kind.get(ast.Assign, [])  # type: ignore[assignment]
+    calls: list[ast.Call] = by_kind.get(ast.Call, [])  # type: ignore[assignment]
+    fors: list[ast.For] = by_kind.get(ast.For, [])  # type: ignore[assignment]
     binds = [n for n in body_nodes if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.For)]
     # variable -> names on the right of its assignments (transitively closed below)
     deps: dict[str, set[str]] = {}
@@ -170,10 +170,9 @@ def scan_kernel(
     # pointers: parameters reached through additive positions of addresses (`base + offsets`)
     additive: dict[str, set[str]] = {}
     for n in assigns:
-        if isinstance(n, ast.Assign):
-            for t in n.targets:
-                for name in _names(t):
-                    additive.setdefault(name, set()).update(_additive_names(n.value))
+        for t in n.targets:
+            for name in _names(t):
+                additive.setdefault(name, set()).update(_additive_names(n.value))
 
     def bases(names: set[str], seen: set[str]) -> set[str]:
         out: set[str] = set()
@@ -190,9 +189,9 @@ def scan_kernel(
     loads: dict[str, str] = {}  # variable -> pointer param it was loaded from
     arange_vars: set[str] = set()
     for n in calls:
-        if isinstance(n, ast.Call) and _call_name(n) in MEMORY_CALLS and n.args:
+        if _call_name(n) in MEMORY_CALLS and n.args:
             pointers |= bases(_additive_names(n.args[0]), set())
-        if isinstance(n, ast.Call) and _call_name(n) in ("make_block_ptr", "make_tensor_descriptor"):
+        if _call_name(n) in ("make_block_ptr", "make_tensor_descriptor"):
             for kw in n.keywords:
                 if kw.arg == "base":
                     pointers |= bases(_additive_names(kw.value), set())
@@ -204,26 +203,20 @@ def scan_kernel(
     }
     pointers -= constexprs
     for n in assigns:
-        value = _unwrap_casts(n.value) if isinstance(n, ast.Assign) else None
-        if (
-            isinstance(n, ast.Assign)
-            and isinstance(value, ast.Call)
-            and _call_name(value) == "load"
-            and value.args
-        ):
+        value = _unwrap_casts(n.value)
+        if isinstance(value, ast.Call) and _call_name(value) == "load" and value.args:
             src = bases(_additive_names(value.args[0]), set()) & pointers
             for t in n.targets:
                 for name in _names(t):
                     if len(src) == 1:
                         loads[name] = next(iter(src))
-        if isinstance(n, ast.Assign):
-            if "arange" in _calls(n.value):
-                for t in n.targets:
-                    arange_vars |= _names(t)
+        if "arange" in _calls(n.value):
+            for t in n.targets:
+                arange_vars |= _names(t)
     # prefix-sum tables: one pointer read at `X` and at `X + 1` (a group's start and end)
     addresses: dict[str, list[ast.expr]] = {}
     for n in calls:
-        if _call_name(n) == "load" and n.args and isinstance(n, ast.Call):
+        if _call_name(n) == "load" and n.args:
             src = bases(_additive_names(n.args[0]), set()) & pointers
             if len(src) == 1:
                 addresses.setdefault(next(iter(src)), []).append(n.args[0])
@@ -300,13 +293,14 @@ def scan_kernel(
                     tiled |= derived.get(name, {name} & pset) - pointers
     for p in prefix_tables:
         policies.setdefault(p, IndexPolicy()).prefix = True
-    windows = _lower_only_windows(assigns, by_kind.get(ast.Compare, []), loads, pset, pointers, constexprs)
+    compares: list[ast.Compare] = by_kind.get(ast.Compare, [])  # type: ignore[assignment]
+    windows = _lower_only_windows(assigns, compares, loads, pset, pointers, constexprs)
     for src, start in windows.items():
         pol = policies.setdefault(src, IndexPolicy())
         pol.lower_only, pol.window_start = True, start
     arange_params: set[str] = set()
     for n in calls:
-        if isinstance(n, ast.Call) and _call_name(n) in (
+        if _call_name(n) in (
             "arange",
             "zeros",
             "full",
@@ -323,7 +317,7 @@ def scan_kernel(
     }
     address_ranks: dict[str, int] = {}
     for n in calls:
-        if isinstance(n, ast.Call) and _call_name(n) in MEMORY_CALLS and n.args:
+        if _call_name(n) in MEMORY_CALLS and n.args:
             terms = _AddressTerms(values, pointers, runtime_ints)
             terms.visit(n.args[0])
             if len(terms.bases) == 1:
@@ -378,8 +372,8 @@ class _AddressTerms:
 
 
 def _lower_only_windows(
-    assigns: list[ast.AST],
-    compares: list[ast.AST],
+    assigns: list[ast.Assign],
+    compares: list[ast.Compare],
     loads: dict[str, str],
     pset: set[str],
     pointers: set[str],
@@ -390,7 +384,6 @@ def _lower_only_windows(
     Maps each to the offset parameter."""
     shifted: dict[str, tuple[str, str]] = {}
     for n in assigns:
-        assert isinstance(n, ast.Assign)
         v = n.value
         if (
             isinstance(v, ast.BinOp)
@@ -407,7 +400,6 @@ def _lower_only_windows(
     lower: set[str] = set()
     upper: set[str] = set()
     for n in compares:
-        assert isinstance(n, ast.Compare)
         if len(n.ops) != 1:
             continue
         op = n.ops[0]
@@ -490,12 +482,12 @@ def _closure(v: str, deps: dict[str, set[str]], stop: set[str] | None = None) ->
     return seen
 
 
-def _pid_vars(nodes: list[ast.AST], deps: dict[str, set[str]], stop: set[str] | None = None) -> set[str]:
+def _pid_vars(assigns: list[ast.Assign], deps: dict[str, set[str]], stop: set[str] | None = None) -> set[str]:
     """Variables computed from a program id by arithmetic: not through loaded data or loops."""
     stop = stop or set()
     out: set[str] = set()
-    for n in nodes:
-        if isinstance(n, ast.Assign) and "program_id" in _calls(n.value):
+    for n in assigns:
+        if "program_id" in _calls(n.value):
             for t in n.targets:
                 out |= _names(t)
     changed = True
