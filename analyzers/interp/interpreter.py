@@ -117,9 +117,8 @@ class Interpreter:
         self.call_stack: list[tuple[ast.AST, SourceMap]] = []  # helper calls made from the kernel
         self.static_updates: dict[tuple[int, int], ast.AST | None] = {}
         self.site_tensor: dict[int, int] = {}
-        self.contract_tables: set[int] = (
-            set()
-        )  # index tables synthesized to their contract (permutation, partition)
+        # index tables synthesized to their contract (a permutation, a partition): judged through
+        self.contract_tables: set[int] = set()
         self.partition_tensors: set[int] = set()  # prefix-sum tables synthesized as a partition
         self.lower_only_tensors = {name for name, pol in scan.policies.items() if pol.lower_only}
         # programs run for their addresses only (see programs()); the one running now is
@@ -206,25 +205,23 @@ class Interpreter:
         that ignores that axis races; and that axis's lowest addresses)."""
         bare = [a for a in range(3) if a in self.launch.bare_axes]
         tiled = [range(g[a]) if a not in bare else [g[a] - 1] for a in range(3)]
-        full = {(x, y, z) for z in tiled[2] for y in tiled[1] for x in tiled[0]}
+        chosen = {(x, y, z) for z in tiled[2] for y in tiled[1] for x in tiled[0]}
         corner = [g[a] - 1 if a in bare else 0 for a in range(3)]
-        flips = set()
         for a in bare:
             flip = list(corner)
             flip[a] = 0
-            flips.add((flip[0], flip[1], flip[2]))
+            chosen.add((flip[0], flip[1], flip[2]))
         if self._data_dependent():
-            # work read from memory (page tables, lengths): a third index meets what the first
-            # and last do not
+            # work read from memory (page tables, lengths): the origin and a second index meet
+            # contents the last corner does not
             second = [min(1, g[a] - 1) if a in bare else 0 for a in range(3)]
-            full.add((second[0], second[1], second[2]))
-            full.add((0, 0, 0))
-        return sorted(full | flips, key=lambda p: (p[2], p[1], p[0]))
+            chosen |= {(0, 0, 0), (second[0], second[1], second[2])}
+        return sorted(chosen, key=lambda p: (p[2], p[1], p[0]))
 
     def _data_dependent(self) -> bool:
         """Programs whose work depends on loaded indices or lengths (a page table, sequence
         lengths with sentinels): the first and last program alone may both miss the sentinel
-        that the second meets, so a third one runs."""
+        that the second meets."""
         return any(p.sentinels or p.sentinel_params or p.length for p in self.scan.policies.values())
 
     def run(self) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 
 from analyzers.interp import softmax as sm
 from analyzers.interp import tags as tagops
-from analyzers.interp.ops import bc, to_val
+from analyzers.interp.ops import bc, light_float, to_val
 from analyzers.interp.values import LOW_PRECISION, TensorInfo, Unmodelled, Val, is_float
 
 if TYPE_CHECKING:
@@ -65,8 +65,6 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
     else:
         dtype = out_name or "int32"
     if interp.address_only and is_float(dtype):
-        from analyzers.interp.ops import light_float
-
         return light_float(a.shape[:-1] + (b.shape[-1],), dtype)
     # NU001: fp16/bf16/fp8 products accumulated in a low-precision type
     if low_in and dtype in LOW_PRECISION:

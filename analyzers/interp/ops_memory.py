@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from analyzers.interp import tags as tagops
-from analyzers.interp.ops import Retype, bc, bshape, to_val
+from analyzers.interp.ops import Retype, bc, bshape, light_float, to_val
 from analyzers.interp.values import BlockPtr, Descriptor, FullRun, Ptr, TensorInfo, Unmodelled, Val, is_float
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ def _make_loaded(
     dtype = ("int32" if not t.dtype.startswith("int") else t.dtype) if is_int else interp.float_dtype_of(t)
     if interp.address_only and not is_int:
         # its bounds were checked by the caller; the values are a stand-in (see interpreter.py)
-        return Val(np.zeros(shape), dtype)
+        return light_float(shape, dtype)
     ok = active & valid
     contents = interp.contents(t, offsets)
     if other is not None:
