@@ -22,6 +22,7 @@ from agent.profile.result import ProfileResult
 from agent.profile.roofline import classify
 from agent.profile.runner import ProfileError, ProgressFn, WorkerRun
 from agent.profile.targets import parse_target, run_local, run_ssh
+from agent.profile.worker_schema import CounterCapture, SchemaError, WorkerRequest
 from agent.task import Task, TaskError, load_task
 
 __all__ = ["profile", "ProfileError", "ProfileCancelled", "ProfileResult"]
@@ -56,6 +57,7 @@ def profile(
     backend: "auto" (whatever GPU the target has, else the Triton interpreter on its CPU),
     "nvidia", "amd" (fail when that GPU is absent) or "cpu" (force the interpreter).
     counters: also run ncu (NVIDIA) or rocprofv3 + rocprof-compute (AMD) on the target.
+    timing: fields of worker_schema.Timing (warmup_ms, rep_ms, min_reps, max_reps, flush_mb, cpu_reps).
     Raises ProfileError (TaskError for a bad task, ProfileCancelled on cancel) with a message
     meant for the user.
     """
@@ -64,18 +66,18 @@ def profile(
     if isinstance(task, str):
         task = load_task(task)
     shape_arg = list(shape) if isinstance(shape, list | tuple) else shape
+    options = {
+        "backend": backend,
+        "counters": "auto" if counters else "none",
+        "do_bench_check": do_bench_check,
+        "proton": proton_trace,
+        "timing": timing or {},
+        "counter_timeout": max(30.0, timeout * 0.6),
+    }
     try:
-        request = task.request(shape_arg)
-    except TaskError:
-        raise
-    request.update(
-        backend=backend,
-        counters="auto" if counters else "none",
-        do_bench_check=do_bench_check,
-        proton=proton_trace,
-        timing=timing or {},
-        counter_timeout=max(30.0, timeout * 0.6),
-    )
+        request = WorkerRequest.from_dict({**task.request(shape_arg), **options}, "request")
+    except SchemaError as exc:
+        raise ProfileError(f"{task.name}: {exc}") from None
     ssh = parse_target(target, config=ssh_config, identity=ssh_identity, options=tuple(ssh_options))
     python = python or task.python
     if ssh is None:
@@ -89,7 +91,7 @@ def profile(
 
 def build_result(
     task: Task,
-    request: dict,
+    request: WorkerRequest,
     run: WorkerRun,
     target: str,
     *,
@@ -117,76 +119,72 @@ def build_result(
     res = run.result
     if raw_dir := os.environ.get("ARGUS_PROFILE_KEEP_RAW"):  # the H200 script keeps raw tool output
         Path(raw_dir).mkdir(parents=True, exist_ok=True)
-        (Path(raw_dir) / f"{task.kernel}.raw.json").write_text(json.dumps(res))
-    env = res.get("env", {})
-    backend = env.get("backend", "cpu")
-    notes: list[str] = list(res.get("warnings", []))
+        (Path(raw_dir) / f"{task.kernel}.raw.json").write_text(json.dumps(res.to_dict()))
+    env = res.env
+    notes: list[str] = list(res.warnings)
     pk: Peak | None = None
-    if backend == "cpu":
+    if env.backend == "cpu":
         notes.append(
             "no GPU on the target: ran under the Triton interpreter; the time is CPU time and no peaks apply"
         )
     else:
-        pk = peak_by_name(peak_name) if peak_name else find_peak(env.get("name", ""))
+        pk = peak_by_name(peak_name) if peak_name else find_peak(env.name)
         if pk is None:
-            notes.append(f"no peak table entry for {env.get('name')!r}: rates shown without % of peak")
-    the_dtype = dtype or res.get("dtype") or "bf16"
-    median_ms = float(res["median_ms"])
-    roof = classify(median_ms * 1e-3, res.get("flops"), res.get("bytes"), pk, the_dtype)
+            notes.append(f"no peak table entry for {env.name!r}: rates shown without % of peak")
+    the_dtype = dtype or res.dtype or "bf16"
+    roof = classify(res.median_ms * 1e-3, res.flops, res.bytes, pk, the_dtype)
     result = ProfileResult(
         task=task.name,
         kernel=task.kernel,
         target=target,
-        device=env.get("name", "?"),
-        backend=backend,
-        sizes=request.get("sizes", {}),
+        device=env.name,
+        backend=env.backend,
+        sizes=dict(request.sizes),
         dtype=the_dtype,
-        median_ms=median_ms,
-        timing=proton.summarize_times(res.get("times_ms", [])),
-        flops=res.get("flops"),
-        bytes=res.get("bytes"),
-        flops_source=res.get("flops_source"),
-        bytes_source=res.get("bytes_source"),
+        median_ms=float(res.median_ms),
+        timing=proton.summarize_times(res.times_ms),
+        flops=res.flops,
+        bytes=res.bytes,
+        flops_source=res.flops_source,
+        bytes_source=res.bytes_source,
         roofline=roof,
         peak=pk.name if pk else None,
-        rel_error=res.get("rel_error"),
-        env=env,
+        rel_error=res.rel_error,
+        env=env.to_dict(),
         notes=notes,
     )
-    if res.get("do_bench"):
-        result.do_bench_ms = res["do_bench"].get("median_ms")
-    if res.get("counters"):
-        result.counters = summarize_counters(res["counters"], task.kernel, pk)
+    if res.do_bench is not None:
+        result.do_bench_ms = res.do_bench.median_ms
+    if res.counters is not None:
+        result.counters = summarize_counters(res.counters, task.kernel, pk)
         dur = result.counters.get("duration_s")
         pflops = pk.flops_per_s(the_dtype) if pk else None
         if dur and result.flops and pflops:  # our FLOP count over ncu's time, against our table
             result.counters["compute_pct_of_table_peak"] = 100 * result.flops / dur / pflops
-    if res.get("proton"):
-        p = res["proton"]
-        result.proton = {"error": p["error"]} if "error" in p else proton.parse_hatchet(p.get("hatchet"))
+    if res.proton is not None:
+        p = res.proton
+        result.proton = {"error": p.error} if p.error is not None else proton.parse_hatchet(p.hatchet)
     return result
 
 
-def summarize_counters(raw: dict, kernel: str, pk: Peak | None) -> dict:
+def summarize_counters(raw: CounterCapture, kernel: str, pk: Peak | None) -> dict:
     """Parse what the worker brought back from ncu / rocprofv3 into a small summary."""
-    tool = raw.get("tool", "?")
-    if raw.get("error") and not raw.get("stdout") and not raw.get("kernel_trace"):
-        return {"tool": tool, "error": raw["error"]}
+    tool = raw.tool
+    if raw.error and not raw.stdout and not raw.kernel_trace:
+        return {"tool": tool, "error": raw.error}
     if tool == "ncu":
-        summary = ncu.summarize(ncu.parse_ncu_csv(raw.get("stdout", "")), kernel)
+        summary = ncu.summarize(ncu.parse_ncu_csv(raw.stdout), kernel)
         if summary is None:
-            return {"tool": tool, "error": raw.get("error") or "ncu profiled no kernel"}
+            return {"tool": tool, "error": raw.error or "ncu profiled no kernel"}
         out = {"tool": tool, **summary.to_json()}
         if pk and summary.dram_tbs is not None:
             out["dram_pct_of_table_peak"] = 100 * summary.dram_tbs / pk.hbm_tbs
         return out
     if tool == "rocprofv3":
-        trace = rocprof.summarize_trace(
-            rocprof.parse_kernel_trace(raw.get("kernel_trace", "")), kernel, skip=3
-        )
+        trace = rocprof.summarize_trace(rocprof.parse_kernel_trace(raw.kernel_trace), kernel, skip=3)
         out = {"tool": tool, **(trace or {})}
-        if raw.get("compute_analyze"):
-            tables = rocprof.parse_compute_analyze(raw["compute_analyze"])
+        if raw.compute_analyze:
+            tables = rocprof.parse_compute_analyze(raw.compute_analyze)
             sol = next((t for title, t in tables.items() if "Speed-of-Light" in title), {})
             out["speed_of_light"] = {m: rocprof.sol_metric(sol, m) for m in sol}
         return out

@@ -1,5 +1,8 @@
 """Run the worker in a subprocess and read its events: the part local and SSH targets share.
 
+The events are decoded and checked against worker_schema; a marked line that does not fit the
+schema ends up as the run's error, so a broken worker reads as one, not as a missing result.
+
 Why a process group: the worker starts compilers, ncu and ncu's own child; a timeout or a cancel
 must end all of them, so the worker runs in a new session and the whole group is signalled.
 """
@@ -7,7 +10,6 @@ must end all of them, so the worker runs in a new session and the whole group is
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import queue
 import signal
@@ -15,11 +17,14 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-EVENT_PREFIX = "@@ARGUS@@ "  # the same constant as worker.py, which must stay importable alone
+from agent.profile.worker_schema import Progress, SchemaError, WorkerError, WorkerResult, decode_event
+
 WORKER = Path(__file__).with_name("worker.py")
+#: What a target stages next to the request: the worker script and the schema it imports.
+WORKER_FILES = (WORKER, Path(__file__).with_name("worker_schema.py"))
 
 ProgressFn = Callable[[str, int, int], None]
 
@@ -30,12 +35,11 @@ class ProfileError(RuntimeError):
 
 @dataclass
 class WorkerRun:
-    """What one worker run produced: its result event (or error), environment and output tails."""
+    """What one worker run produced: its result event (or error) and the tails of its other output."""
 
-    result: dict | None = None
+    result: WorkerResult | None = None
     error: str | None = None
     traceback: str | None = None
-    env: dict = field(default_factory=dict)
     returncode: int | None = None
     stderr_tail: str = ""
     output_tail: str = ""
@@ -104,23 +108,7 @@ def stream(
             continue
         if line is None:
             break
-        if not line.startswith(EVENT_PREFIX):
-            other.append(line)
-            del other[:-100]
-            continue
-        try:
-            event = json.loads(line[len(EVENT_PREFIX) :])
-        except json.JSONDecodeError:
-            continue
-        kind = event.pop("event", "")
-        if kind == "progress" and progress is not None:
-            progress(event.get("phase", ""), int(event.get("done", 0)), int(event.get("total", 0)))
-        elif kind == "env":
-            run.env = event
-        elif kind == "result":
-            run.result = event
-        elif kind == "error":
-            run.error, run.traceback = event.get("message"), event.get("traceback")
+        _take(run, line, other, progress)
     if run.timed_out or run.cancelled:
         kill_group(proc)
         if on_stop is not None:
@@ -135,6 +123,25 @@ def stream(
     run.stderr_tail = "".join(err_lines)[-4000:]
     run.output_tail = "".join(other)[-4000:]
     return run
+
+
+def _take(run: WorkerRun, line: str, other: list[str], progress: ProgressFn | None) -> None:
+    """Record one stdout line: an event of the schema, or the user's own output (kept as a tail)."""
+    try:
+        event = decode_event(line.rstrip("\n"))
+    except SchemaError as exc:
+        run.error = run.error or f"the worker sent a message Argus cannot read: {exc}"
+        return
+    if event is None:
+        other.append(line)
+        del other[:-100]
+    elif isinstance(event, Progress):
+        if progress is not None:
+            progress(event.phase, event.done, event.total)
+    elif isinstance(event, WorkerResult):
+        run.result = event
+    elif isinstance(event, WorkerError):
+        run.error, run.traceback = event.message, event.traceback
 
 
 def kill_group(proc: subprocess.Popen, grace: float = 3.0) -> None:

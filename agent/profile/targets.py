@@ -1,6 +1,7 @@
 """Where a profile runs: this machine, or a host reached with the system's ssh and scp.
 
-Both targets stage the same three things (worker.py, request.json, the task's file) and run
+Both targets stage the same four things (worker.py and worker_schema.py, request.json, the task's
+file) and run
 `python worker.py request.json`; runner.stream reads the events either way. The SSH target passes
 argument lists to ssh/scp and quotes every word of the one remote command line with shlex.quote,
 so no file name or setting can reach a shell unquoted.
@@ -8,6 +9,7 @@ so no file name or setting can reach a shell unquoted.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -20,7 +22,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.profile.runner import WORKER, ProfileError, ProgressFn, WorkerRun, stream
+from agent.profile.runner import WORKER_FILES, ProfileError, ProgressFn, WorkerRun, stream
+from agent.profile.worker_schema import WorkerRequest
 
 _HOST = re.compile(r"^[A-Za-z0-9_.:%\[\]-]+$")
 _USER = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -82,18 +85,24 @@ def parse_target(text: str, **ssh_settings) -> SshTarget | None:
     return SshTarget(host=host, user=user or None, port=port, **ssh_settings)
 
 
-def _stage(request: dict, task_file: Path, directory: Path, remote: bool) -> None:
-    shutil.copy(WORKER, directory / "worker.py")
+def _stage(request: WorkerRequest, task_file: Path, directory: Path, remote: bool) -> list[Path]:
+    """Write the worker, its schema, request.json and (remote only) the task file; return them."""
+    staged = []
+    for source in WORKER_FILES:
+        shutil.copy(source, directory / source.name)
+        staged.append(directory / source.name)
     if remote:
         shutil.copy(task_file, directory / "task.py")
-        request = {**request, "file": "task.py"}
+        staged.append(directory / "task.py")
+        request = dataclasses.replace(request, file="task.py")
     else:
-        request = {**request, "file": str(task_file.resolve())}
-    (directory / "request.json").write_text(json.dumps(request))
+        request = dataclasses.replace(request, file=str(task_file.resolve()))
+    (directory / "request.json").write_text(json.dumps(request.to_dict()))
+    return [*staged, directory / "request.json"]
 
 
 def run_local(
-    request: dict,
+    request: WorkerRequest,
     task_file: Path,
     *,
     python: str | None,
@@ -115,7 +124,7 @@ def run_local(
 
 def run_ssh(
     target: SshTarget,
-    request: dict,
+    request: WorkerRequest,
     task_file: Path,
     *,
     python: str | None,
@@ -138,8 +147,7 @@ def run_ssh(
     qdir = shlex.quote(remote_dir)
     try:
         with tempfile.TemporaryDirectory(prefix="argus-stage.") as tmp:
-            _stage(request, task_file, Path(tmp), remote=True)
-            files = [str(Path(tmp) / n) for n in ("worker.py", "request.json", "task.py")]
+            files = [str(p) for p in _stage(request, task_file, Path(tmp), remote=True)]
             if progress:
                 progress("copy", 0, 0)
             scp = ["scp", "-q", *target.common("-P"), *files, f"{target.destination}:{remote_dir}/"]

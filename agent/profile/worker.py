@@ -1,10 +1,10 @@
 """The profiling worker: the only code that imports the user's kernel, torch and triton.
 
 Run as a standalone script (`python worker.py request.json [counters-child]`) in a subprocess with a
-timeout, locally or copied to a remote host, so it imports nothing from Argus: only the standard
-library, torch and triton of the interpreter it runs under. It speaks in JSON lines on stdout, each
-prefixed with EVENT_PREFIX so the user's own prints cannot be mistaken for results:
-progress events while it works, then one "result" (or "error") event.
+timeout, locally or copied to a remote host, so it imports nothing from Argus but worker_schema.py,
+which is staged next to it: only the standard library, torch and triton of the interpreter it runs
+under. It reads a `WorkerRequest` and speaks in JSON lines on stdout (worker_schema.encode_event):
+`Progress` events while it works, then one `WorkerResult` (or `WorkerError`).
 
 Timing follows triton.testing.do_bench's method, with two additions the agent's gate needs:
 inputs rotate among several freshly drawn random sets (never zeros), and the L2 is flushed by
@@ -24,7 +24,10 @@ import tempfile
 import time
 import traceback
 
-EVENT_PREFIX = "@@ARGUS@@ "
+try:
+    import worker_schema as schema  # staged next to this file (targets.py)
+except ImportError:  # imported from its package rather than run as the staged script
+    from agent.profile import worker_schema as schema
 
 NCU_METRICS = [
     "gpu__time_duration.sum",
@@ -45,13 +48,13 @@ NCU_METRICS = [
 NCU_CORE_METRICS = NCU_METRICS[:6]
 
 
-def emit(event: str, **data) -> None:
-    sys.stdout.write(EVENT_PREFIX + json.dumps({"event": event, **data}) + "\n")
+def emit(message: schema.Message) -> None:
+    sys.stdout.write(schema.encode_event(message) + "\n")
     sys.stdout.flush()
 
 
 def progress(phase: str, done: int = 0, total: int = 0) -> None:
-    emit("progress", phase=phase, done=done, total=total)
+    emit(schema.Progress(phase=phase, done=done, total=total))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -73,34 +76,34 @@ def pick_device(requested: str) -> str:
     return "cpu"
 
 
-def describe(device: str) -> dict:
+def describe(device: str) -> schema.DeviceInfo:
     import torch
 
-    info = {
-        "device": device,
-        "torch": torch.__version__,
-        "python": sys.version.split()[0],
-        "host": os.uname().nodename,
-    }
     try:
         import triton
 
-        info["triton"] = triton.__version__
+        triton_version = triton.__version__
     except Exception as exc:  # the report says why, the run goes on for torch-only tasks
-        info["triton"] = f"unavailable: {exc}"
-    if device == "cuda":
-        props = torch.cuda.get_device_properties(0)
-        info.update(
-            name=props.name,
-            backend="amd" if torch.version.hip else "nvidia",
-            sm_count=props.multi_processor_count,
-            l2_bytes=getattr(props, "L2_cache_size", 0),
-            capability=f"{props.major}.{props.minor}",
-            arch=getattr(props, "gcnArchName", None),
-        )
-    else:
-        info.update(name="CPU (Triton interpreter)", backend="cpu")
-    return info
+        triton_version = f"unavailable: {exc}"
+    common = dict(
+        device=device,
+        torch=torch.__version__,
+        triton=triton_version,
+        python=sys.version.split()[0],
+        host=os.uname().nodename,
+    )
+    if device != "cuda":
+        return schema.DeviceInfo(name="CPU (Triton interpreter)", backend="cpu", **common)
+    props = torch.cuda.get_device_properties(0)
+    return schema.DeviceInfo(
+        name=props.name,
+        backend="amd" if torch.version.hip else "nvidia",
+        sm_count=props.multi_processor_count,
+        l2_bytes=getattr(props, "L2_cache_size", 0),
+        capability=f"{props.major}.{props.minor}",
+        arch=getattr(props, "gcnArchName", None),
+        **common,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -132,43 +135,41 @@ def resolve(module, name: str | None):
     raise RuntimeError(f"{name!r} is neither defined in the task file nor importable")
 
 
-def make_tensor(spec: dict, device: str, gen):
+def make_tensor(spec: schema.InputTensor, device: str, gen):
     import torch
 
-    dtype = getattr(torch, spec["dtype"])
-    shape = spec["shape"]
-    if spec.get("init") == "randint" or not dtype.is_floating_point:
-        high = 2 if dtype == torch.bool else spec.get("high", 100)
-        t = torch.randint(spec.get("low", 0), high, shape, generator=gen, device=device)
+    dtype = getattr(torch, spec.dtype)
+    if spec.init == "randint" or not dtype.is_floating_point:
+        high = 2 if dtype == torch.bool else spec.high
+        t = torch.randint(spec.low, high, spec.shape, generator=gen, device=device)
         return t.to(dtype)
-    if spec.get("init") == "rand":
-        t = torch.rand(shape, generator=gen, device=device, dtype=torch.float32)
+    if spec.init == "rand":
+        t = torch.rand(spec.shape, generator=gen, device=device, dtype=torch.float32)
     else:
-        t = torch.randn(shape, generator=gen, device=device, dtype=torch.float32)
-    return (t * spec.get("scale", 1.0)).to(dtype)
+        t = torch.randn(spec.shape, generator=gen, device=device, dtype=torch.float32)
+    return (t * spec.scale).to(dtype)
 
 
 class Runner:
     """Builds the callable to time, its input sets, and the reference, for either task kind."""
 
-    def __init__(self, req: dict, device: str):
+    def __init__(self, req: schema.WorkerRequest, device: str):
         import torch
 
         self.req, self.device = req, device
-        self.module = load_module(req["file"])
+        self.module = load_module(req.file)
         self.sets: list[tuple[list, dict]] = []
         self.warnings: list[str] = []
-        seed = int(req.get("seed", 0))
-        n_sets = max(1, int(req.get("input_sets", 3)))
-        if req["kind"] == "kernelbench":
+        seed, n_sets = req.seed, req.input_sets
+        if req.kind == "kernelbench":
             init = self.module.get_init_inputs()
-            cls = getattr(self.module, req["launcher"])
+            cls = getattr(self.module, req.launcher)
             torch.manual_seed(seed)
             self.model = cls(*init).to(device)
             self.ref_model = None
-            if req.get("reference"):
+            if req.reference:
                 torch.manual_seed(seed)  # same weights as the model under test
-                self.ref_model = getattr(self.module, req["reference"])(*init).to(device)
+                self.ref_model = getattr(self.module, req.reference)(*init).to(device)
             for i in range(n_sets):
                 torch.manual_seed(seed + 1 + i)
                 args = [x.to(device) if isinstance(x, torch.Tensor) else x for x in self.module.get_inputs()]
@@ -176,13 +177,13 @@ class Runner:
             self.fn = self.model
             self.ref = self.ref_model
         else:
-            self.fn = resolve(self.module, req["launcher"])
-            self.ref = resolve(self.module, req.get("reference"))
+            self.fn = resolve(self.module, req.launcher)
+            self.ref = resolve(self.module, req.reference)
             for i in range(n_sets):
                 gen = torch.Generator(device=device)
                 gen.manual_seed(seed + 1 + i)
-                args = [make_tensor(s, device, gen) for s in req["inputs"]]
-                self.sets.append((args, dict(req.get("args") or {})))
+                args = [make_tensor(s, device, gen) for s in req.inputs]
+                self.sets.append((args, dict(req.args)))
         for args, _ in self.sets[:1]:
             for i, a in enumerate(args):
                 if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel() and not a.any():
@@ -193,8 +194,8 @@ class Runner:
         return self.fn(*args, **kwargs)
 
     def dtype(self) -> str | None:
-        if self.req.get("dtype"):
-            return self.req["dtype"]
+        if self.req.dtype:
+            return self.req.dtype
         for a in self.sets[0][0]:
             if hasattr(a, "is_floating_point") and a.is_floating_point():
                 return str(a.dtype).removeprefix("torch.")
@@ -205,7 +206,7 @@ class Runner:
         import torch
 
         total = sum(a.numel() * a.element_size() for a in self.sets[0][0] if isinstance(a, torch.Tensor))
-        if self.req["kind"] == "kernelbench":
+        if self.req.kind == "kernelbench":
             total += sum(p.numel() * p.element_size() for p in self.model.parameters())
         outs = out if isinstance(out, tuple | list) else [out]
         total += sum(o.numel() * o.element_size() for o in outs if isinstance(o, torch.Tensor))
@@ -213,9 +214,7 @@ class Runner:
 
     def counted_flops(self) -> float | None:
         """FLOPs of the reference through torch's FlopCounterMode (matmul, conv, attention)."""
-        target = (
-            self.ref if self.ref is not None else (self.fn if self.req["kind"] == "kernelbench" else None)
-        )
+        target = self.ref if self.ref is not None else (self.fn if self.req.kind == "kernelbench" else None)
         if target is None:
             return None
         from torch.utils.flop_counter import FlopCounterMode
@@ -243,19 +242,19 @@ class Runner:
 # Timing
 
 
-def time_gpu(runner: Runner, timing: dict) -> list[float]:
+def time_gpu(runner: Runner, timing: schema.Timing) -> list[float]:
     import torch
 
     n_sets = len(runner.sets)
     props = torch.cuda.get_device_properties(0)
-    flush_bytes = max(int(timing.get("flush_mb", 256)) << 20, 2 * getattr(props, "L2_cache_size", 0))
+    flush_bytes = max(timing.flush_mb << 20, 2 * getattr(props, "L2_cache_size", 0))
     flush = torch.empty(flush_bytes // 4, dtype=torch.int32, device="cuda")
     torch.cuda.synchronize()
     # Warm up by wall time, not by count: GPUs boost from idle and settle to a sustained clock
     # under load, so timing a cold chip reports a speed it cannot hold (seen on the H200: 14%).
     t0 = time.perf_counter()
     i = 0
-    while time.perf_counter() - t0 < float(timing.get("warmup_ms", 250)) / 1e3:
+    while time.perf_counter() - t0 < timing.warmup_ms / 1e3:
         flush.zero_()
         runner.call(i)
         i += 1
@@ -270,8 +269,8 @@ def time_gpu(runner: Runner, timing: dict) -> list[float]:
     end.record()
     torch.cuda.synchronize()
     est = max(start.elapsed_time(end) / 10, 1e-3)
-    n_rep = int(float(timing.get("rep_ms", 300)) / est)
-    n_rep = max(int(timing.get("min_reps", 10)), min(int(timing.get("max_reps", 1000)), n_rep))
+    n_rep = int((timing.rep_ms or 300.0) / est)
+    n_rep = max(timing.min_reps, min(timing.max_reps, n_rep))
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(n_rep)]
     step = max(1, n_rep // 20)
@@ -287,12 +286,12 @@ def time_gpu(runner: Runner, timing: dict) -> list[float]:
     return [s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)]
 
 
-def time_cpu(runner: Runner, timing: dict) -> list[float]:
+def time_cpu(runner: Runner, timing: schema.Timing) -> list[float]:
     """Interpreter runs are slow: a few wall-clock runs, median reported, CPU time only."""
     t0 = time.perf_counter()
     runner.call(0)
     est = max((time.perf_counter() - t0) * 1e3, 1e-3)
-    n_rep = max(3, min(int(timing.get("cpu_reps", 10)), int(timing.get("rep_ms", 100) / est)))
+    n_rep = max(3, min(timing.cpu_reps, int((timing.rep_ms or 100.0) / est)))
     times = []
     for i in range(n_rep):
         t0 = time.perf_counter()
@@ -302,12 +301,12 @@ def time_cpu(runner: Runner, timing: dict) -> list[float]:
     return times
 
 
-def do_bench_check(runner: Runner) -> dict:
+def do_bench_check(runner: Runner) -> schema.DoBench:
     """triton.testing.do_bench on the same callable, for the "within 5%" comparison."""
     import triton.testing
 
     times = triton.testing.do_bench(lambda: runner.call(0), warmup=25, rep=100, return_mode="all")
-    return {"median_ms": statistics.median(times), "times_ms": times}
+    return schema.DoBench(median_ms=statistics.median(times), times_ms=[float(t) for t in times])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -324,14 +323,16 @@ def find_tool(name: str, extra: list[str]) -> str | None:
     return None
 
 
-def run_ncu(req_path: str, timeout: float) -> dict:
+def run_ncu(req_path: str, timeout: float) -> schema.CounterCapture:
     import glob
 
     ncu = find_tool(
         "ncu", ["/usr/local/cuda/bin/ncu", *sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"))]
     )
     if ncu is None:
-        return {"tool": "ncu", "error": "ncu (Nsight Compute) not found on PATH or in /usr/local/cuda/bin"}
+        return schema.CounterCapture(
+            tool="ncu", error="ncu (Nsight Compute) not found on PATH or in /usr/local/cuda/bin"
+        )
     child = [sys.executable, os.path.abspath(__file__), req_path, "counters-child"]
     result: dict = {"tool": "ncu", "path": ncu}
     metrics = list(NCU_METRICS)
@@ -354,7 +355,7 @@ def run_ncu(req_path: str, timeout: float) -> dict:
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return {**result, "error": f"ncu did not finish in {timeout:.0f} s"}
+            return schema.CounterCapture(**result, error=f"ncu did not finish in {timeout:.0f} s")
         result.update(
             command=cmd[: -len(child)],
             rc=proc.returncode,
@@ -362,23 +363,25 @@ def run_ncu(req_path: str, timeout: float) -> dict:
             stderr=proc.stderr[-4000:],
         )
         if proc.returncode == 0 and '"ID"' in proc.stdout:
-            return result
+            return schema.CounterCapture(**result)
         text = proc.stdout + proc.stderr
         bad = [m for m in metrics if m in text and m not in NCU_CORE_METRICS]
         if not bad and "metric" not in text.lower():
             break
         metrics = [m for m in metrics if m not in bad] if bad else list(NCU_CORE_METRICS)
         result.setdefault("dropped_metrics", []).extend(bad)
-    result["error"] = f"ncu failed (exit {result.get('rc')}): " + _tail(
+    error = f"ncu failed (exit {result.get('rc')}): " + _tail(
         result.get("stdout", "") + result.get("stderr", "")
     )
-    return result
+    return schema.CounterCapture(**result, error=error)
 
 
-def run_rocprof(req_path: str, timeout: float) -> dict:
+def run_rocprof(req_path: str, timeout: float) -> schema.CounterCapture:
     rocprof = find_tool("rocprofv3", ["/opt/rocm/bin/rocprofv3"])
     if rocprof is None:
-        return {"tool": "rocprofv3", "error": "rocprofv3 not found on PATH or in /opt/rocm/bin"}
+        return schema.CounterCapture(
+            tool="rocprofv3", error="rocprofv3 not found on PATH or in /opt/rocm/bin"
+        )
     out_dir = tempfile.mkdtemp(prefix="argus-rocprof-")
     child = [sys.executable, os.path.abspath(__file__), req_path, "counters-child"]
     cmd = [
@@ -398,7 +401,7 @@ def run_rocprof(req_path: str, timeout: float) -> dict:
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {**result, "error": f"rocprofv3 did not finish in {timeout:.0f} s"}
+        return schema.CounterCapture(**result, error=f"rocprofv3 did not finish in {timeout:.0f} s")
     result.update(rc=proc.returncode, stderr=proc.stderr[-4000:])
     for root, _, files in os.walk(out_dir):
         for f in files:
@@ -408,8 +411,8 @@ def run_rocprof(req_path: str, timeout: float) -> dict:
                     result[key] = fh.read()[-4_000_000:]
     shutil.rmtree(out_dir, ignore_errors=True)
     if "kernel_trace" not in result:
-        result["error"] = f"rocprofv3 wrote no kernel trace (exit {proc.returncode}): {_tail(proc.stderr)}"
-        return result
+        error = f"rocprofv3 wrote no kernel trace (exit {proc.returncode}): {_tail(proc.stderr)}"
+        return schema.CounterCapture(**result, error=error)
     compute = find_tool("rocprof-compute", ["/opt/rocm/bin/rocprof-compute"])
     if compute:  # System Speed-of-Light (block 2): the parser reads its table
         work = tempfile.mkdtemp(prefix="argus-rocprof-compute-")
@@ -431,7 +434,7 @@ def run_rocprof(req_path: str, timeout: float) -> dict:
             result["compute_error"] = f"rocprof-compute did not finish in {timeout:.0f} s"
         finally:
             shutil.rmtree(work, ignore_errors=True)
-    return result
+    return schema.CounterCapture(**result)
 
 
 def _workload_dir(work: str) -> str:
@@ -441,7 +444,7 @@ def _workload_dir(work: str) -> str:
     return work
 
 
-def run_proton(runner: Runner, n: int = 10) -> dict:
+def run_proton(runner: Runner, n: int = 10) -> schema.ProtonCapture:
     """Triton's Proton around a few launches; the hatchet JSON goes back for the parser."""
     import torch
     import triton.profiler as proton
@@ -453,7 +456,7 @@ def run_proton(runner: Runner, n: int = 10) -> dict:
     torch.cuda.synchronize()
     proton.finalize()
     with open(path + ".hatchet") as f:
-        return {"tool": "proton", "hatchet": json.load(f), "launches": n}
+        return schema.ProtonCapture(hatchet=json.load(f), launches=n)
 
 
 def _tail(text: str, n: int = 600) -> str:
@@ -461,7 +464,7 @@ def _tail(text: str, n: int = 600) -> str:
     return " | ".join(lines[-6:])[-n:]
 
 
-def counters_child(req: dict) -> None:
+def counters_child(req: schema.WorkerRequest) -> None:
     """Under ncu / rocprofv3: warm up (compile, autotune), then one profiled call in a profiler range."""
     import torch
 
@@ -470,7 +473,7 @@ def counters_child(req: dict) -> None:
         runner.call(i)
     torch.cuda.synchronize()
     torch.cuda.profiler.start()
-    launches = int(req.get("counter_launches", 1 if runner.device == "cuda" and not torch.version.hip else 5))
+    launches = req.counter_launches or (5 if torch.version.hip else 1)
     for i in range(launches):
         runner.call(i)
     torch.cuda.synchronize()
@@ -482,70 +485,89 @@ def counters_child(req: dict) -> None:
 
 def main(argv: list[str]) -> int:
     req_path = argv[1]
-    with open(req_path) as f:
-        req = json.load(f)
-    if len(argv) > 2 and argv[2] == "counters-child":
-        counters_child(req)
-        return 0
     try:
-        progress("start")
-        device = pick_device(req.get("backend", "auto"))
-        env = describe(device)
-        emit("env", **env)
-        want = req.get("backend", "auto")
-        if want in ("nvidia", "amd") and env.get("backend") != want:
-            raise RuntimeError(f"backend {want} asked for, but this host's GPU is {env.get('name')}")
-        progress("compile")
-        runner = Runner(req, device)
-        out = runner.call(0)
-        if device == "cuda":
-            import torch
-
-            torch.cuda.synchronize()
-        result: dict = {"env": env, "warnings": runner.warnings, "dtype": runner.dtype()}
-        progress("check")
-        result["rel_error"] = runner.check(out) if req.get("check", True) else None
-        result["flops"] = req.get("flops")
-        if result["flops"] is None:
-            result["flops"] = runner.counted_flops()
-            result["flops_source"] = "FlopCounterMode on the reference" if result["flops"] else None
-        else:
-            result["flops_source"] = "task formula"
-        result["bytes"] = req.get("bytes")
-        result["bytes_source"] = "task formula"
-        if result["bytes"] is None:
-            result["bytes"], result["bytes_source"] = runner.counted_bytes(out), "inputs + outputs, once each"
-        progress("timing", 0, 1)
-        timing = req.get("timing", {})
-        times = time_gpu(runner, timing) if device == "cuda" else time_cpu(runner, timing)
-        result["times_ms"] = times
-        result["median_ms"] = statistics.median(times)
-        if req.get("do_bench_check") and device == "cuda":
-            progress("do_bench")
-            result["do_bench"] = do_bench_check(runner)
-        counters = req.get("counters", "none")
-        if counters == "auto":
-            counters = {"nvidia": "ncu", "amd": "rocprof"}.get(env.get("backend", ""), "ncu")
-        timeout = float(req.get("counter_timeout", 300))
-        if counters != "none" and device != "cuda":
-            result["counters"] = {
-                "tool": counters,
-                "error": "hardware counters need a GPU; this run used the CPU",
-            }
-        elif counters in ("ncu", "rocprof"):
-            progress("counters")
-            result["counters"] = (run_ncu if counters == "ncu" else run_rocprof)(req_path, timeout)
-        if req.get("proton") and device == "cuda":
-            progress("proton")
-            try:
-                result["proton"] = run_proton(runner)
-            except Exception as exc:
-                result["proton"] = {"tool": "proton", "error": f"{type(exc).__name__}: {exc}"}
-        emit("result", **result)
+        with open(req_path) as f:
+            req = schema.WorkerRequest.from_dict(json.load(f), "request")
+        if len(argv) > 2 and argv[2] == "counters-child":
+            counters_child(req)
+            return 0
+        emit(measure(req, req_path))
         return 0
     except BaseException as exc:  # report everything, KeyboardInterrupt included, as one event
-        emit("error", message=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-4000:])
+        message = f"{type(exc).__name__}: {exc}"
+        emit(schema.WorkerError(message=message, traceback=traceback.format_exc()[-4000:]))
         return 1
+
+
+def measure(req: schema.WorkerRequest, req_path: str) -> schema.WorkerResult:
+    """Run the task once (compile, check), time it, then take the captures that were asked for."""
+    progress("start")
+    device = pick_device(req.backend)
+    env = describe(device)
+    if req.backend in ("nvidia", "amd") and env.backend != req.backend:
+        raise RuntimeError(f"backend {req.backend} asked for, but this host's GPU is {env.name}")
+    progress("compile")
+    runner = Runner(req, device)
+    out = runner.call(0)
+    if device == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+    progress("check")
+    rel_error = runner.check(out) if req.check_reference else None
+    flops, flops_source = req.flops, "task formula"
+    if flops is None:
+        flops = runner.counted_flops()
+        flops_source = "FlopCounterMode on the reference" if flops else None
+    work_bytes, bytes_source = req.bytes, "task formula"
+    if work_bytes is None:
+        work_bytes, bytes_source = runner.counted_bytes(out), "inputs + outputs, once each"
+    progress("timing", 0, 1)
+    times = time_gpu(runner, req.timing) if device == "cuda" else time_cpu(runner, req.timing)
+    do_bench = None
+    if req.do_bench_check and device == "cuda":
+        progress("do_bench")
+        do_bench = do_bench_check(runner)
+    return schema.WorkerResult(
+        env=env,
+        median_ms=statistics.median(times),
+        times_ms=times,
+        dtype=runner.dtype(),
+        rel_error=rel_error,
+        flops=flops,
+        flops_source=flops_source,
+        bytes=work_bytes,
+        bytes_source=bytes_source,
+        warnings=runner.warnings,
+        do_bench=do_bench,
+        counters=capture_counters(req, req_path, env),
+        proton=capture_proton(req, runner),
+    )
+
+
+def capture_counters(
+    req: schema.WorkerRequest, req_path: str, env: schema.DeviceInfo
+) -> schema.CounterCapture | None:
+    """The hardware counters asked for ("auto": ncu on NVIDIA, rocprof on AMD), or why there are none."""
+    mode = req.counters
+    if mode == "auto":
+        mode = "rocprof" if env.backend == "amd" else "ncu"
+    if mode == "none":
+        return None
+    if env.device != "cuda":
+        return schema.CounterCapture(tool=mode, error="hardware counters need a GPU; this run used the CPU")
+    progress("counters")
+    return (run_ncu if mode == "ncu" else run_rocprof)(req_path, req.counter_timeout)
+
+
+def capture_proton(req: schema.WorkerRequest, runner: Runner) -> schema.ProtonCapture | None:
+    if not req.proton or runner.device != "cuda":
+        return None
+    progress("proton")
+    try:
+        return run_proton(runner)
+    except Exception as exc:
+        return schema.ProtonCapture(error=f"{type(exc).__name__}: {exc}")
 
 
 if __name__ == "__main__":

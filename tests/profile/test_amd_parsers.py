@@ -7,6 +7,7 @@ import pytest
 from agent.profile import rocprof
 from agent.profile.api import summarize_counters
 from agent.profile.peaks import find_peak
+from agent.profile.worker_schema import CounterCapture
 from tests.profile.conftest import FIXTURES
 
 
@@ -48,12 +49,12 @@ def test_newer_column_names_read_alike() -> None:
 
 
 def test_counter_summary_for_amd() -> None:
-    raw = {
-        "tool": "rocprofv3",
-        "kernel_trace": (FIXTURES / "rocprofv3_kernel_trace.csv").read_text(),
-        "compute_analyze": (FIXTURES / "rocprof_compute_analyze.txt").read_text(),
-    }
+    raw = CounterCapture(
+        tool="rocprofv3",
+        kernel_trace=(FIXTURES / "rocprofv3_kernel_trace.csv").read_text(),
+        compute_analyze=(FIXTURES / "rocprof_compute_analyze.txt").read_text(),
+    )
     s = summarize_counters(raw, "matmul_kernel", find_peak("AMD Instinct MI300X"))
     assert s["programs"] == 1024 and s["median_ns"] == pytest.approx(1_210_000)
     assert s["speed_of_light"]["MFMA Util"]["value"] == 71.22
-    assert summarize_counters({"tool": "rocprofv3", "error": "rocprofv3 not found"}, "k", None)["error"]
+    assert summarize_counters(CounterCapture(tool="rocprofv3", error="rocprofv3 not found"), "k", None)["error"]

@@ -11,6 +11,7 @@ from agent.profile import ncu
 from agent.profile.api import summarize_counters
 from agent.profile.peaks import find_peak
 from agent.profile.proton import parse_hatchet, summarize_times
+from agent.profile.worker_schema import CounterCapture
 from tests.profile.conftest import FIXTURES
 
 
@@ -36,7 +37,7 @@ def test_ncu_summary_and_percent_of_table_peak() -> None:
     assert s.kernels == 1 and s.tensor_pct > 90 and s.sm_pct > 90
     assert s.dram_tbs == pytest.approx(s.dram_bytes / s.duration_s / 1e12)
     out = summarize_counters(
-        {"tool": "ncu", "stdout": _ncu("attn_fwd_kernel")}, "attn_fwd_kernel", find_peak("NVIDIA H200")
+        CounterCapture(tool="ncu", stdout=_ncu("attn_fwd_kernel")), "attn_fwd_kernel", find_peak("NVIDIA H200")
     )
     # ncu's DRAM % of its own peak equals its measured bytes over our table's 4.8 TB/s
     assert out["dram_pct_of_table_peak"] == pytest.approx(out["dram_pct"], rel=0.05)
@@ -45,7 +46,7 @@ def test_ncu_summary_and_percent_of_table_peak() -> None:
 def test_ncu_garbage_and_errors() -> None:
     assert ncu.parse_ncu_csv("==ERROR== Failed to find metric foo\n") == []
     assert ncu.number("1,234.5") == 1234.5 and ncu.number("n/a") is None and ncu.number("") is None
-    assert summarize_counters({"tool": "ncu", "error": "ncu not found"}, "k", None) == {
+    assert summarize_counters(CounterCapture(tool="ncu", error="ncu not found"), "k", None) == {
         "tool": "ncu",
         "error": "ncu not found",
     }

@@ -1,0 +1,136 @@
+"""The worker's typed, versioned messages: round trips, clear rejections, and both ends enforcing them.
+
+The end-to-end checks run the real worker script (staged the way targets.py stages it) and a real
+subprocess that speaks a broken protocol; neither needs torch, because a request is checked
+before anything heavy is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.profile.api import ProfileError, build_result
+from agent.profile.runner import WORKER_FILES, stream
+from agent.profile.targets import _stage
+from agent.profile.worker_schema import (
+    EVENT_PREFIX,
+    SCHEMA_VERSION,
+    CounterCapture,
+    DeviceInfo,
+    Progress,
+    SchemaError,
+    WorkerError,
+    WorkerRequest,
+    WorkerResult,
+    decode_event,
+    encode_event,
+)
+from agent.task import load_task
+from tests.profile.conftest import TASKS
+
+VADD = TASKS / "vadd.py"
+
+
+def _request(**changes) -> dict:
+    data = {**load_task(f"{VADD}::add_kernel").request(), "backend": "cpu"}
+    return {**data, **changes}
+
+
+def _result() -> WorkerResult:
+    env = DeviceInfo(device="cpu", name="CPU (Triton interpreter)", backend="cpu", torch="2", triton="3",
+                     python="3.12", host="h")  # fmt: skip
+    return WorkerResult(
+        env=env, median_ms=1.5, times_ms=[1.0, 1.5, 2.0], flops=4096, counters=CounterCapture("ncu")
+    )
+
+
+def test_request_round_trip() -> None:
+    req = WorkerRequest.from_dict(_request(timing={"rep_ms": 50}))
+    assert req.inputs[0].shape == [4096] and req.timing.rep_ms == 50 and req.version == SCHEMA_VERSION
+    assert WorkerRequest.from_dict(json.loads(json.dumps(req.to_dict()))) == req
+
+
+def test_result_events_round_trip() -> None:
+    for message in (_result(), Progress("timing", 3, 10), WorkerError("RuntimeError: boom", "Traceback ...")):
+        line = encode_event(message)
+        assert line.startswith(EVENT_PREFIX) and "\n" not in line
+        assert decode_event(line) == message
+    assert decode_event("the user's own print\n") is None
+
+
+@pytest.mark.parametrize(
+    ("changes", "error"),
+    [
+        ({"kind": "triton"}, "request.kind: expected one of 'spec', 'kernelbench', got str 'triton'"),
+        ({"inputs": [{"name": "x", "shape": [4, "M"], "dtype": "float32"}]},
+         "request.inputs[0].shape[1]: expected int, got str 'M'"),
+        ({"inputs": [{"name": "x", "shape": [-1], "dtype": "float32"}]}, "request.inputs[0].shape: sizes must be >= 0"),
+        ({"sizes": {"N": True}}, "request.sizes.N: expected int, got bool True"),
+        ({"timing": {"rep": 10}}, "request.timing: unknown field 'rep'"),
+        ({"timing": {"min_reps": 50, "max_reps": 5}}, "needs 1 <= min_reps <= max_reps"),
+        ({"flops": "2*N"}, "request.flops: expected float, got str '2*N'"),
+        ({"counters": "yes"}, "request.counters: expected one of 'auto', 'none', 'ncu', 'rocprof'"),
+        ({"launcher": None}, "request.launcher: expected str, got NoneType None"),
+        ({"version": 0}, "request: schema version 0, this side speaks 1"),
+        ({"colour": "red"}, "request: unknown field 'colour'"),
+    ],
+)  # fmt: skip
+def test_invalid_requests_are_rejected_naming_the_field(changes: dict, error: str) -> None:
+    with pytest.raises(SchemaError) as caught:
+        WorkerRequest.from_dict(_request(**changes), "request")
+    assert error in str(caught.value)
+
+
+def test_missing_fields_and_bad_events() -> None:
+    data = _request()
+    del data["kernel"]
+    with pytest.raises(SchemaError, match="request: missing field 'kernel'"):
+        WorkerRequest.from_dict(data, "request")
+    with pytest.raises(SchemaError, match="worker_request: expected an object, got list"):
+        WorkerRequest.from_dict([])
+    bad = {
+        EVENT_PREFIX + "{not json": "event: not JSON",
+        EVENT_PREFIX + '{"event": "telemetry", "version": 1}': "unknown kind 'telemetry'",
+        EVENT_PREFIX + '{"event": "progress", "phase": "x"}': "progress event: schema version None",
+        EVENT_PREFIX + '{"event": "result", "version": 1, "median_ms": 1}': "result event: missing field 'env'",
+        encode_event(_result()).replace('"median_ms": 1.5', '"median_ms": "fast"'):
+            "result event.median_ms: expected float, got str 'fast'",
+    }  # fmt: skip
+    for line, error in bad.items():
+        with pytest.raises(SchemaError, match=error.replace("(", r"\(").replace("[", r"\[")):
+            decode_event(line)
+
+
+def test_the_worker_rejects_an_invalid_request_with_a_clear_error(tmp_path: Path) -> None:
+    """The staged worker, run as a script by a plain interpreter: the schema travels with it."""
+    task = load_task(f"{VADD}::add_kernel")
+    _stage(WorkerRequest.from_dict(_request()), task.path, tmp_path, remote=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["request.json", "task.py", *(p.name for p in WORKER_FILES)]
+    )
+    data = json.loads((tmp_path / "request.json").read_text())
+    data["inputs"][0]["shape"] = ["N"]  # a symbolic size that was never resolved
+    (tmp_path / "request.json").write_text(json.dumps(data))
+    run = stream([sys.executable, "worker.py", "request.json"], timeout=60, cwd=str(tmp_path))
+    assert run.returncode == 1 and run.result is None
+    assert run.error == "SchemaError: request.inputs[0].shape[0]: expected int, got str 'N'"
+
+
+def test_argus_rejects_a_worker_that_breaks_the_schema(tmp_path: Path) -> None:
+    """A process that marks a line as an event but sends a malformed result: the profile fails
+    saying so, instead of reading half a result."""
+    result = _result().to_dict()
+    del result["times_ms"]
+    line = EVENT_PREFIX + json.dumps({"event": "result", "version": SCHEMA_VERSION, **result})
+    script = tmp_path / "fake_worker.py"
+    script.write_text(f"print('warming up')\nprint({line!r})\n")
+    run = stream([sys.executable, str(script)], timeout=60)
+    assert run.result is None and "missing field 'times_ms'" in (run.error or "")
+    assert run.output_tail == "warming up\n"
+    task = load_task(f"{VADD}::add_kernel")
+    with pytest.raises(ProfileError, match="the worker sent a message Argus cannot read: result event"):
+        build_result(task, WorkerRequest.from_dict(_request()), run, "local")
