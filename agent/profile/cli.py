@@ -1,5 +1,8 @@
 """`argus profile FILE::KERNEL ...`: the command line over agent.profile.api.profile.
 
+Under the table it prints the measured PF hints the editor would show for the same result
+(agent.profile.hints); `--json` puts them in each result's "hints" list.
+
 Exit status: 0 profiled, 1 the profile failed (unreachable host, timeout, task error in the
 worker), 2 usage error (bad arguments, no task for the kernel).
 """
@@ -12,8 +15,9 @@ import sys
 from collections.abc import Sequence
 
 from agent.profile.api import ProfileError, profile
+from agent.profile.hints import hint_json, hints_for_file
 from agent.profile.result import ProfileResult
-from agent.task import TaskError, load_task
+from agent.task import Task, TaskError, load_task
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,6 +66,7 @@ def main(argv: Sequence[str]) -> int:
         err.print(f"[red]error:[/red] {exc}")
         return 2
     results: list[ProfileResult] = []
+    hints = []
     failed = False
     for task in tasks:
         try:
@@ -69,17 +74,29 @@ def main(argv: Sequence[str]) -> int:
         except (ProfileError, TaskError) as exc:
             err.print(f"[red]error:[/red] {exc}")
             failed = True
+        else:
+            hints.append(hints_for_file(results[-1], task.path, task.line))
     if results:
         if args.json:
-            doc = [r.to_json() for r in results]
+            doc = [
+                {**r.to_json(), "hints": [hint_json(h) for h in found]}
+                for r, found in zip(results, hints, strict=True)
+            ]
             print(json.dumps(doc[0] if len(doc) == 1 else doc, indent=2))
         else:
             out = Console()
             out.print(_table(results))
-            for r in results:
+            for r, found in zip(results, hints, strict=True):
                 out.print(f"[bold]{r.task}[/bold]: {r.lens_text()}")
                 for note in r.notes:
                     out.print(f"  note: {note}")
+                for h in found:  # plain text: a message may hold brackets, and must not wrap
+                    out.print(
+                        f"  hint {h.code} ({h.name}): {h.message}",
+                        markup=False,
+                        highlight=False,
+                        soft_wrap=True,
+                    )
         if args.report:
             from agent.profile.report import write_report
 
@@ -98,7 +115,7 @@ def _table(results: list[ProfileResult]):
     return table(results)
 
 
-def _run_one(task, args: argparse.Namespace, err) -> ProfileResult:
+def _run_one(task: Task, args: argparse.Namespace, err) -> ProfileResult:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(

@@ -7,6 +7,10 @@ from typing import Any
 
 from agent.profile.roofline import Roofline
 
+#: Keys that writers add to `to_json()`'s dict (the lens line, the CLI's measured hints) and that
+#: `from_json` recomputes or ignores rather than stores.
+DERIVED_KEYS = frozenset({"lens", "hints"})
+
 
 @dataclass
 class ProfileResult:
@@ -65,7 +69,7 @@ class ProfileResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ProfileResult:
-        data = {k: v for k, v in data.items() if k != "lens"}
+        data = {k: v for k, v in data.items() if k not in DERIVED_KEYS}
         data["roofline"] = Roofline(**data["roofline"])
         return cls(**data)
 

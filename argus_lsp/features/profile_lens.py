@@ -9,10 +9,9 @@ work-done progress that the user can cancel. A client that says the workspace is
 only come from the client at startup, never from workspace settings, which the workspace controls.
 
 The result comes back three ways: the lens line (`ProfileResult.lens_text()`), a hover on the
-kernel's name, and PF hints that cite the measured numbers when a kernel sits under half of the
-roof that binds it. Those hints reuse the existing PF codes: a PF finding the checker already
-reported in the kernel whose knowledge card covers the measured bottleneck, else the code of the
-card that is the first thing to check for that bottleneck (FALLBACK_CODE).
+kernel's name, and PF hints that cite the measured numbers. Which hint and which knowledge card a
+measurement supports is decided in `agent.profile.hints`, which `argus profile` prints too; this
+module only turns those findings into diagnostics, filtered and suppressed like the checker's.
 """
 
 from __future__ import annotations
@@ -22,9 +21,7 @@ import contextlib
 import functools
 import itertools
 import logging
-import re
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,9 +32,10 @@ from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.uris import to_fs_path
 
 from agent.profile.api import ProfileCancelled, ProfileError, profile, tasks_in
+from agent.profile.hints import format_ms, kernel_name_span, measured_findings
 from agent.profile.result import ProfileResult
 from agent.task import Task
-from analyzers import Finding, Severity, Span
+from analyzers import Finding
 from analyzers.registry import selected
 from analyzers.suppressions import apply_suppressions
 from argus_lsp import convert
@@ -51,14 +49,6 @@ log = logging.getLogger(__name__)
 
 COMMAND = "argus.profile"
 CANCEL_COMMAND = "argus.profile.cancel"
-COMMANDS = [COMMAND, CANCEL_COMMAND]
-
-#: Under this percent of the binding roof a measured kernel gets a PF hint.
-HINT_BELOW_PCT = 50.0
-#: The code (and so the card) to cite for a bottleneck when the checker reported no PF finding
-#: in the kernel whose card covers it: coalescing for memory, tensor cores for compute,
-#: autotuning (tile sizes, warps, stages: too few programs) for latency.
-FALLBACK_CODE = {"memory": "PF003", "compute": "PF004", "latency": "PF001"}
 #: Phases the worker reports, and the share of the progress bar each one starts at.
 PHASE_START = {
     "connect": 0, "copy": 5, "start": 10, "compile": 15, "check": 40,
@@ -74,7 +64,7 @@ def _pct(v: Any) -> str:
 
 #: Readable names (and units) for the counter summary's keys; others show as they are.
 COUNTER_LABELS: dict[str, tuple[str, Any]] = {
-    "duration_s": ("kernel time", lambda v: _ms(v * 1e3)),
+    "duration_s": ("kernel time", lambda v: format_ms(v * 1e3)),
     "sm_pct": ("SM throughput", _pct),
     "dram_pct": ("DRAM throughput", _pct),
     "mem_pct": ("memory throughput", _pct),
@@ -97,21 +87,6 @@ def percent(phase: str, done: int, total: int) -> int:
     return start
 
 
-def kernel_name_span(source: bytes, kernel: str, fallback_line: int | None = None) -> tuple[int, int] | None:
-    """Byte offsets of the kernel's name in its top-level `def`/`class` in the editor's text
-    (which may differ from the file on disk that `tasks_in` read); else the task's line."""
-    m = re.search(
-        rb"^(?:async[ \t]+)?(?:def|class)[ \t]+(" + re.escape(kernel.encode()) + rb")\b", source, re.M
-    )
-    if m:
-        return m.start(1), m.end(1)
-    if fallback_line:
-        index = convert.LineIndex(source)
-        line = min(fallback_line - 1, len(index.starts) - 1)
-        return index.starts[line], index.line_end(line)
-    return None
-
-
 def lens_anchor(source: bytes, name_start: int) -> int:
     """The offset of the first decorator line above a definition, so the lens sits above `@triton.jit`."""
     index = convert.LineIndex(source)
@@ -119,110 +94,6 @@ def lens_anchor(source: bytes, name_start: int) -> int:
     while line > 0 and index.line_text(line - 1).lstrip().startswith(b"@"):
         line -= 1
     return index.starts[line]
-
-
-def _span(source: bytes, start: int, end: int) -> Span:
-    return Span(start, end, convert.ts_point(source, start), convert.ts_point(source, end))
-
-
-def _bottleneck(r: ProfileResult) -> str | None:
-    """The bottleneck ("memory", "compute", "latency") when the kernel is under HINT_BELOW_PCT of its roof."""
-    roof = r.roofline
-    if r.is_cpu or not r.peak or roof.pct_of_roof is None:
-        return None
-    if roof.bound == "latency-bound":
-        return "latency"
-    if roof.bound == "memory-bound" and (roof.pct_memory or roof.pct_of_roof) < HINT_BELOW_PCT:
-        return "memory"
-    if roof.bound == "compute-bound" and (roof.pct_compute or roof.pct_of_roof) < HINT_BELOW_PCT:
-        return "compute"
-    return None
-
-
-def _measured(r: ProfileResult) -> str:
-    roof = r.roofline
-    parts = [f"measured {_ms(r.median_ms)}"]
-    if roof.tflops is not None:
-        pc = f" ({roof.pct_compute:.0f}% of {r.peak} {r.dtype} peak)" if roof.pct_compute is not None else ""
-        parts.append(f"{roof.tflops:.3g} TFLOP/s{pc}")
-    if roof.tbs is not None:
-        pm = f" ({roof.pct_memory:.0f}% of {r.peak} HBM peak)" if roof.pct_memory is not None else ""
-        parts.append(f"{roof.tbs:.3g} TB/s{pm}")
-    where = f"{roof.pct_of_roof:.0f}% of the roof at its intensity" if roof.pct_of_roof is not None else ""
-    return f"{', '.join(parts)}: {roof.bound}, {where}".rstrip(", ")
-
-
-def _card(code: str, bottleneck: str, text: str) -> tuple[str, str] | None:
-    """(id, title) of the knowledge card for `code` that covers `bottleneck`; when several do, the
-    one `knowledge.retrieve` ranks first against the kernel's text (attention -> online softmax)."""
-    try:
-        from knowledge.retrieve import by_code, recommend
-    except ImportError:  # the server works without the knowledge library installed
-        return None
-    cards = [c for c in by_code(code) if bottleneck in c.bottlenecks] or by_code(code)
-    if not cards:
-        return None
-    hits = recommend([code], bottleneck=bottleneck, text=text, cards=cards, limit=1)
-    card = hits[0].card if hits else cards[0]
-    return card.id, card.title
-
-
-def measured_findings(
-    r: ProfileResult, kernel: str, source: bytes, static: list[Finding], fallback_line: int | None = None
-) -> list[Finding]:
-    """PF hints citing the measurement when the kernel is under half of the roof that binds it.
-
-    The code is that of a PF finding the checker already reported in this kernel whose card
-    covers the measured bottleneck (the measurement backs the static hint), else FALLBACK_CODE.
-    """
-    bottleneck = _bottleneck(r)
-    span = kernel_name_span(source, kernel, fallback_line)
-    if bottleneck is None or span is None:
-        return []
-    codes = [f.code for f in static if f.kernel == kernel and f.code.startswith("PF")]
-    backed = [c for c in dict.fromkeys(codes) if _covers(c, bottleneck)]
-    code = backed[0] if backed else FALLBACK_CODE[bottleneck]
-    card = _card(code, bottleneck, _kernel_text(source, span[0]))
-    from analyzers import RULES
-
-    info = RULES.get(code)
-    why = (
-        f"the checker's {code} hint in this kernel fits that bottleneck"
-        if backed
-        else f"first thing to check for a {bottleneck}-bound kernel: {info.summary.rstrip('.') if info else code}"
-    )
-    see = f"; card `{card[0]}`: {card[1]}" if card else ""
-    message = f"{kernel}: {_measured(r)} on {r.device}; {why}{see}"
-    witness = {
-        "summary": _measured(r),
-        "median_ms": r.median_ms,
-        "tflops": r.roofline.tflops,
-        "tbs": r.roofline.tbs,
-        "pct_of_roof": r.roofline.pct_of_roof,
-        "bound": r.roofline.bound,
-        "device": r.device,
-        "sizes": r.sizes,
-    }
-    name = info.name if info else "performance"
-    return [Finding(code, name, Severity.HINT, kernel, _span(source, *span), message, witness)]
-
-
-def _kernel_text(source: bytes, name_start: int) -> str:
-    """The kernel's own text: from its name to the next top-level statement."""
-    nxt = re.compile(rb"^\S", re.M).search(source, source.find(b"\n", name_start) + 1)
-    return source[name_start : nxt.start() if nxt else len(source)].decode("utf-8", "replace")
-
-
-def _covers(code: str, bottleneck: str) -> bool:
-    try:
-        from knowledge.retrieve import by_code
-    except ImportError:
-        return False
-    return any(bottleneck in c.bottlenecks for c in by_code(code))
-
-
-def _ms(ms: float) -> str:
-    return f"{ms:.3g} ms" if ms >= 0.01 else f"{ms * 1e3:.3g} us"
 
 
 def _num(v: Any) -> str:
@@ -237,10 +108,10 @@ def summary_markdown(r: ProfileResult, note: str | None = None) -> str:
     """The hover: time, rates, percent of peak, the bound class and the counters, as a table."""
     roof = r.roofline
     t = r.timing or {}
-    rows = [("time (median)", _ms(r.median_ms))]
+    rows = [("time (median)", format_ms(r.median_ms))]
     if t.get("p10_ms") is not None and t.get("p90_ms") is not None:
-        spread = f"p10 {_ms(t['p10_ms'])}, p90 {_ms(t['p90_ms'])}, n={int(t.get('n', 0))}"
-        rows[0] = ("time (median)", f"{_ms(r.median_ms)} ({spread})")
+        spread = f"p10 {format_ms(t['p10_ms'])}, p90 {format_ms(t['p90_ms'])}, n={int(t.get('n', 0))}"
+        rows[0] = ("time (median)", f"{format_ms(r.median_ms)} ({spread})")
     if roof.tflops is not None:
         peak = (
             f" — {roof.pct_compute:.0f}% of {roof.peak_tflops:.0f} ({r.peak} {r.dtype})"
@@ -264,7 +135,7 @@ def summary_markdown(r: ProfileResult, note: str | None = None) -> str:
         rows.append(("% of roof", f"{roof.pct_of_roof:.0f}%{at}"))
     rows.append(("bound", roof.bound))
     if r.do_bench_ms is not None:
-        rows.append(("do_bench", _ms(r.do_bench_ms)))
+        rows.append(("do_bench", format_ms(r.do_bench_ms)))
     if r.rel_error is not None:
         rows.append(("rel. error vs reference", f"{r.rel_error:.2g}"))
     if r.sizes:
@@ -309,7 +180,6 @@ class Outcome:
     result: ProfileResult | None
     error: str | None = None
     note: str | None = None  # e.g. "the saved file was profiled, not the unsaved edits"
-    when: float = field(default_factory=time.time)
 
 
 class ProfileFeature:

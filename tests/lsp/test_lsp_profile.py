@@ -4,13 +4,13 @@ Lenses appear only for kernels that have a task; `argus.profile` runs the CPU ta
 Triton interpreter (skipped without an interpreter that has torch + triton) with work-done
 progress, a resolved lens and a hover; cancel and timeout stop the worker; an untrusted workspace
 is refused. The measured PF hints need a GPU's peaks, so their end-to-end test runs the server with
-`profile` replaced by a replay of the committed H200 run (benchmarks/results/profile-h200.json).
+`profile` replaced by a replay of the committed H200 run (benchmarks/results/profile-h200.json);
+which hint a measurement supports is tested on its own in tests/profile/test_hints.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 
@@ -21,8 +21,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from agent.profile.result import ProfileResult
-from analyzers import Finding, Severity, Span
 from argus_lsp import settings as settings_mod
 from argus_lsp.features import profile_lens
 from tests.profile.conftest import triton_python
@@ -276,37 +274,6 @@ async def test_measured_pf_hint_hover_and_lens(replay_lsp: LanguageClient) -> No
 
 
 # -- pure parts -------------------------------------------------------------------------------------
-def _h200(kernel: str) -> dict:
-    return next(r for r in json.loads(H200_JSON.read_text()) if r["kernel"] == kernel)
-
-
-def _static(code: str, kernel: str) -> Finding:
-    return Finding(code, "x", Severity.HINT, kernel, Span(0, 1, (0, 0), (0, 1)), "static")
-
-
-def test_measured_findings_pick_codes_by_bottleneck() -> None:
-    src = ATTENTION.read_bytes()
-    r = ProfileResult.from_json(_h200("attn_fwd_kernel"))  # compute-bound at 44%
-    (f,) = profile_lens.measured_findings(r, "attn_fwd_kernel", src, [])
-    assert f.code == "PF004" and f.severity == Severity.HINT and f.witness["bound"] == "compute-bound"
-    # a static PF hint in the kernel whose card covers compute is the one the measurement backs
-    (f,) = profile_lens.measured_findings(r, "attn_fwd_kernel", src, [_static("PF005", "attn_fwd_kernel")])
-    assert f.code == "PF005" and "checker's PF005" in f.message
-    # PF003's card covers memory only: not backed for a compute-bound kernel
-    (f,) = profile_lens.measured_findings(r, "attn_fwd_kernel", src, [_static("PF003", "attn_fwd_kernel")])
-    assert f.code == "PF004"
-
-    gemm = ProfileResult.from_json(_h200("matmul_kernel"))  # 68% of peak: no hint
-    assert profile_lens.measured_findings(gemm, "matmul_kernel", (TASKS / "gemm.py").read_bytes(), []) == []
-
-    data = _h200("attn_fwd_kernel")
-    data["roofline"].update(bound="memory-bound", pct_memory=22.0, pct_of_roof=22.0)
-    (f,) = profile_lens.measured_findings(ProfileResult.from_json(data), "attn_fwd_kernel", src, [])
-    assert f.code == "PF003" and "(22% of H200 HBM peak)" in f.message and "memory-bound" in f.message
-    data["backend"], data["peak"] = "cpu", None
-    assert profile_lens.measured_findings(ProfileResult.from_json(data), "attn_fwd_kernel", src, []) == []
-
-
 def test_progress_percent_is_monotonic_through_the_phases() -> None:
     events = [("start", 0, 0), ("compile", 0, 0), ("check", 0, 0)]
     events += [("timing", i, 10) for i in range(11)] + [("counters", 0, 0)]

@@ -30,6 +30,7 @@ def test_cli_json_and_reports(tpy: str, tmp_path: Path, capsys) -> None:
     assert main([VADD, "--python", tpy, "--json", "--report", str(html)]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["lens"].endswith("CPU interpreter, no peaks") and doc["backend"] == "cpu"
+    assert doc["hints"] == []  # a CPU run has no peaks, so no measured hint
     assert "<img alt='roofline'" in html.read_text()
     from agent.profile.result import ProfileResult
 
