@@ -12,7 +12,6 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from knowledge.cards import Card, load_cards
 
@@ -146,11 +145,3 @@ def recommend(
     hits.sort(key=lambda h: -h.score)
     return hits[:limit]
 
-
-def recommend_for_source(source: str, bottleneck: str | None = None, pattern: str | None = None,
-                         limit: int = 5, path: Path | None = None) -> list[Hit]:
-    """Runs the checker on kernel source and recommends cards for its findings (PF hints included)."""
-    from analyzers import check_source  # imported here: the checker is only needed for this entry point
-
-    findings = check_source(source) if path is None else check_source(source, path=str(path))
-    return recommend(findings, bottleneck=bottleneck, pattern=pattern, limit=limit)
