@@ -485,18 +485,21 @@ def counters_child(req: schema.WorkerRequest) -> None:
 
 def main(argv: list[str]) -> int:
     req_path = argv[1]
+    if len(argv) > 2 and argv[2] == "counters-child":  # under a profiler, which reads our stdout
+        counters_child(read_request(req_path))
+        return 0
     try:
-        with open(req_path) as f:
-            req = schema.WorkerRequest.from_dict(json.load(f), "request")
-        if len(argv) > 2 and argv[2] == "counters-child":
-            counters_child(req)
-            return 0
-        emit(measure(req, req_path))
+        emit(measure(read_request(req_path), req_path))
         return 0
     except BaseException as exc:  # report everything, KeyboardInterrupt included, as one event
         message = f"{type(exc).__name__}: {exc}"
         emit(schema.WorkerError(message=message, traceback=traceback.format_exc()[-4000:]))
         return 1
+
+
+def read_request(path: str) -> schema.WorkerRequest:
+    with open(path) as f:
+        return schema.WorkerRequest.from_dict(json.load(f), "request")
 
 
 def measure(req: schema.WorkerRequest, req_path: str) -> schema.WorkerResult:

@@ -57,4 +57,5 @@ def test_counter_summary_for_amd() -> None:
     s = summarize_counters(raw, "matmul_kernel", find_peak("AMD Instinct MI300X"))
     assert s["programs"] == 1024 and s["median_ns"] == pytest.approx(1_210_000)
     assert s["speed_of_light"]["MFMA Util"]["value"] == 71.22
-    assert summarize_counters(CounterCapture(tool="rocprofv3", error="rocprofv3 not found"), "k", None)["error"]
+    missing = CounterCapture(tool="rocprofv3", error="rocprofv3 not found")
+    assert summarize_counters(missing, "k", None)["error"] == "rocprofv3 not found"

@@ -37,7 +37,9 @@ def test_ncu_summary_and_percent_of_table_peak() -> None:
     assert s.kernels == 1 and s.tensor_pct > 90 and s.sm_pct > 90
     assert s.dram_tbs == pytest.approx(s.dram_bytes / s.duration_s / 1e12)
     out = summarize_counters(
-        CounterCapture(tool="ncu", stdout=_ncu("attn_fwd_kernel")), "attn_fwd_kernel", find_peak("NVIDIA H200")
+        CounterCapture(tool="ncu", stdout=_ncu("attn_fwd_kernel")),
+        "attn_fwd_kernel",
+        find_peak("NVIDIA H200"),
     )
     # ncu's DRAM % of its own peak equals its measured bytes over our table's 4.8 TB/s
     assert out["dram_pct_of_table_peak"] == pytest.approx(out["dram_pct"], rel=0.05)
