@@ -78,8 +78,10 @@ def sshd(tmp_path_factory) -> dict:
 
 
 def _remote_leftovers() -> list[str]:
-    """Worker processes or staging directories of ours still on the (local) host."""
-    left = [str(p) for p in Path("/tmp").glob("argus-profile.*") if p.is_dir() and (p / "worker.py").exists()]
+    """Remote worker processes or remote staging directories still on the (local) host. Only the
+    remote kind holds task.py and runs `worker.py request.json` by relative paths: local runs of
+    other tests on this machine, at the same time, stage neither."""
+    left = [str(p) for p in Path("/tmp").glob("argus-profile.*") if p.is_dir() and (p / "task.py").exists()]
     for proc in Path("/proc").glob("[0-9]*"):
         try:
             cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
