@@ -23,8 +23,8 @@ from pathlib import Path
 from agent.profile.worker_schema import Progress, SchemaError, WorkerError, WorkerResult, decode_event
 
 WORKER = Path(__file__).with_name("worker.py")
-#: What a target stages next to the request: the worker script and the schema it imports.
-WORKER_FILES = (WORKER, Path(__file__).with_name("worker_schema.py"))
+#: What a target stages next to the request: the worker script and the two modules it imports.
+WORKER_FILES = (WORKER, *(Path(__file__).with_name(n) for n in ("worker_schema.py", "worker_counters.py")))
 
 ProgressFn = Callable[[str, int, int], None]
 

@@ -1,7 +1,7 @@
 """Where a profile runs: this machine, or a host reached with the system's ssh and scp.
 
-Both targets stage the same four things (worker.py and worker_schema.py, request.json, the task's
-file) and run
+Both targets stage the same things (runner.WORKER_FILES: worker.py and the two modules it imports,
+request.json, the task's file) and run
 `python worker.py request.json`; runner.stream reads the events either way. The SSH target passes
 argument lists to ssh/scp and quotes every word of the one remote command line with shlex.quote,
 so no file name or setting can reach a shell unquoted.

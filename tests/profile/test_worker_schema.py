@@ -8,11 +8,13 @@ before anything heavy is imported.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from agent.profile import worker_counters
 from agent.profile.api import ProfileError, build_result
 from agent.profile.runner import WORKER_FILES, stream
 from agent.profile.targets import _stage
@@ -134,3 +136,18 @@ def test_argus_rejects_a_worker_that_breaks_the_schema(tmp_path: Path) -> None:
     task = load_task(f"{VADD}::add_kernel")
     with pytest.raises(ProfileError, match="the worker sent a message Argus cannot read: result event"):
         build_result(task, WorkerRequest.from_dict(_request()), run, "local")
+
+
+def test_staged_counters_start_the_staged_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The profilers re-run worker.py in counters-child mode: the staged copy, next to them."""
+    _stage(WorkerRequest.from_dict(_request()), VADD, tmp_path, remote=True)
+    probe = "import worker_counters; print(worker_counters.WORKER_SCRIPT)"
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert run.stdout.strip() == str(tmp_path / "worker.py")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no profiler anywhere: a clear capture error, no crash
+    if not Path("/usr/local/cuda/bin/ncu").exists():
+        assert "ncu (Nsight Compute) not found" in worker_counters.run_ncu("request.json", 10).error
+    if not Path("/opt/rocm/bin/rocprofv3").exists():
+        assert "rocprofv3 not found" in worker_counters.run_rocprof("request.json", 10).error
