@@ -16,14 +16,16 @@ import pytest
 
 from agent.profile import worker_counters
 from agent.profile.api import ProfileError, build_result
-from agent.profile.runner import WORKER_FILES, stream
+from agent.profile.runner import WORKER_FILES, WorkerRun, stream
 from agent.profile.targets import _stage
 from agent.profile.worker_schema import (
     EVENT_PREFIX,
     SCHEMA_VERSION,
     CounterCapture,
     DeviceInfo,
+    DoBench,
     Progress,
+    ProtonCapture,
     SchemaError,
     WorkerError,
     WorkerRequest,
@@ -32,7 +34,7 @@ from agent.profile.worker_schema import (
     encode_event,
 )
 from agent.task import load_task
-from tests.profile.conftest import TASKS
+from tests.profile.conftest import FIXTURES, ROOT, TASKS
 
 VADD = TASKS / "vadd.py"
 
@@ -151,3 +153,37 @@ def test_staged_counters_start_the_staged_worker(tmp_path: Path, monkeypatch: py
         assert "ncu (Nsight Compute) not found" in worker_counters.run_ncu("request.json", 10).error
     if not Path("/opt/rocm/bin/rocprofv3").exists():
         assert "rocprofv3 not found" in worker_counters.run_rocprof("request.json", 10).error
+
+
+def test_a_captured_h200_run_reads_back_through_the_schema() -> None:
+    """The H200 run's raw captures (fixtures) and environment, sent as a result event and read back,
+    give the numbers that run committed (benchmarks/results/profile-h200.json)."""
+    committed = next(
+        r
+        for r in json.loads((ROOT / "benchmarks/results/profile-h200.json").read_text())
+        if r["kernel"] == "attn_fwd_kernel"
+    )
+    task = load_task(f"{TASKS / 'attention.py'}::attn_fwd_kernel")
+    request = WorkerRequest.from_dict({**task.request(), "counters": "auto", "proton": True})
+    sent = WorkerResult(
+        env=DeviceInfo.from_dict(committed["env"]),  # what the worker reported on the H200
+        median_ms=committed["median_ms"],
+        times_ms=[committed["median_ms"]] * 3,
+        dtype="bfloat16",
+        rel_error=committed["rel_error"],
+        flops=request.flops,
+        flops_source="task formula",
+        bytes=request.bytes,
+        bytes_source="task formula",
+        do_bench=DoBench(committed["do_bench_ms"], json.loads((FIXTURES / "do_bench_h200_attn_fwd_kernel.json").read_text())),
+        counters=CounterCapture("ncu", stdout=(FIXTURES / "ncu_h200_attn_fwd_kernel.csv").read_text(), rc=0),
+        proton=ProtonCapture(hatchet=json.loads((FIXTURES / "proton_h200_attn_fwd_kernel.hatchet").read_text()), launches=10),
+    )  # fmt: skip
+    received = decode_event(encode_event(sent))
+    assert received == sent
+    run = WorkerRun(result=received, returncode=0)
+    got = build_result(task, request, run, "local").to_json()
+    for key in ("lens", "device", "backend", "peak", "do_bench_ms", "proton", "flops", "bytes"):
+        assert got[key] == committed[key], key
+    for key, value in committed["counters"].items():
+        assert got["counters"][key] == (pytest.approx(value) if isinstance(value, float) else value), key
