@@ -169,9 +169,11 @@ def use_fused_align(ids: torch.Tensor, num_experts: int, block_m: int) -> bool:
     """
     n = ids.numel()
     small = n * triton.next_power_of_2(num_experts) <= FUSED_ALIGN_MAX_WORK
+    key = (n, num_experts, block_m, ids.device)
+    if key in _ALIGN_PICK:
+        return _ALIGN_PICK[key]
     if not small or ids.device.type != "cuda" or interpreting() or torch.cuda.is_current_stream_capturing():
         return small
-    key = (n, num_experts, block_m, ids.device)
     if key not in _ALIGN_PICK:
         fused = _seconds_per_call(lambda: align_fused(ids, num_experts, block_m))
         unfused = _seconds_per_call(lambda: align_by_expert(ids, num_experts, block_m))
