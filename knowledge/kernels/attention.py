@@ -182,11 +182,11 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     def grid(meta: dict) -> tuple[int, int]:
         return (triton.cdiv(s, meta["BLOCK_M"]), b * h)
 
-    args = (q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv)
     if pinned is None:
-        attention_fwd_kernel[grid](*args, HEAD_D=d, CAUSAL=causal)
+        attention_fwd_kernel[grid](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv, HEAD_D=d, CAUSAL=causal)
     else:
-        attention_fwd_kernel.fn[grid(pinned.kwargs)](*args, HEAD_D=d, CAUSAL=causal, **pinned.all_kwargs())
+        attention_fwd_kernel.fn[grid(pinned.kwargs)](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv,
+                                                     HEAD_D=d, CAUSAL=causal, **pinned.all_kwargs())
     return out
 
 

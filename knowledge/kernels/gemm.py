@@ -258,6 +258,7 @@ def _plan_tma(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, config: trito
     """The persistent TMA kernel: tunes (or takes the pinned config), launches once, returns the closure."""
     m, k = a.shape
     n = b.shape[1]
+    assert b.shape == (k, n) and out.shape == (m, n)
     sms = num_sms(a.device)
     install_allocator(a.device)
 
@@ -283,6 +284,7 @@ def _plan_splitk(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, split_k: i
     """The split-K kernel (split_k == 1: one program per tile): workspace and counters live with the plan."""
     m, k = a.shape
     n = b.shape[1]
+    assert b.shape == (k, n) and out.shape == (m, n)
     if use_tma:
         install_allocator(a.device)
     # Slices are multiples of 128 (every BLOCK_K divides it), so no K block straddles two slices.
@@ -299,7 +301,8 @@ def _plan_splitk(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, split_k: i
 
     args = (m, n, k, k_per_split, sam, sak, sbk, sbn, scm, scn)
     if config is None:
-        gemm_splitk_kernel[grid](a, b, out, ws, counts, *args, **consts)
+        gemm_splitk_kernel[grid](a, b, out, ws, counts, m, n, k, k_per_split, sam, sak, sbk, sbn, scm, scn,
+                                 SPLIT_K=split_k, USE_TMA=use_tma)
         fast = FastLaunch(gemm_splitk_kernel, grid(gemm_splitk_kernel.best_config.kwargs), 15, consts)
     else:
         fast = FastLaunch(gemm_splitk_kernel, grid(config.kwargs), 15, consts, config)

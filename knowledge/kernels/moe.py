@@ -2,15 +2,17 @@
 
     out[t] = sum over the top-k experts e of t:  w[t, e] * W2[e] @ (silu(W1g[e] @ x[t]) * (W1u[e] @ x[t]))
 
-Stages, each a Triton kernel except the sort:
+Stages:
 1. `topk_softmax_kernel`: softmax over the router logits and top-k selection per token, renormalized
    or not (card fused-topk-weighting).
-2. `align_by_expert` (torch sort and scans, no host sync): the (token, slot) pairs sorted by expert,
-   each expert's run padded to a multiple of BLOCK_M so that every row block belongs to one expert
-   (card moe-token-alignment).
+2. alignment: the (token, slot) pairs sorted by expert, each expert's run padded to a multiple of
+   BLOCK_M so that every row block belongs to one expert (card moe-token-alignment). Two equal
+   implementations: `moe_align_kernel` (one program, one launch; for few pairs) and `align_by_expert`
+   (torch sort and scans, no host sync); `use_fused_align` times both once per shape.
 3. `moe_gate_up_kernel`: gathers the tokens' rows, multiplies by the gate and up halves of W1 in the
    same K loop, and stores silu(gate) * up: the 2*I wide intermediate never reaches memory
-   (card epilogue-fusion).
+   (card epilogue-fusion). Weight tiles come through pointers or, with W_TMA, one descriptor over all
+   experts (card tma-descriptors).
 4. `moe_down_kernel`: the down projection with the top-k weight applied in the epilogue.
 5. `moe_combine_kernel`: sums each token's top-k rows in fp32.
 Weights are stored like nn.Linear's, K contiguous: W1 (E, 2*I, H) with gate rows first, W2 (E, H, I).
@@ -121,19 +123,18 @@ def moe_align_kernel(
     padded = (counts + BLOCK_M - 1) // BLOCK_M * BLOCK_M
     ends = tl.cumsum(padded, 0)
     starts = ends - padded
-    valid_end = starts + counts
-    # Each slot: its block's expert (-1 past the padded total) and, if it is padding, the fill value N.
+    # Every slot gets the fill value N and every block its expert (-1 past the padded total) ...
     for start in range(0, capacity, CHUNK):
         pos = start + tl.arange(0, CHUNK)
         owner = tl.sum((ends[None, :] <= pos[:, None]).to(tl.int32), 1)  # searchsorted(ends, pos, right)
         owner = tl.where(owner < E, owner, -1)
         is_first = pos % BLOCK_M == 0
         tl.store(block_expert_ptr + pos // BLOCK_M, owner, mask=is_first & (pos < capacity))
-        mine = experts[None, :] == owner[:, None]
-        real_end = tl.sum(tl.where(mine, valid_end[None, :], 0), 1)
-        is_pad = (owner < 0) | (pos >= real_end)
-        tl.store(sorted_ids_ptr + pos, tl.full((CHUNK,), 0, tl.int32) + N, mask=is_pad & (pos < capacity))
-    # The real pairs: slot = start of the expert + pairs of that expert before this one.
+        tl.store(sorted_ids_ptr + pos, tl.full((CHUNK,), 0, tl.int32) + N, mask=pos < capacity)
+    # ... then the real pairs overwrite theirs (after a barrier: one program, so the fill lands first):
+    # slot = start of the expert + pairs of that expert before this one. An id outside [0, E) is
+    # dropped rather than written to slot 0.
+    tl.debug_barrier()
     running = starts
     for start in range(0, N, CHUNK):
         offs = start + tl.arange(0, CHUNK)
@@ -141,7 +142,8 @@ def moe_align_kernel(
         onehot = (e[:, None] == experts[None, :]).to(tl.int32)
         before = tl.cumsum(onehot, 0) - onehot  # same-expert pairs earlier in this chunk
         slot = tl.sum(onehot * (before + running[None, :]), 1)
-        tl.store(sorted_ids_ptr + slot, offs.to(tl.int32), mask=offs < N)
+        ok = (offs < N) & (e >= 0) & (e < E) & (slot < capacity)
+        tl.store(sorted_ids_ptr + slot, offs.to(tl.int32), mask=ok)
         running += tl.sum(onehot, 0)
 
 
@@ -412,23 +414,27 @@ def fused_moe(x: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor, logits: torch
     def grid_up(meta: dict) -> tuple[int]:
         return (num_row_blocks * triton.cdiv(inter, meta["BLOCK_N"]),)
 
-    up_args = (x, w1, act, sorted_ids, block_expert, inter, h, num_valid, num_row_blocks, top_k,
-               x.stride(0), w1.stride(0), w1.stride(1), act.stride(0), e)
-    if up_cfg is None:
-        moe_gate_up_kernel[grid_up](*up_args, BLOCK_M=block_m, W_OK=w_ok)
-    else:
-        moe_gate_up_kernel.fn[grid_up(up_cfg.kwargs)](*up_args, BLOCK_M=block_m, W_OK=w_ok, **up_cfg.all_kwargs())
+    up_kernel = moe_gate_up_kernel if up_cfg is None else moe_gate_up_kernel.fn
+    up_meta = {} if up_cfg is None else up_cfg.all_kwargs()
+    up_kernel[grid_up if up_cfg is None else grid_up(up_cfg.kwargs)](
+        x, w1, act, sorted_ids, block_expert,
+        inter, h, num_valid, num_row_blocks, top_k,
+        x.stride(0), w1.stride(0), w1.stride(1), act.stride(0), e,
+        BLOCK_M=block_m, W_OK=w_ok, **up_meta,
+    )
     y = torch.empty((num_valid, h), dtype=x.dtype, device=x.device)
 
     def grid_down(meta: dict) -> tuple[int]:
         return (num_row_blocks * triton.cdiv(h, meta["BLOCK_N"]),)
 
-    down_args = (act, w2, y, sorted_ids, block_expert, weights, h, inter, num_valid, num_row_blocks,
-                 act.stride(0), w2.stride(0), w2.stride(1), y.stride(0), e)
-    if down_cfg is None:
-        moe_down_kernel[grid_down](*down_args, BLOCK_M=block_m, W_OK=w_ok)
-    else:
-        moe_down_kernel.fn[grid_down(down_cfg.kwargs)](*down_args, BLOCK_M=block_m, W_OK=w_ok, **down_cfg.all_kwargs())
+    down_kernel = moe_down_kernel if down_cfg is None else moe_down_kernel.fn
+    down_meta = {} if down_cfg is None else down_cfg.all_kwargs()
+    down_kernel[grid_down if down_cfg is None else grid_down(down_cfg.kwargs)](
+        act, w2, y, sorted_ids, block_expert, weights,
+        h, inter, num_valid, num_row_blocks,
+        act.stride(0), w2.stride(0), w2.stride(1), y.stride(0), e,
+        BLOCK_M=block_m, W_OK=w_ok, **down_meta,
+    )
     out = torch.empty((t, h), dtype=x.dtype, device=x.device)
     block_h = 256 if interpreting() else 1024
     moe_combine_kernel[(t, triton.cdiv(h, block_h))](y, out, h, TOP_K=top_k, BLOCK_H=block_h)
