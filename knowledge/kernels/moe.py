@@ -176,10 +176,9 @@ def use_fused_align(ids: torch.Tensor, num_experts: int, block_m: int) -> bool:
         return _ALIGN_PICK[key]
     if not small or ids.device.type != "cuda" or interpreting() or torch.cuda.is_current_stream_capturing():
         return small
-    if key not in _ALIGN_PICK:
-        fused = _seconds_per_call(lambda: align_fused(ids, num_experts, block_m))
-        unfused = _seconds_per_call(lambda: align_by_expert(ids, num_experts, block_m))
-        _ALIGN_PICK[key] = fused <= unfused
+    fused = _seconds_per_call(lambda: align_fused(ids, num_experts, block_m))
+    unfused = _seconds_per_call(lambda: align_by_expert(ids, num_experts, block_m))
+    _ALIGN_PICK[key] = fused <= unfused
     return _ALIGN_PICK[key]
 
 
