@@ -75,8 +75,10 @@ class FastLaunch:
     __slots__ = ("jit", "grid", "kwargs", "tail", "runner")
     direct = True  # cleared if this Triton's compiled-kernel launcher takes its arguments differently
 
-    def __init__(self, autotuned: object, grid: Sequence[int], n_runtime: int, consts: dict) -> None:
-        cfg = autotuned.best_config
+    def __init__(self, autotuned: object, grid: Sequence[int], n_runtime: int, consts: dict,
+                 config: triton.Config | None = None) -> None:
+        # config: a pinned config (a tuned table's entry) instead of the one the autotuner picked.
+        cfg = config if config is not None else autotuned.best_config
         self.jit = autotuned.fn
         self.grid = tuple(grid) + (1,) * (3 - len(grid))
         self.kwargs = {**consts, **cfg.all_kwargs()}

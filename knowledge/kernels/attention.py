@@ -4,6 +4,8 @@ Layout (B, H, S, D) for Q and O and (B, H_KV, S, D) for K and V, contiguous (wha
 One program owns BLOCK_M query rows of one head and streams the keys in BLOCK_N blocks:
 - online softmax in base 2: scores are scaled by sm_scale * log2(e) once, so each probability is one
   exp2 (MUFU.EX2) instead of exp's extra multiply (card online-softmax-exp2);
+- PIPE_QK configs issue the next block's Q K^T before this block's softmax, so the tensor cores and
+  the exponentials overlap (card software-pipelining);
 - causal: key blocks wholly above the diagonal are skipped, blocks wholly below it run without a mask,
   and only the diagonal blocks pay for masking; the longest query blocks are scheduled first
   (card causal-block-skipping);
@@ -27,13 +29,44 @@ from knowledge.kernels._common import install_allocator, interpreting
 
 def _configs() -> list[triton.Config]:
     if interpreting():
-        return [triton.Config({"BLOCK_M": 16, "BLOCK_N": 16, "WARP_SPEC": False}, num_warps=4, num_stages=1)]
+        return [triton.Config({"BLOCK_M": 16, "BLOCK_N": 16, "WARP_SPEC": False, "PIPE_QK": True}, num_warps=4, num_stages=1)]
     # WARP_SPEC (tl.range warp_specialize) stays off: on the H200 with Triton 3.6 it ran no faster at 8
     # warps and the compiler's Hopper warp-specialization pass crashed at 4 (kernels-h200-probe.txt).
     # BLOCK_N must divide BLOCK_M: the causal split into unmasked and diagonal blocks assumes it.
-    shapes = [(128, 128, 8, 3, False), (128, 128, 8, 2, False), (128, 64, 8, 3, False), (128, 64, 4, 3, False)]
-    return [triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "WARP_SPEC": ws}, num_warps=w, num_stages=st)
-            for bm, bn, w, st, ws in shapes]
+    return [config(*c) for c in ATTN_CONFIGS]
+
+
+# (BLOCK_M, BLOCK_N, num_warps, num_stages, PIPE_QK): the autotuner's space on sm90. From the H200
+# sweep (kernels-explore-h200-attention.txt): 128x128 s3 won at S1024 and S16384, 128x64 s3 at S4096
+# D128, 128x64 s4 at D64; PIPE_QK lost on every shape (0.50x against 0.60x of cuDNN at S1024) and
+# 128x128 s3 with it does not fit in shared memory, so it stays out of the space.
+ATTN_CONFIGS = [(128, 128, 8, 3, False), (128, 64, 8, 3, False), (128, 64, 8, 4, False)]
+
+
+def config(bm: int, bn: int, warps: int, stages: int, pipe: bool) -> triton.Config:
+    """One attention config; the exploration sweep builds its variants through this too."""
+    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "WARP_SPEC": False, "PIPE_QK": pipe},
+                         num_warps=warps, num_stages=stages)
+
+
+@triton.jit
+def _softmax_update(acc, l_i, m_i, qk, v, offs_m, start_n, S, qk_scale,
+                    BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr):
+    """Folds one block of scores qk (and its values v) into the running (acc, l_i, m_i), in base 2."""
+    if MASKED:
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        keep = offs_n[None, :] < S
+        if CAUSAL:
+            keep = keep & (offs_n[None, :] <= offs_m[:, None])
+        qk = tl.where(keep, qk, float("-inf"))
+    # m_i starts finite (-1e30), so m_new is finite even for a fully masked block: no inf - inf.
+    m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    p = tl.math.exp2(qk * qk_scale - m_new[:, None])
+    alpha = tl.math.exp2(m_i - m_new)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = acc * alpha[:, None]
+    acc = tl.dot(p.to(v.dtype), v, acc)
+    return acc, l_i, m_new
 
 
 @triton.jit
@@ -47,21 +80,33 @@ def _attn_block(
     for start_n in tl.range(lo, hi, BLOCK_N, warp_specialize=WARP_SPEC):
         k = tl.reshape(k_desc.load([kv_row, start_n, 0]), (BLOCK_N, HEAD_D))
         qk = tl.dot(q, tl.trans(k))
-        if MASKED:
-            offs_n = start_n + tl.arange(0, BLOCK_N)
-            keep = offs_n[None, :] < S
-            if CAUSAL:
-                keep = keep & (offs_n[None, :] <= offs_m[:, None])
-            qk = tl.where(keep, qk, float("-inf"))
-        # m_i starts finite (-1e30), so m_new is finite even for a fully masked block: no inf - inf.
-        m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-        p = tl.math.exp2(qk * qk_scale - m_new[:, None])
-        alpha = tl.math.exp2(m_i - m_new)
-        l_i = l_i * alpha + tl.sum(p, 1)
         v = tl.reshape(v_desc.load([kv_row, start_n, 0]), (BLOCK_N, HEAD_D))
-        acc = acc * alpha[:, None]
-        acc = tl.dot(p.to(v.dtype), v, acc)
-        m_i = m_new
+        acc, l_i, m_i = _softmax_update(acc, l_i, m_i, qk, v, offs_m, start_n, S, qk_scale, BLOCK_N, MASKED, CAUSAL)
+    return acc, l_i, m_i
+
+
+@triton.jit
+def _attn_block_pipelined(
+    acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m,
+    lo, hi, S, qk_scale,
+    HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+):
+    """Unmasked keys [lo, hi), hi - lo a positive multiple of BLOCK_N, with Q K^T issued one block ahead.
+
+    The scores of block j + 1 are asked of the tensor cores before the softmax of block j runs, so the
+    (asynchronous) matrix product overlaps the exponentials instead of waiting behind them; the last
+    block is peeled off so that no product is computed for a block past hi.
+    """
+    k = tl.reshape(k_desc.load([kv_row, lo, 0]), (BLOCK_N, HEAD_D))
+    qk = tl.dot(q, tl.trans(k))
+    for start_n in tl.range(lo, hi - BLOCK_N, BLOCK_N):
+        k = tl.reshape(k_desc.load([kv_row, start_n + BLOCK_N, 0]), (BLOCK_N, HEAD_D))
+        qk_next = tl.dot(q, tl.trans(k))
+        v = tl.reshape(v_desc.load([kv_row, start_n, 0]), (BLOCK_N, HEAD_D))
+        acc, l_i, m_i = _softmax_update(acc, l_i, m_i, qk, v, offs_m, start_n, S, qk_scale, BLOCK_N, False, False)
+        qk = qk_next
+    v = tl.reshape(v_desc.load([kv_row, hi - BLOCK_N, 0]), (BLOCK_N, HEAD_D))
+    acc, l_i, m_i = _softmax_update(acc, l_i, m_i, qk, v, offs_m, hi - BLOCK_N, S, qk_scale, BLOCK_N, False, False)
     return acc, l_i, m_i
 
 
@@ -71,7 +116,7 @@ def attention_fwd_kernel(
     q_ptr, k_ptr, v_ptr, o_ptr,
     sm_scale, S, H, H_KV, BH, BH_KV,
     HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
-    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr, PIPE_QK: tl.constexpr,
 ):
     if CAUSAL:  # noqa: SIM108 (constexpr branch)
         # Longest rows (most key blocks) first, so the short ones fill the tail of the wave.
@@ -102,8 +147,13 @@ def attention_fwd_kernel(
     else:
         full_end = (S // BLOCK_N) * BLOCK_N
         stop = S
-    acc, l_i, m_i = _attn_block(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, 0, full_end, S, qk_scale,
-                                HEAD_D, BLOCK_M, BLOCK_N, False, CAUSAL, WARP_SPEC)
+    if PIPE_QK:
+        if full_end > 0:
+            acc, l_i, m_i = _attn_block_pipelined(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, 0, full_end, S,
+                                                  qk_scale, HEAD_D, BLOCK_M, BLOCK_N)
+    else:
+        acc, l_i, m_i = _attn_block(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, 0, full_end, S, qk_scale,
+                                    HEAD_D, BLOCK_M, BLOCK_N, False, CAUSAL, WARP_SPEC)
     acc, l_i, m_i = _attn_block(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, full_end, stop, S, qk_scale,
                                 HEAD_D, BLOCK_M, BLOCK_N, True, CAUSAL, WARP_SPEC)
 
@@ -113,8 +163,11 @@ def attention_fwd_kernel(
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
-              sm_scale: float | None = None) -> torch.Tensor:
-    """O = softmax(Q K^T * sm_scale [+ causal mask]) V for Q (B, H, S, D), K and V (B, H_KV, S, D)."""
+              sm_scale: float | None = None, *, pinned: triton.Config | None = None) -> torch.Tensor:
+    """O = softmax(Q K^T * sm_scale [+ causal mask]) V for Q (B, H, S, D), K and V (B, H_KV, S, D).
+
+    pinned: launch with this config instead of the autotuner's pick (the exploration sweep uses it).
+    """
     b, h, s, d = q.shape
     h_kv = k.shape[1]
     assert k.shape == v.shape == (b, h_kv, s, d), "K and V must be (B, H_KV, S, D) with Q's S and D"
@@ -129,7 +182,11 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     def grid(meta: dict) -> tuple[int, int]:
         return (triton.cdiv(s, meta["BLOCK_M"]), b * h)
 
-    attention_fwd_kernel[grid](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv, HEAD_D=d, CAUSAL=causal)
+    if pinned is None:
+        attention_fwd_kernel[grid](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv, HEAD_D=d, CAUSAL=causal)
+    else:
+        attention_fwd_kernel.fn[grid(pinned.kwargs)](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv,
+                                                     HEAD_D=d, CAUSAL=causal, **pinned.all_kwargs())
     return out
 
 

@@ -7,13 +7,18 @@ Three paths, picked by the launcher `matmul`:
 - `gemm_tma_kernel`: persistent grid (one program per SM walks the output tiles), GROUP_M program-id
   swizzle for L2 reuse, tensor descriptors (TMA on sm90) and a software-pipelined K loop. Used when
   the rows of A, B and C are 16-byte aligned (K % 8 == 0 and N % 8 == 0), which TMA requires.
-- `gemm_splitk_kernel` with SPLIT_K > 1: small M (decode-like shapes), where M x N has too few tiles
-  to fill 132 SMs; K is cut into SPLIT_K slices. One launch: each slice stores its fp32 partial sum,
-  bumps the tile's arrival counter, and the last slice to arrive adds the partials in slice order
-  (deterministic) and writes bf16, then re-arms the counter for the next call.
-- `gemm_splitk_kernel` with SPLIT_K == 1: masked plain pointers, for shapes that TMA cannot take.
-The launcher keeps a plan per shape (config picked by the autotuner, grid, workspace, compiled
-kernel): after the first call a launch is a dict lookup and one compiled-kernel launch.
+- `gemm_splitk_kernel` with SPLIT_K > 1: shapes whose M x N grid has too few tiles to fill 132 SMs
+  (decode-like M, or 1024^2 outputs); K is cut into SPLIT_K slices. One launch: each slice stores its
+  fp32 partial sum, bumps the tile's arrival counter, and the last slice to arrive adds the partials in
+  slice order (deterministic) and writes bf16, then re-arms the counter for the next call. With USE_TMA
+  (aligned rows on sm90) the K loop reads A and B through tensor descriptors.
+- `gemm_splitk_kernel` with SPLIT_K == 1 and USE_TMA off: masked plain pointers, for shapes that TMA
+  cannot take.
+Which path and config a shape gets: the served shapes measured on the H200 are pinned in `TUNED`
+(picked from one timed sweep, scripts/gpu/kernels_explore_h200.sh); any other shape takes the tile
+model of `choose_split_k` and the autotuner over a small pruned config list. The launcher keeps a plan
+per shape (config, grid, workspace, compiled kernel): after the first call a launch is a dict lookup
+and one compiled-kernel launch.
 Cards: pid-swizzle-l2, persistent-kernels, tma-descriptors, software-pipelining, split-k-stream-k,
 autotune-served-shapes, launch-overhead.
 """
@@ -127,13 +132,13 @@ def _splitk_configs() -> list[triton.Config]:
 
 
 # reset_to_zero: while a config is benchmarked the counters must start at zero (each launch re-arms them).
-@triton.autotune(configs=_splitk_configs(), key=["M", "N", "K", "SPLIT_K"], reset_to_zero=["counts_ptr"])
+@triton.autotune(configs=_splitk_configs(), key=["M", "N", "K", "SPLIT_K", "USE_TMA"], reset_to_zero=["counts_ptr"])
 @triton.jit
 def gemm_splitk_kernel(
     a_ptr, b_ptr, c_ptr, ws_ptr, counts_ptr,
     M, N, K, K_PER_SPLIT,
     stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-    SPLIT_K: tl.constexpr,
+    SPLIT_K: tl.constexpr, USE_TMA: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
 ):
     pid = tl.program_id(0)
@@ -151,17 +156,29 @@ def gemm_splitk_kernel(
     offs_k = tl.arange(0, BLOCK_K)
     k_start = split.to(tl.int64) * K_PER_SPLIT
     k_stop = min(k_start + K_PER_SPLIT, K)
-    a_ptrs = a_ptr + offs_m[:, None] * stride_am + (k_start + offs_k)[None, :].to(tl.int64) * stride_ak
-    b_ptrs = b_ptr + (k_start + offs_k)[:, None].to(tl.int64) * stride_bk + offs_n[None, :] * stride_bn
-
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in tl.range(k_start, k_stop, BLOCK_K):
-        k_ok = offs_k < k_stop - k
-        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & k_ok[None, :], other=0.0)
-        b = tl.load(b_ptrs, mask=k_ok[:, None] & (offs_n[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc)
-        a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
+    if USE_TMA:
+        # K_PER_SPLIT is a multiple of BLOCK_K, so a slice's blocks never reach into the next slice;
+        # the descriptor zero-fills the last slice's blocks past K.
+        a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[BLOCK_M, BLOCK_K])
+        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[stride_bk, 1], block_shape=[BLOCK_K, BLOCK_N])
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
+        k0 = split * K_PER_SPLIT  # int32 offsets for the descriptors (K < 2**31)
+        for k in tl.range(k0, min(k0 + K_PER_SPLIT, K), BLOCK_K):
+            a = a_desc.load([off_m, k])
+            b = b_desc.load([k, off_n])
+            acc = tl.dot(a, b, acc)
+    else:
+        a_ptrs = a_ptr + offs_m[:, None] * stride_am + (k_start + offs_k)[None, :].to(tl.int64) * stride_ak
+        b_ptrs = b_ptr + (k_start + offs_k)[:, None].to(tl.int64) * stride_bk + offs_n[None, :] * stride_bn
+        for k in tl.range(k_start, k_stop, BLOCK_K):
+            k_ok = offs_k < k_stop - k
+            a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & k_ok[None, :], other=0.0)
+            b = tl.load(b_ptrs, mask=k_ok[:, None] & (offs_n[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
 
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
@@ -186,9 +203,9 @@ def gemm_splitk_kernel(
 def choose_split_k(m: int, n: int, k: int, sms: int) -> int:
     """Split K only when even 64 x 128 output tiles fill less than half the SMs and K is long.
 
-    Measured on the H200 (benchmarks/results): split-K on 1024^3 (64 such tiles of 128 x 128) ran at half
-    cuBLAS's speed, while plain 64 x 128 tiles fill 128 SMs; splitting further than one program per SM was
-    slower for M = 16, since each extra split adds fp32 workspace traffic.
+    The heuristic for shapes nobody tuned (served shapes are pinned in TUNED). Measured on the H200
+    (benchmarks/results): splitting further than one program per SM was slower for M = 16, since each
+    extra split adds fp32 workspace traffic.
     """
     tiles = triton.cdiv(m, 64) * triton.cdiv(n, 128)
     if tiles * 2 > sms or k < 1024:
@@ -199,58 +216,128 @@ def choose_split_k(m: int, n: int, k: int, sms: int) -> int:
     return split
 
 
+# Served shapes, tuned on the H200 by one timed sweep over paths, splits and configs
+# (scripts/gpu/kernels_explore_h200.sh, benchmarks/results/kernels-explore-h200-gemm.txt), pinned only
+# where the sweep's winner beat what the autotuner and choose_split_k had reached in the benchmark:
+# (M, N, K) -> (path, split, BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, SUBTILE).
+# path "tma" is the persistent kernel, "splitk" the split-K kernel through descriptors, "splitk_ptr"
+# the split-K kernel through pointers.
+TUNED: dict[tuple[int, int, int], tuple[str, int, int, int, int, int, int, bool]] = {
+    (2048, 2048, 2048): ("tma", 1, 128, 256, 64, 8, 3, True),  # sweep 0.933x cuBLAS; benchmark had 0.903x
+    (16, 14336, 4096): ("tma", 1, 64, 128, 64, 4, 4, False),  # 0.883x; had 0.859x
+    (128, 4096, 14336): ("splitk", 4, 64, 128, 64, 4, 4, False),  # 0.915x; pointer split 2 had 0.886x
+    (4096, 14336, 4096): ("tma", 1, 128, 256, 64, 8, 4, True),  # 0.975x; had 0.959x
+}
+
+
+def pinned_config(entry: tuple) -> tuple[str, int, triton.Config]:
+    """A TUNED entry as (path, split, triton.Config)."""
+    path, split, bm, bn, bk, warps, stages, sub = entry
+    kwargs = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}
+    if path == "tma":
+        kwargs["SUBTILE"] = sub
+    return path, split, triton.Config(kwargs, num_warps=warps, num_stages=stages)
+
+
 # One plan per (shape, strides, pointer alignment, dtype, device, stream, split_k): a closure that
-# launches the compiled kernel with the config the autotuner picked on the first call.
+# launches the compiled kernel with the config picked on the first call.
 _PLANS: dict[tuple, object] = {}
 
 
-def _make_plan(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, split_k: int | None) -> object:
-    """Tunes (first call of a shape), launches once, and returns the launch closure for later calls."""
-    m, k = a.shape
-    n = b.shape[1]
-    sms = num_sms(a.device)
-    if split_k is None:
-        split_k = choose_split_k(m, n, k, sms)
-    tma_ok = (
+def _tma_ok(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> bool:
+    """TMA needs unit inner strides, 16-byte aligned rows and base pointers (and gains only on sm90)."""
+    return (
         a.stride(1) == 1 and b.stride(1) == 1 and out.stride(1) == 1
         and all(s % 8 == 0 for s in (a.stride(0), b.stride(0), out.stride(0)))
         and all(t.data_ptr() % 16 == 0 for t in (a, b, out))
         and (is_hopper(a.device) or interpreting())
     )
-    if split_k == 1 and tma_ok:
-        install_allocator(a.device)
 
-        def grid(meta: dict) -> tuple[int]:
-            tiles = triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"])
-            return (min(sms, tiles),)
 
-        sa, sb, sc = a.stride(0), b.stride(0), out.stride(0)
+def _plan_tma(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, config: triton.Config | None) -> object:
+    """The persistent TMA kernel: tunes (or takes the pinned config), launches once, returns the closure."""
+    m, k = a.shape
+    n = b.shape[1]
+    assert b.shape == (k, n) and out.shape == (m, n)
+    sms = num_sms(a.device)
+    install_allocator(a.device)
+
+    def grid(meta: dict) -> tuple[int]:
+        return (min(sms, triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"])),)
+
+    sa, sb, sc = a.stride(0), b.stride(0), out.stride(0)
+    if config is None:
         gemm_tma_kernel[grid](a, b, out, m, n, k, sa, sb, sc, NUM_PROGRAMS=sms)
         fast = FastLaunch(gemm_tma_kernel, grid(gemm_tma_kernel.best_config.kwargs), 9, {"NUM_PROGRAMS": sms})
+    else:
+        fast = FastLaunch(gemm_tma_kernel, grid(config.kwargs), 9, {"NUM_PROGRAMS": sms}, config)
+        fast(a, b, out, m, n, k, sa, sb, sc)
 
-        def launch_tma(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
-            fast(a, b, out, m, n, k, sa, sb, sc)
+    def launch_tma(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+        fast(a, b, out, m, n, k, sa, sb, sc)
 
-        return launch_tma
+    return launch_tma
 
+
+def _plan_splitk(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, split_k: int, use_tma: bool,
+                 config: triton.Config | None) -> object:
+    """The split-K kernel (split_k == 1: one program per tile): workspace and counters live with the plan."""
+    m, k = a.shape
+    n = b.shape[1]
+    assert b.shape == (k, n) and out.shape == (m, n)
+    if use_tma:
+        install_allocator(a.device)
+    # Slices are multiples of 128 (every BLOCK_K divides it), so no K block straddles two slices.
     k_per_split = triton.cdiv(triton.cdiv(k, split_k), 128) * 128 if split_k > 1 else k
     split_k = triton.cdiv(k, k_per_split)
-    # Workspace and arrival counters live with the plan: no allocation or memset per call. Counters
-    # cover the smallest tile of any config (16 x 32) and are zero between launches.
+    # Counters cover the smallest tile of any config (16 x 32) and are zero between launches.
     ws = torch.empty((split_k, m, n) if split_k > 1 else (1,), dtype=torch.float32, device=a.device)
     counts = torch.zeros(triton.cdiv(m, 16) * triton.cdiv(n, 32), dtype=torch.int32, device=a.device)
     sam, sak, sbk, sbn, scm, scn = a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0), out.stride(1)
+    consts = {"SPLIT_K": split_k, "USE_TMA": use_tma}
 
-    def grid2(meta: dict) -> tuple[int, int]:
+    def grid(meta: dict) -> tuple[int, int]:
         return (triton.cdiv(m, meta["BLOCK_M"]) * triton.cdiv(n, meta["BLOCK_N"]), split_k)
 
-    gemm_splitk_kernel[grid2](a, b, out, ws, counts, m, n, k, k_per_split, sam, sak, sbk, sbn, scm, scn, SPLIT_K=split_k)
-    fast = FastLaunch(gemm_splitk_kernel, grid2(gemm_splitk_kernel.best_config.kwargs), 15, {"SPLIT_K": split_k})
+    args = (m, n, k, k_per_split, sam, sak, sbk, sbn, scm, scn)
+    if config is None:
+        gemm_splitk_kernel[grid](a, b, out, ws, counts, m, n, k, k_per_split, sam, sak, sbk, sbn, scm, scn,
+                                 SPLIT_K=split_k, USE_TMA=use_tma)
+        fast = FastLaunch(gemm_splitk_kernel, grid(gemm_splitk_kernel.best_config.kwargs), 15, consts)
+    else:
+        fast = FastLaunch(gemm_splitk_kernel, grid(config.kwargs), 15, consts, config)
+        fast(a, b, out, ws, counts, *args)
 
     def launch_splitk(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
-        fast(a, b, out, ws, counts, m, n, k, k_per_split, sam, sak, sbk, sbn, scm, scn)
+        fast(a, b, out, ws, counts, *args)
 
     return launch_splitk
+
+
+def make_plan(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, split_k: int | None = None,
+              choice: tuple[str, int, triton.Config] | None = None) -> object:
+    """Computes out = a @ b once and returns a closure that repeats it on new tensors of the same layout.
+
+    choice pins (path, split, config), as a TUNED entry or a sweep does; without it a served shape takes
+    its TUNED entry, and any other shape the split heuristic and the autotuner.
+    """
+    m, k = a.shape
+    n = b.shape[1]
+    tma_ok = _tma_ok(a, b, out)
+    if choice is None and split_k is None and tma_ok and not interpreting() and (m, n, k) in TUNED:
+        choice = pinned_config(TUNED[(m, n, k)])
+    if choice is not None:
+        path, split, config = choice
+        if path == "tma" and tma_ok:
+            return _plan_tma(a, b, out, config)
+        return _plan_splitk(a, b, out, split, tma_ok and path == "splitk", config)
+    if split_k is None:
+        split_k = choose_split_k(m, n, k, num_sms(a.device))
+    if split_k == 1 and tma_ok:
+        return _plan_tma(a, b, out, None)
+    # Split-K through pointers: in the H200 sweep descriptors won only at 128x4096x14336 (pinned above)
+    # and lost at 16x4096x4096 (0.948x against 0.976x) and 16x4096x14336 (0.944x against 1.001x).
+    return _plan_splitk(a, b, out, split_k, False, None)
 
 
 def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None, split_k: int | None = None) -> torch.Tensor:
@@ -265,7 +352,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None, sp
            b.stride(1), out.stride(0), out.stride(1), a.data_ptr() % 16, b.data_ptr() % 16, out.data_ptr() % 16)
     plan = _PLANS.get(key)
     if plan is None:
-        _PLANS[key] = _make_plan(a, b, out, split_k)
+        _PLANS[key] = make_plan(a, b, out, split_k)
     else:
         plan(a, b, out)
     return out

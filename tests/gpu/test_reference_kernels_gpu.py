@@ -64,6 +64,33 @@ def test_attention(h: int, h_kv: int, s: int, d: int, causal: bool) -> None:
     assert _rel(out, attention.reference(q, k, v, causal=causal)) < 2e-2
 
 
+@pytest.mark.parametrize("pipe", [False, True])
+@pytest.mark.parametrize("s,d,causal", [(1000, 128, False), (1000, 128, True), (517, 64, True), (64, 128, False)])
+def test_attention_pinned_configs(pipe: bool, s: int, d: int, causal: bool) -> None:
+    """Both K-loop schedules (Q K^T issued one block ahead or not), whatever the autotuner would pick."""
+    from knowledge.kernels import attention
+
+    q, k, v = (torch.randn(2, 4, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    out = attention.attention(q, k, v, causal=causal, pinned=attention.config(128, 64, 8, 3, pipe))
+    assert _rel(out, attention.reference(q, k, v, causal=causal)) < 2e-2
+
+
+@pytest.mark.parametrize("w_tma", [False, True])
+@pytest.mark.parametrize("fused_align", [False, True])
+def test_moe_pinned_paths(w_tma: bool, fused_align: bool) -> None:
+    """Weight tiles through descriptors or pointers, alignment in one kernel or in torch: same layer."""
+    from knowledge.kernels import moe
+
+    t, e, top_k, h, inter = 300, 16, 4, 1024, 1000  # 1000: gate tiles at the N edge read up rows
+    x = torch.randn(t, h, device="cuda", dtype=torch.bfloat16)
+    w1 = torch.randn(e, 2 * inter, h, device="cuda", dtype=torch.bfloat16) / h**0.5
+    w2 = torch.randn(e, h, inter, device="cuda", dtype=torch.bfloat16) / inter**0.5
+    logits = torch.randn(t, e, device="cuda")
+    cfg = moe.gemm_config(64, 64, 4, 3, w_tma)
+    out = moe.fused_moe(x, w1, w2, logits, top_k, True, pinned=(cfg, cfg), fused_align=fused_align)
+    assert _rel(out, moe.reference(x, w1, w2, logits, top_k, True)) < 3e-2
+
+
 @pytest.mark.parametrize("t,e,top_k,h,inter,renorm", [(16, 8, 2, 4096, 14336, True), (333, 64, 6, 2048, 1408, False), (2048, 8, 2, 1024, 768, True)])
 def test_moe(t: int, e: int, top_k: int, h: int, inter: int, renorm: bool) -> None:
     from knowledge.kernels import moe

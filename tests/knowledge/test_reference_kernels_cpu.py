@@ -75,3 +75,54 @@ def test_gemm_plan_reused_on_fresh_data(m: int, n: int, k: int, split: int | Non
         out = torch.full((m, n), float("nan"), dtype=torch.float16)
         gemm.matmul(a, b, out=out, split_k=split)
         assert _rel(out, gemm.reference(a, b)) < 1e-2
+
+
+@pytest.mark.parametrize("t,top_k,e,block_m", [(3, 2, 4, 4), (40, 2, 6, 16), (25, 3, 5, 8)])
+def test_fused_align_equals_torch_align(t: int, top_k: int, e: int, block_m: int) -> None:
+    """The one-program align gives the torch path's exact output (order kept within each expert);
+    40 x 2 pairs span several of the interpreter's 32-pair chunks."""
+    gen = torch.Generator().manual_seed(t)
+    ids = torch.stack([torch.randperm(e, generator=gen)[:top_k] for _ in range(t)]).to(torch.int32)
+    ref_ids, ref_blocks = moe.align_by_expert(ids, e, block_m)
+    got_ids, got_blocks = moe.align_fused(ids, e, block_m)
+    assert torch.equal(got_ids, ref_ids)
+    assert torch.equal(got_blocks, ref_blocks)
+
+
+@pytest.mark.parametrize("w_tma,fused_align", [(False, False), (True, True), (False, True)])
+def test_moe_pinned_paths(w_tma: bool, fused_align: bool) -> None:
+    """Weights through descriptors or pointers, alignment fused or in torch: the same layer. I = 40 is
+    not a multiple of the 32-wide tile, so edge gate tiles read rows of the up half (never stored)."""
+    t, e, top_k, h, inter = 9, 4, 2, 64, 40
+    x = torch.randn(t, h, dtype=torch.float16)
+    w1 = (torch.randn(e, 2 * inter, h) / h**0.5).half()
+    w2 = (torch.randn(e, h, inter) / inter**0.5).half()
+    logits = torch.randn(t, e)
+    cfg = moe.gemm_config(32, 32, 4, 1, w_tma)
+    out = moe.fused_moe(x, w1, w2, logits, top_k, True, pinned=(cfg, cfg), fused_align=fused_align)
+    assert _rel(out, moe.reference(x, w1, w2, logits, top_k, True)) < 1e-2
+
+
+@pytest.mark.parametrize("entry", [("tma", 1, 16, 32, 32, 4, 1, True), ("splitk", 3, 16, 32, 32, 4, 1, False),
+                                   ("splitk_ptr", 2, 16, 32, 32, 4, 1, False)])
+def test_gemm_pinned_paths(entry: tuple) -> None:
+    """Each path a TUNED entry can pin computes the product (split-K slices through descriptors too)."""
+    m, n, k = 20, 48, 400
+    a = torch.randn(m, k, dtype=torch.float16)
+    b = torch.randn(k, n, dtype=torch.float16)
+    out = torch.full((m, n), float("nan"), dtype=torch.float16)
+    plan = gemm.make_plan(a, b, out, choice=gemm.pinned_config(entry))
+    assert _rel(out, gemm.reference(a, b)) < 1e-2
+    a2, b2 = torch.randn(m, k, dtype=torch.float16), torch.randn(k, n, dtype=torch.float16)
+    plan(a2, b2, out)
+    assert _rel(out, gemm.reference(a2, b2)) < 1e-2
+
+
+@pytest.mark.parametrize("pipe", [False, True])
+def test_attention_pinned_schedules(pipe: bool) -> None:
+    """Q K^T issued one block ahead or not: the same attention (S = 70 leaves a ragged last block)."""
+    q, k, v = (torch.randn(1, 2, 70, 64, dtype=torch.float16) for _ in range(3))
+    cfg = attention.config(32, 16, 4, 1, pipe)
+    for causal in (False, True):
+        out = attention.attention(q, k, v, causal=causal, pinned=cfg)
+        assert _rel(out, attention.reference(q, k, v, causal=causal)) < 1e-2
