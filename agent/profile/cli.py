@@ -55,7 +55,7 @@ def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     from rich.console import Console
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)  # an error stays one line, however long
     try:
         tasks = [load_task(t) for t in args.targets]
     except TaskError as exc:

@@ -58,6 +58,10 @@ def progress(phase: str, done: int = 0, total: int = 0) -> None:
 # Environment
 
 
+class BackendMissing(RuntimeError):
+    """The backend asked for is not on this host: the user's request, not a bug (no traceback)."""
+
+
 def pick_device(requested: str) -> str:
     """'cuda' (NVIDIA or ROCm torch) or 'cpu' (Triton interpreter). Must run before triton loads."""
     if requested == "cpu":
@@ -68,7 +72,7 @@ def pick_device(requested: str) -> str:
     if torch.cuda.is_available():
         return "cuda"
     if requested in ("nvidia", "amd", "cuda"):
-        raise RuntimeError(f"no GPU visible to torch on this host (backend {requested} was asked for)")
+        raise BackendMissing(f"no GPU visible to torch on this host (backend {requested} was asked for)")
     os.environ["TRITON_INTERPRET"] = "1"
     return "cpu"
 
@@ -494,7 +498,7 @@ def main(argv: list[str]) -> int:
         emit("env", **env)
         want = req.get("backend", "auto")
         if want in ("nvidia", "amd") and env.get("backend") != want:
-            raise RuntimeError(f"backend {want} asked for, but this host's GPU is {env.get('name')}")
+            raise BackendMissing(f"backend {want} asked for, but this host's GPU is {env.get('name')}")
         progress("compile")
         runner = Runner(req, device)
         out = runner.call(0)
@@ -543,6 +547,9 @@ def main(argv: list[str]) -> int:
                 result["proton"] = {"tool": "proton", "error": f"{type(exc).__name__}: {exc}"}
         emit("result", **result)
         return 0
+    except BackendMissing as exc:
+        emit("error", message=str(exc))
+        return 1
     except BaseException as exc:  # report everything, KeyboardInterrupt included, as one event
         emit("error", message=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc()[-4000:])
         return 1
