@@ -67,7 +67,10 @@ def pick_device(requested: str) -> str:
     if requested == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
         return "cpu"
-    import torch
+    try:
+        import torch
+    except ModuleNotFoundError as exc:
+        raise BackendMissing(f"{exc.name} is not installed for {sys.executable}; profiling needs torch and triton") from None
 
     if torch.cuda.is_available():
         return "cuda"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 import pty
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
