@@ -323,14 +323,18 @@ def run(args: argparse.Namespace) -> int:
     return 1 if check.report.failed and not args.exit_zero else 0
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="argus check",
         description="Check every Triton kernel in the given files and folders (default: the current folder).",
     )
     add_arguments(parser)
+    return parser
+
+
+def main(argv: list[str]) -> int:
     try:
-        args = parser.parse_args(argv)
+        args = build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse: usage errors (2) and --help (0)
         return exc.code if isinstance(exc.code, int) else USAGE_ERROR
     return run(args)

@@ -8,13 +8,17 @@ import sys
 from argus_lsp.render.rules import find_rule, load_rule_docs, rule_table
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="argus rules", description="List the rules, or show one rule's page."
     )
     parser.add_argument("code", nargs="?", metavar="CODE", help="a code (DF002) or a rule name")
+    return parser
+
+
+def main(argv: list[str]) -> int:
     try:
-        args = parser.parse_args(argv)
+        args = build_parser().parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
     load_rule_docs()

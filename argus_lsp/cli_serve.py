@@ -35,7 +35,7 @@ def serve(tcp: str | None) -> int:
     return int(run_server(tcp) or 0)
 
 
-def main(argv: list[str], prog: str = "argus serve") -> int:
+def build_parser(prog: str = "argus serve") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog, description="Start the Argus language server (stdio by default)."
     )
@@ -44,8 +44,12 @@ def main(argv: list[str], prog: str = "argus serve") -> int:
 
         parser.add_argument("--version", action="version", version=f"argus-lsp {tool_version()}")
     add_arguments(parser)
+    return parser
+
+
+def main(argv: list[str], prog: str = "argus serve") -> int:
     try:
-        args = parser.parse_args(argv)
+        args = build_parser(prog).parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else USAGE_ERROR
     return serve(args.tcp)

@@ -111,7 +111,7 @@ def from_project(table: Any, where: str) -> tuple[Settings, list[str]]:
         if codes is None:
             problems.append(f"{name} must be a list of codes or a comma-separated string")
         elif key == "select" and not codes:
-            problems.append(empty_selection_problem(f"{name} = {table[key]!r}"))
+            problems.append(empty_selection_problem(f"{where}: `select = {table[key]!r}` in [tool.argus]"))
         else:
             problems += code_problems(codes, name)
             out = replace(out, **{key: tuple(codes)})

@@ -30,7 +30,7 @@ def test_empty_selections_are_errors(argus, tmp_path):
         write(tmp_path, "pyproject.toml", f"[tool.argus]\nselect = {value}\n")
         r = argus("check", "two.py")
         assert (r.rc, r.out) == (2, ""), r
-        assert "([tool.argus] select)" in r.err and "selects no rule" in r.err
+        assert "pyproject.toml: `select = " in r.err and "` in [tool.argus] selects no rule" in r.err
     write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n")
     for flag in ("", ","):
         r = argus("check", "two.py", "--select", flag)
