@@ -50,7 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         dest="format",
         choices=sorted(RENDERERS),
         default="concise",
-        help="concise (default; also `text`), full, json, sarif or github; --format is the old name",
+        metavar="FORMAT",
+        help=f"{', '.join(sorted(RENDERERS))} (default: concise; text is its old name; --format too)",
     )
     p.add_argument("--select", metavar="CODES", help="comma-separated code prefixes to report, e.g. DF,MB001")
     p.add_argument("--ignore", metavar="CODES", help="comma-separated code prefixes to leave out")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from argus_lsp.render import github, json, sarif, statistics, text
+from argus_lsp.render import github, gitlab, json, lines, sarif, statistics, text
 from argus_lsp.render.report import Diagnostic, Report, Summary
 
 
@@ -22,8 +22,11 @@ RENDERERS: dict[str, Renderer] = {
     "full": text.render_full,
     "text": text.render_concise,
     "json": json.render,
+    "json-lines": lines.render_json_lines,
+    "pylint": lines.render_pylint,
     "sarif": sarif.render,
     "github": github.render,
+    "gitlab": gitlab.render,
 }
 # `--statistics`: counts per code instead of findings, in the formats that can carry a table
 STATISTICS: dict[str, Renderer] = {

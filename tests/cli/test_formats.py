@@ -300,3 +300,53 @@ def test_github_omits_columns_on_multiline_ranges(argus, tmp_path):
     line = f"line={HALF_TYPED_ERROR_LINE},endLine={HALF_TYPED_ERROR_LINE + 1},title="
     assert r.out.startswith(f"::error file=two.py,{line}Argus AR002 (parse-error)::unfinished_kernel: ")
     assert "col=" not in r.out
+
+
+# --- json-lines, pylint, gitlab -----------------------------------------------------------------
+
+
+def test_json_lines_is_one_diagnostic_object_per_line():
+    report = sample_report()
+    lines = RENDERERS["json-lines"](report).splitlines()
+    assert [json.loads(line) for line in lines] == json.loads(RENDERERS["json"](report))["diagnostics"]
+
+
+def test_pylint_lines():
+    assert RENDERERS["pylint"](sample_report()).splitlines() == [
+        "pkg/k.py:2: [PF001(no-autotune), k] fixed tile sizes",
+        "pkg/k.py:3: [DF002(stale-reduction-pointer), k] "
+        "`b_ptrs` moves by BLOCK_K per iteration; expected BLOCK_K * stride_bk",
+    ]
+
+
+def test_gitlab_code_quality_report():
+    issues = json.loads(RENDERERS["gitlab"](sample_report()))
+    assert [(i["check_name"], i["severity"], i["location"]) for i in issues] == [
+        ("PF001", "minor", {"path": "pkg/k.py", "lines": {"begin": 2, "end": 2}}),
+        ("DF002", "critical", {"path": "pkg/k.py", "lines": {"begin": 3, "end": 3}}),
+    ]
+    assert issues[1]["description"].startswith("DF002 stale-reduction-pointer in k: `b_ptrs` moves")
+    assert len({i["fingerprint"] for i in issues}) == 2
+
+
+def test_gitlab_fingerprints_survive_moved_lines_and_tell_duplicates_apart():
+    """GitLab matches findings across pipelines by fingerprint: a line inserted above must not
+    change it, and two identical findings must not share one."""
+    report = sample_report()
+    (df,) = [d for d in report.diagnostics if d.code == "DF002"]
+    moved = Report(diagnostics=[replace(df, range=replace(df.range, line=9, end_line=9))])
+    twice = Report(diagnostics=[df, df])
+    fingerprint = json.loads(RENDERERS["gitlab"](Report(diagnostics=[df])))[0]["fingerprint"]
+    assert json.loads(RENDERERS["gitlab"](moved))[0]["fingerprint"] == fingerprint
+    pair = [i["fingerprint"] for i in json.loads(RENDERERS["gitlab"](twice))]
+    assert pair[0] == fingerprint and pair[1] != fingerprint
+
+
+def test_line_formats_end_to_end(argus, tmp_path):
+    (tmp_path / "two.py").write_text(HALF_TYPED)
+    r = argus("check", "two.py", "--output-format", "pylint")
+    assert r.rc == 1 and r.out.startswith(f"two.py:{HALF_TYPED_ERROR_LINE}: [AR002(parse-error), unfinished_kernel]")
+    r = argus("check", "two.py", "--output-format", "json-lines")
+    assert [json.loads(line)["code"] for line in r.out.splitlines()] == ["AR002"]
+    r = argus("check", str(tmp_path / "two.py"), "--output-format", "gitlab")
+    assert json.loads(r.out)[0]["location"]["path"] == "two.py"  # relative to the repository root
