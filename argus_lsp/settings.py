@@ -196,8 +196,9 @@ def editor_over(project: Settings, raw: Any) -> tuple[Settings, list[str]]:
 def resolve(project: Settings, init_options: Any, latest: Any) -> tuple[Settings, list[str]]:
     """The server's settings: the project's, under the editor's latest non-empty answer
     (workspace/configuration or a pushed change), else its initializationOptions."""
-    answer, _ = _unwrap(latest)
-    return editor_over(project, latest if answer else init_options)
+    answer, problems = _unwrap(latest)
+    settings, more = editor_over(project, latest if answer else init_options)
+    return settings, problems + more
 
 
 def _profile_keys(raw: dict) -> dict:

@@ -54,6 +54,8 @@ def test_the_latest_editor_answer_replaces_the_initialization_options():
     assert resolve(project, init, {})[0].run == "onSave"  # an empty answer keeps the options
     s, _ = resolve(project, init, {"run": "onType", "ignore": []})  # cleared in the editor
     assert (s.ignore, s.run) == (("PF",), "onType")
+    s, problems = resolve(project, init, "onSave")  # a malformed answer is named, the options kept
+    assert s.run == "onSave" and problems == ["argus settings must be an object, got 'onSave'"]
 
 
 def test_neovim_empty_settings_array_is_an_empty_object():
