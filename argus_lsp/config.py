@@ -1,65 +1,96 @@
-"""Project settings for `argus check` from `[tool.argus]` in the nearest pyproject.toml.
+"""Finding a project's `[tool.argus]`: from the checked file's folder upward, as ruff does.
 
-A team writes its rule selection once next to its other tool settings, and CI, pre-commit and
-people running `argus check` by hand then agree; flags given on the command line still win.
+The nearest `pyproject.toml` that has a `[tool.argus]` table applies to a file; one without the
+table is passed over, so a sub-package's own pyproject.toml does not hide the repository's
+settings. A pyproject.toml on the way that cannot be read or parsed is an error, since it might
+have held the table. Lookups are cached per folder: a run over a thousand files reads each
+pyproject.toml once.
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from argus_lsp.settings import Settings, from_project
 
 
 class ConfigError(Exception):
-    """The settings file exists but cannot be used; a usage error (exit 2)."""
+    """A settings file that exists but cannot be used: a usage error (exit 2) for the CLI."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
 
 
-@dataclass
-class Settings:
-    select: list[str] | None = None
-    ignore: list[str] | None = None
-    source: Path | None = None  # the pyproject.toml the values came from
+@dataclass(frozen=True)
+class ProjectConfig:
+    settings: Settings
+    source: Path | None  # the pyproject.toml the settings came from; None: the defaults
+    problems: tuple[str, ...] = ()  # what was wrong in it (the settings hold the usable part)
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest pyproject.toml in `start` or one of its parents."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
+NO_CONFIG = ProjectConfig(Settings(), None)
 
 
-def split_codes(value: object, where: str) -> list[str]:
-    """Codes given as a list (`["DF", "MB001"]`) or a comma-separated string (`"DF,MB001"`)."""
-    if isinstance(value, str):
-        items = value.split(",")
-    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-        items = value
-    else:
-        raise ConfigError(f"{where} must be a list of codes or a comma-separated string")
-    return [item.strip().upper() for item in items if item.strip()]
-
-
-def load(start: Path) -> Settings:
-    """Read `[tool.argus]` from the nearest pyproject.toml; no file or no table means no settings."""
-    path = find_pyproject(start)
-    if path is None:
-        return Settings()
+def _read_table(path: Path) -> tuple[bool, object]:
+    """(whether the file has [tool.argus], the table); raises ConfigError if it cannot be parsed."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from exc
-    table = data.get("tool", {}).get("argus")
-    if table is None:
-        return Settings(source=path)
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.argus] must be a table")
-    settings = Settings(source=path)
-    if "select" in table:
-        settings.select = split_codes(table["select"], f"{path}: tool.argus.select")
-    if "ignore" in table:
-        settings.ignore = split_codes(table["ignore"], f"{path}: tool.argus.ignore")
-    return settings
+        raise ConfigError([f"cannot read {path}: {exc}"]) from exc
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict) or "argus" not in tool:
+        return False, None
+    return True, tool["argus"]
+
+
+def load_file(path: Path) -> ProjectConfig:
+    """The `[tool.argus]` of one pyproject.toml (NO_CONFIG when it has none)."""
+    has_table, table = _read_table(path)
+    if not has_table:
+        return NO_CONFIG
+    settings, problems = from_project(table, str(path))
+    return ProjectConfig(settings, path, tuple(problems))
+
+
+@dataclass
+class ConfigFinder:
+    """Per-folder cache of the nearest `[tool.argus]`; one finder per run or per server."""
+
+    _by_folder: dict[Path, ProjectConfig] = field(default_factory=dict)
+
+    def for_folder(self, folder: Path) -> ProjectConfig:
+        folder = folder.resolve()
+        walked: list[Path] = []
+        found = NO_CONFIG
+        for current in (folder, *folder.parents):
+            if current in self._by_folder:
+                found = self._by_folder[current]
+                break
+            walked.append(current)
+            candidate = current / "pyproject.toml"
+            if candidate.is_file():
+                config = load_file(candidate)
+                if config.source is not None:
+                    found = config
+                    break
+        for current in walked:
+            self._by_folder[current] = found
+        return found
+
+    def for_file(self, path: Path) -> ProjectConfig:
+        return self.for_folder(path.parent)
+
+
+def project_settings(folder: Path | None) -> tuple[Settings, list[str]]:
+    """For the language server: the settings that apply under `folder` (a workspace root) and
+    the problems to show the user; a broken file yields the defaults and its problem."""
+    if folder is None:
+        return Settings(), []
+    try:
+        config = ConfigFinder().for_folder(folder)
+    except ConfigError as exc:
+        return Settings(), list(exc.problems)
+    return config.settings, list(config.problems)

@@ -14,11 +14,14 @@ import asyncio
 import logging
 import sys
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from lsprotocol import types
+from pygls import uris
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from argus_lsp import config as config_mod
 from argus_lsp import settings as settings_mod
 from argus_lsp.documents import DocumentStore
 from argus_lsp.features import code_actions, hover, profile_lens
@@ -53,6 +56,8 @@ class ArgusServer(LanguageServer):
         self.store = DocumentStore()
         self.diagnostics = DiagnosticsScheduler(self.store, self.publish, self.log_error)
         self.base_settings = settings_mod.Settings()
+        self.project_settings = settings_mod.Settings()  # [tool.argus] of the workspace's project
+        self.init_options: object | None = None
         self.problems: list[str] = []
         self.profiles = profile_lens.ProfileFeature(self)
 
@@ -95,7 +100,7 @@ class ArgusServer(LanguageServer):
                 raw = items[0] if items else None
             except Exception as exc:  # a client that cannot answer keeps the settings it had
                 log.warning("workspace/configuration failed: %s", exc)
-        new, problems = settings_mod.merge(self.base_settings, raw)
+        new, problems = settings_mod.resolve(self.project_settings, self.init_options, raw)
         self.warn_user(problems)
         if new != self.diagnostics.settings:
             self.diagnostics.settings = new
@@ -109,7 +114,12 @@ server = ArgusServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: ArgusServer, params: types.InitializeParams) -> None:
-    ls.base_settings, ls.problems = settings_mod.merge(settings_mod.Settings(), params.initialization_options)
+    root = next((f.uri for f in params.workspace_folders or []), None) or params.root_uri
+    folder = uris.to_fs_path(root) if root else params.root_path
+    ls.project_settings, project_problems = config_mod.project_settings(Path(folder) if folder else None)
+    ls.init_options = params.initialization_options
+    ls.base_settings, ls.problems = settings_mod.resolve(ls.project_settings, ls.init_options, None)
+    ls.problems = project_problems + ls.problems
     ls.diagnostics.settings = ls.base_settings
     ls.diagnostics.encoding = ls.encoding
     ls.diagnostics.pull = ls.supports("text_document.diagnostic")

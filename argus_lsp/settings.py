@@ -1,17 +1,31 @@
-"""The server's settings, from initializationOptions and workspace/configuration (section "argus").
+"""The one settings model of Argus, read by `argus check` and by the language server alike.
 
-Settings are a frozen dataclass so a running analysis keeps the settings it started with. A bad
-value never stops the server: it falls back to the default and the problem is reported back to the
-user as a message, as jedi-language-server does.
+Three layers, each replacing what the one before it set: the defaults, the project's
+`[tool.argus]` table (config.py finds it), and then either the command line's flags (the CLI) or
+the editor's settings (the server: initializationOptions and workspace/configuration, section
+"argus"). So a team writes its rule selection once and the editor and CI agree on it.
+
+The two sources are read with different strictness on purpose. A project file is code under
+review: an unknown key or an empty selection is a problem the CLI refuses with exit 2, because a
+typo must never switch a gate off. Editor settings arrive from clients that send every key with
+its default (VS Code sends `select: null, ignore: []`), so an unset or empty editor value leaves
+the project's value in force, and a bad one falls back with a message instead of stopping the
+server (as jedi-language-server does). Settings are frozen so a running analysis keeps the
+settings it started with.
 """
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from analyzers import unknown_codes
+
 LEVELS = ("error", "warning", "hint", "info", "off")
 RUN_MODES = ("onType", "onSave")
+PROJECT_KEYS = ("select", "ignore", "severity")  # what `[tool.argus]` may hold
+EDITOR_ONLY_KEYS = ("run", "debounceMs", "profile")  # per-person settings, never a project's
 
 
 @dataclass(frozen=True)
@@ -27,44 +41,129 @@ class Settings:
     profile_timeout: float = 600.0  # seconds before the worker (and its children) is killed
     profile_counters: bool = False  # also collect ncu / rocprof counters (slower)
 
+    def level_for(self, code: str, default: str) -> str:
+        """The level a finding of `code` is shown at: the longest matching `severity` prefix wins."""
+        best = max((p for p in self.severity if code.startswith(p)), key=len, default=None)
+        return self.severity[best] if best is not None else default
 
-def _codes(value: Any, key: str, problems: list[str]) -> tuple[str, ...] | None:
+
+# --- values shared by both sources ---------------------------------------------------------------
+
+
+def split_codes(value: Any) -> list[str] | None:
+    """Codes as a list (`["DF", "MB001"]`) or one comma/space-separated string; None if neither."""
     if isinstance(value, str):
-        value = [v for v in value.replace(",", " ").split()]
+        value = value.replace(",", " ").split()
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        return None
+    return [v.strip().upper() for v in value if v.strip()]
+
+
+def code_problems(codes: list[str], where: str) -> list[str]:
+    """A message for codes that match no rule (`argus rules` lists them)."""
+    bad = unknown_codes(codes)
+    if not bad:
+        return []
+    plural = "s" if len(bad) > 1 else ""
+    return [f"unknown rule code{plural} in {where}: {', '.join(bad)} (`argus rules` lists them)"]
+
+
+def empty_selection_problem(where: str) -> str:
+    return f"{where} selects no rule, so nothing would be checked; leave it out to check every rule"
+
+
+def _levels(raw: Any, where: str, problems: list[str]) -> dict[str, str] | None:
+    if not isinstance(raw, dict):
+        problems.append(f"{where} must map codes to levels, got {raw!r}")
+        return None
+    good: dict[str, str] = {}
+    for code, level in raw.items():
+        if isinstance(level, str) and level.lower() in LEVELS:
+            good[str(code).strip().upper()] = level.lower()
+        else:
+            problems.append(f"{where}.{code}: {level!r} is not one of {', '.join(LEVELS)}")
+    return good
+
+
+# --- the project: `[tool.argus]` ------------------------------------------------------------------
+
+
+def unknown_key_problem(key: str, where: str) -> str:
+    """`selct` -> "... unknown key `selct` (did you mean `select`?)"; editor keys are named as such."""
+    if key in EDITOR_ONLY_KEYS or key.startswith("profile."):
+        return f"{where}: `{key}` is an editor setting, not a project one (set it in the editor)"
+    close = difflib.get_close_matches(key, PROJECT_KEYS, n=1, cutoff=0.6)
+    hint = f" (did you mean `{close[0]}`?)" if close else f" (known keys: {', '.join(PROJECT_KEYS)})"
+    return f"{where}: unknown key `{key}`{hint}"
+
+
+def from_project(table: Any, where: str) -> tuple[Settings, list[str]]:
+    """Settings from one `[tool.argus]` table, with every problem in it (`where` names the file)."""
+    if not isinstance(table, dict):
+        return Settings(), [f"{where}: [tool.argus] must be a table"]
+    problems = [unknown_key_problem(key, where) for key in table if key not in PROJECT_KEYS]
+    out = Settings()
+    for key in ("select", "ignore"):
+        if key not in table:
+            continue
+        codes = split_codes(table[key])
+        name = f"{where} ([tool.argus] {key})"
+        if codes is None:
+            problems.append(f"{name} must be a list of codes or a comma-separated string")
+        elif key == "select" and not codes:
+            problems.append(empty_selection_problem(f"{where}: `select = {table[key]!r}` in [tool.argus]"))
+        else:
+            problems += code_problems(codes, name)
+            out = replace(out, **{key: tuple(codes)})
+    if "severity" in table:
+        levels = _levels(table["severity"], f"{where} ([tool.argus] severity)", problems)
+        if levels is not None:
+            problems += code_problems(list(levels), f"{where} ([tool.argus] severity)")
+            out = replace(out, severity=levels)
+    return out, problems
+
+
+# --- the editor ------------------------------------------------------------------------------------
+
+
+def _unwrap(raw: Any) -> tuple[dict | None, list[str]]:
+    """The editor's object: `{"argus": {...}}` unwrapped; an empty JSON array (how Neovim 0.7
+    encodes an empty Lua table) is an empty object."""
+    if raw is None:
+        return None, []
+    if isinstance(raw, list) and not raw:
+        return {}, []
+    if isinstance(raw, dict) and isinstance(raw.get("argus"), dict | list):
+        return _unwrap(raw["argus"])
+    if not isinstance(raw, dict):
+        return None, [f"argus settings must be an object, got {raw!r}"]
+    return raw, []
+
+
+def _editor_codes(value: Any, key: str, problems: list[str]) -> tuple[str, ...] | None:
+    codes = split_codes(value)
+    if codes is None:
         problems.append(f"argus.{key} must be a list of codes, got {value!r}")
         return None
-    return tuple(v.strip().upper() for v in value if v.strip())
+    return tuple(codes)
 
 
 def merge(base: Settings, raw: Any) -> tuple[Settings, list[str]]:
     """`base` updated with the keys present in `raw` (a dict, possibly wrapped as {"argus": {...}})."""
-    problems: list[str] = []
+    raw, problems = _unwrap(raw)
     if raw is None:
         return base, problems
-    if isinstance(raw, dict) and isinstance(raw.get("argus"), dict):
-        raw = raw["argus"]
-    if not isinstance(raw, dict):
-        return base, [f"argus settings must be an object, got {raw!r}"]
     out = base
     if "select" in raw:
-        sel = None if raw["select"] is None else _codes(raw["select"], "select", problems)
+        sel = None if raw["select"] is None else _editor_codes(raw["select"], "select", problems)
         out = replace(out, select=sel)
     if "ignore" in raw:
-        ign = _codes(raw["ignore"] or [], "ignore", problems)
+        ign = _editor_codes(raw["ignore"] or [], "ignore", problems)
         out = replace(out, ignore=ign or ())
     if "severity" in raw:
-        sev = raw["severity"] or {}
-        if not isinstance(sev, dict):
-            problems.append(f"argus.severity must map codes to levels, got {sev!r}")
-        else:
-            good = {}
-            for code, level in sev.items():
-                if isinstance(level, str) and level.lower() in LEVELS:
-                    good[str(code).upper()] = level.lower()
-                else:
-                    problems.append(f"argus.severity.{code}: {level!r} is not one of {', '.join(LEVELS)}")
-            out = replace(out, severity=good)
+        levels = _levels(raw["severity"] or {}, "argus.severity", problems)
+        if levels is not None:
+            out = replace(out, severity=levels)
     if "run" in raw:
         if raw["run"] in RUN_MODES:
             out = replace(out, run=raw["run"])
@@ -77,6 +176,29 @@ def merge(base: Settings, raw: Any) -> tuple[Settings, list[str]]:
         else:
             problems.append(f"argus.debounceMs must be a number >= 0, got {ms!r}")
     return _merge_profile(out, _profile_keys(raw), problems), problems
+
+
+def _is_unset(value: Any) -> bool:
+    return value is None or (isinstance(value, list | tuple | dict | str) and not value)
+
+
+def editor_over(project: Settings, raw: Any) -> tuple[Settings, list[str]]:
+    """The editor's settings over the project's: a value the editor leaves unset or empty
+    (`select: null`, `ignore: []`, `severity: {}`) keeps the project's value."""
+    table, problems = _unwrap(raw)
+    if table is None:
+        return project, problems
+    kept = {k: v for k, v in table.items() if not (k in PROJECT_KEYS and _is_unset(v))}
+    merged, more = merge(project, kept)
+    return merged, problems + more
+
+
+def resolve(project: Settings, init_options: Any, latest: Any) -> tuple[Settings, list[str]]:
+    """The server's settings: the project's, under the editor's latest non-empty answer
+    (workspace/configuration or a pushed change), else its initializationOptions."""
+    answer, problems = _unwrap(latest)
+    settings, more = editor_over(project, latest if answer else init_options)
+    return settings, problems + more
 
 
 def _profile_keys(raw: dict) -> dict:

@@ -25,17 +25,18 @@ def _parser() -> argparse.ArgumentParser:
 
     def filters(p: argparse.ArgumentParser) -> None:
         p.add_argument("--code", help="a rule code, e.g. PF002")
-        p.add_argument("--bottleneck", choices=["memory", "compute", "latency"])
-        p.add_argument("--pattern", choices=["gemm", "attention", "moe", "reduction", "elementwise"])
+        p.add_argument("--bottleneck", choices=["memory", "compute", "latency"], help="what bounds the kernel")
+        p.add_argument("--pattern", choices=["gemm", "attention", "moe", "reduction", "elementwise"],
+                       help="the kind of kernel")
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
     filters(sub.add_parser("list", help="every card (filtered)"))
     show = sub.add_parser("show", help="one card in full")
-    show.add_argument("id")
-    show.add_argument("--json", action="store_true")
+    show.add_argument("id", help="a card id, as `argus knowledge list` prints it")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
     search = sub.add_parser("search", help="cards ranked for free text (and filters)")
-    search.add_argument("text", nargs="+")
-    search.add_argument("--limit", type=int, default=5)
+    search.add_argument("text", nargs="+", help="words to look for in the cards")
+    search.add_argument("--limit", type=int, default=5, help="at most this many cards (default: 5)")
     filters(search)
     return ap
 
@@ -69,6 +70,8 @@ def main(argv: list[str]) -> int:
             else:
                 for card in cards:
                     print(_line(card))
+            if not cards:
+                print("argus knowledge: no card matches these filters", file=sys.stderr)
             return 0 if cards else 1
         if args.command == "show":
             card = get_card(args.id)
@@ -97,6 +100,8 @@ def main(argv: list[str]) -> int:
         else:
             for h in hits:
                 print(f"{h.score:6.2f}  {_line(h.card)}")
+        if not hits:
+            print(f"argus knowledge: no card matches {' '.join(args.text)!r}", file=sys.stderr)
         return 0 if hits else 1
     except CardError as exc:
         print(f"argus knowledge: broken card: {exc}", file=sys.stderr)

@@ -37,7 +37,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="sizes (M=4096,N=4096) or a shape set named in the task; repeatable",
     )
     p.add_argument("--target", default="local", help="local (default) or ssh://[user@]host[:port]")
-    p.add_argument("--backend", default="auto", choices=["auto", "nvidia", "amd", "cpu"])
+    p.add_argument(
+        "--backend",
+        default="auto",
+        choices=["auto", "nvidia", "amd", "cpu"],
+        help="auto (default: the target's GPU, else the CPU interpreter), nvidia, amd or cpu",
+    )
     p.add_argument("--counters", action="store_true", help="also run ncu (NVIDIA) or rocprofv3 (AMD)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     p.add_argument("--report", metavar="OUT.html|OUT.png", help="write a roofline report")
@@ -59,7 +64,7 @@ def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     from rich.console import Console
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)  # an error stays one line, however long
     try:
         tasks = [load_task(t) for t in args.targets]
     except TaskError as exc:

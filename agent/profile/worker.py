@@ -43,17 +43,24 @@ def progress(phase: str, done: int = 0, total: int = 0) -> None:
 # Environment
 
 
+class BackendMissing(RuntimeError):
+    """The backend asked for is not on this host: the user's request, not a bug (no traceback)."""
+
+
 def pick_device(requested: str) -> str:
     """'cuda' (NVIDIA or ROCm torch) or 'cpu' (Triton interpreter). Must run before triton loads."""
     if requested == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
         return "cpu"
-    import torch
+    try:
+        import torch
+    except ModuleNotFoundError as exc:
+        raise BackendMissing(f"{exc.name} is not installed for {sys.executable}; profiling needs torch and triton") from None
 
     if torch.cuda.is_available():
         return "cuda"
     if requested in ("nvidia", "amd", "cuda"):
-        raise RuntimeError(f"no GPU visible to torch on this host (backend {requested} was asked for)")
+        raise BackendMissing(f"no GPU visible to torch on this host (backend {requested} was asked for)")
     os.environ["TRITON_INTERPRET"] = "1"
     return "cpu"
 
@@ -337,6 +344,9 @@ def main(argv: list[str]) -> int:
     try:
         emit(measure(read_request(req_path), req_path))
         return 0
+    except BackendMissing as exc:
+        emit(schema.WorkerError(message=str(exc)))
+        return 1
     except BaseException as exc:  # report everything, KeyboardInterrupt included, as one event
         message = f"{type(exc).__name__}: {exc}"
         emit(schema.WorkerError(message=message, traceback=traceback.format_exc()[-4000:]))
@@ -354,7 +364,7 @@ def measure(req: schema.WorkerRequest, req_path: str) -> schema.WorkerResult:
     device = pick_device(req.backend)
     env = describe(device)
     if req.backend in ("nvidia", "amd") and env.backend != req.backend:
-        raise RuntimeError(f"backend {req.backend} asked for, but this host's GPU is {env.name}")
+        raise BackendMissing(f"backend {req.backend} asked for, but this host's GPU is {env.name}")
     progress("compile")
     runner = Runner(req, device)
     out = runner.call(0)

@@ -128,6 +128,8 @@ class Summary:
     warnings: int = 0
     hints: int = 0
     infos: int = 0
+    fixable: int = 0  # findings with a quick fix that `--fix` would apply
+    fixed: int = 0  # findings `--fix` fixed (they are no longer in the report)
 
     def count(self, severity: Severity) -> None:
         attr = {Severity.ERROR: "errors", Severity.WARNING: "warnings", Severity.HINT: "hints"}
@@ -147,11 +149,14 @@ class Report:
     summary: Summary = field(default_factory=Summary)
     tool_version: str = "0"
 
-    def add_file(self, path: str, source: bytes, kernels: int, findings: list[Finding]) -> None:
+    def add_file(
+        self, path: str, source: bytes, kernels: int, findings: list[Finding], fixable: int = 0
+    ) -> None:
         """Account for one checked file: its kernels and its findings, converted to 1-based positions."""
         if kernels or findings:
             self.summary.files += 1
         self.summary.kernels += kernels
+        self.summary.fixable += fixable
         index = LineIndex(source)
         for finding in findings:
             self.summary.count(finding.severity)

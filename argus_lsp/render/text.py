@@ -1,7 +1,9 @@
-"""The human format: ruff-like lines, a code frame, the witness a person can check, the fix.
+"""The human formats: `concise` (the default) and `full`, both led by ruff-like lines.
 
-Each finding leads with `path:line:col:` so terminals and editors make it a link; the witness
-follows because a kernel bug is only convincing with concrete sizes, program id and element.
+Each finding leads with `path:line:col:` so terminals and editors make it a link. `concise` adds
+only the witness, on one indented line, because a kernel bug is only convincing with concrete
+sizes, program id and element; `full` (`--verbose`) adds the code frame, every witness key,
+related places and the quick fix's title.
 """
 
 from __future__ import annotations
@@ -63,14 +65,33 @@ def _frame(d: Diagnostic, paint: _Paint) -> list[str]:
     ]
 
 
-def render_diagnostic(d: Diagnostic, paint: _Paint | None = None) -> list[str]:
-    paint = paint or _Paint(False)
-    colour = _SEVERITY_COLOUR[d.severity]
-    head = (
-        f"{paint(f'{d.path}:{d.line}:{d.column}:', _BOLD)} {paint(d.code, colour)} "
+def _head(d: Diagnostic, paint: _Paint) -> str:
+    return (
+        f"{paint(f'{d.path}:{d.line}:{d.column}:', _BOLD)} {paint(d.code, _SEVERITY_COLOUR[d.severity])} "
         f"[{d.severity.value}] {d.name} in {d.kernel}: {d.message}"
     )
-    out = [head, *_frame(d, paint)]
+
+
+def witness_line(d: Diagnostic) -> str | None:
+    """The witness on one line: its summary, else its keys (`M=16, pid=(0, 0)`)."""
+    if not d.witness:
+        return None
+    summary = d.witness_summary
+    if summary:
+        return summary
+    return ", ".join(f"{key}={_value(val)}" for key, val in d.witness.items() if key != "summary")
+
+
+def render_concise_diagnostic(d: Diagnostic, paint: _Paint | None = None) -> list[str]:
+    paint = paint or _Paint(False)
+    witness = witness_line(d)
+    return [_head(d, paint)] + ([f"  witness: {witness}"] if witness else [])
+
+
+def render_diagnostic(d: Diagnostic, paint: _Paint | None = None) -> list[str]:
+    """The full block: head, code frame, every witness key, related places, the fix's title."""
+    paint = paint or _Paint(False)
+    out = [_head(d, paint), *_frame(d, paint)]
     if d.witness:
         summary = d.witness_summary
         out.append(f"  witness: {summary}" if summary else "  witness:")
@@ -87,6 +108,15 @@ def _plural(n: int, word: str) -> str:
 
 
 def summary_line(summary: Summary) -> str:
+    fixed = f"Fixed {_plural(summary.fixed, 'problem')}. " if summary.fixed else ""
+    return fixed + _found_line(summary) + _fixable_note(summary)
+
+
+def _fixable_note(summary: Summary) -> str:
+    return f" {summary.fixable} fixable with `argus check --fix`." if summary.fixable else ""
+
+
+def _found_line(summary: Summary) -> str:
     checked = f"{_plural(summary.kernels, 'kernel')} in {_plural(summary.files, 'file')}"
     if summary.problems == 0:
         if summary.kernels == 0:
@@ -105,7 +135,7 @@ def summary_line(summary: Summary) -> str:
     return f"Found {_plural(summary.problems, 'problem')} ({', '.join(parts)}); checked {checked}."
 
 
-def render(report: Report, *, color: bool = False) -> str:
+def render_full(report: Report, *, color: bool = False) -> str:
     paint = _Paint(color)
     out: list[str] = []
     for d in report.diagnostics:
@@ -113,3 +143,17 @@ def render(report: Report, *, color: bool = False) -> str:
         out.append("")
     out.append(summary_line(report.summary))
     return "\n".join(out) + "\n"
+
+
+def render_concise(report: Report, *, color: bool = False) -> str:
+    paint = _Paint(color)
+    out: list[str] = []
+    for d in report.diagnostics:
+        out += render_concise_diagnostic(d, paint)
+    if out:
+        out.append("")
+    out.append(summary_line(report.summary))
+    return "\n".join(out) + "\n"
+
+
+render = render_concise

@@ -67,15 +67,44 @@ class Result:
         return f"rc={self.rc}\n--- stdout\n{self.out}\n--- stderr\n{self.err}"
 
 
-def run_argus(*args: str | os.PathLike[str], cwd: Path, env: dict[str, str] | None = None) -> Result:
+def run_argus(
+    *args: str | os.PathLike[str], cwd: Path, env: dict[str, str] | None = None, stdin: str = ""
+) -> Result:
     full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
     full_env.pop("ARGUS_DEBUG", None)
     proc = subprocess.run(
         [sys.executable, "-m", "argus_lsp", *map(str, args)],
         cwd=cwd,
         env=full_env,
+        input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,
     )
     return Result(proc)
+
+# The store has no mask while the load of the same offsets has one: MB002, with a quick fix that
+# adds the load's mask (the only mask the kernel uses on these offsets, so it is unambiguous).
+UNMASKED_STORE = """\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, factor, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    tl.store(out_ptr + offs, x * factor)
+
+
+def scale(x: torch.Tensor, factor: float) -> torch.Tensor:
+    out = torch.empty_like(x)
+    n = x.numel()
+    scale_kernel[(triton.cdiv(n, 256),)](x, out, n, factor, BLOCK=256)
+    return out
+"""
+UNMASKED_STORE_FIXED = UNMASKED_STORE.replace("x * factor)", "x * factor, mask=mask)")
+UNMASKED_STORE_LINE = 12

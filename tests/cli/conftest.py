@@ -13,8 +13,8 @@ from cli_helpers import CORPUS, Result, run_argus
 def argus(tmp_path: Path):
     """`argus(*args)` runs the CLI in tmp_path."""
 
-    def run(*args: str | os.PathLike[str], env: dict[str, str] | None = None) -> Result:
-        return run_argus(*args, cwd=tmp_path, env=env)
+    def run(*args: str | os.PathLike[str], env: dict[str, str] | None = None, stdin: str = "") -> Result:
+        return run_argus(*args, cwd=tmp_path, env=env, stdin=stdin)
 
     return run
 

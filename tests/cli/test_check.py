@@ -52,12 +52,15 @@ def test_file_without_kernels_reports_nothing(argus, tmp_path):
     assert argus("check", "helpers.py").out == "No Triton kernels found.\n"
 
 
-def test_missing_path_is_a_usage_error(argus, tmp_path):
+def test_missing_path_is_reported_and_the_others_still_checked(argus, tmp_path):
     write(tmp_path, "two.py", HALF_TYPED)
-    r = argus("check", "two.py", "nope/missing.py")
+    r = argus("check", "nope/missing.py", "two.py", "--format", "json")
     assert r.rc == 2, r
-    assert r.out == ""
-    assert "argus: no such file or directory: nope/missing.py" in r.err
+    assert r.err == "argus: no such file or directory: nope/missing.py\n"
+    assert [d["code"] for d in r.json()["diagnostics"]] == ["AR002"]
+    write(tmp_path, "fill.py", GOOD_KERNEL)
+    r = argus("check", "fill.py", "gone.py")  # a clean file does not hide the missing one
+    assert r.rc == 2 and "All checks passed: 1 kernel in 1 file." in r.out, r
 
 
 def test_non_utf8_file_is_named_and_the_others_still_checked(argus, tmp_path):

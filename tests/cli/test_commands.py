@@ -9,7 +9,7 @@ import pytest
 from cli_helpers import GOOD_KERNEL, HALF_TYPED
 
 from analyzers import RULES
-from argus_lsp import cli
+from argus_lsp import cli, cli_check
 
 
 def test_rules_table_lists_every_code(argus):
@@ -40,7 +40,7 @@ def test_delegated_command_gets_its_own_flags(monkeypatch, tmp_path, capsys):
     (pkg / "__init__.py").write_text("")
     (pkg / "cli.py").write_text("SEEN = []\n\ndef main(argv):\n    SEEN.append(argv)\n    return 3\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(cli.DELEGATES, "knowledge", ("fake_delegate.cli", "cards"))
+    monkeypatch.setitem(cli.SUBCOMMANDS, "knowledge", cli.Subcommand("fake_delegate.cli", "cards"))
     assert cli.main(["knowledge", "search", "--limit", "3", "split-k"]) == 3
     import fake_delegate.cli as fake
 
@@ -48,7 +48,7 @@ def test_delegated_command_gets_its_own_flags(monkeypatch, tmp_path, capsys):
 
 
 def test_missing_delegate_module_is_reported(monkeypatch, capsys):
-    monkeypatch.setitem(cli.DELEGATES, "profile", ("argus_no_such_pkg.cli", "profile"))
+    monkeypatch.setitem(cli.SUBCOMMANDS, "profile", cli.Subcommand("argus_no_such_pkg.cli", "profile"))
     assert cli.main(["profile", "k.py::kernel"]) == 2
     assert (
         "`argus profile` is not available: module argus_no_such_pkg.cli is not installed"
@@ -60,14 +60,14 @@ def test_internal_error_in_one_file_is_reported_and_others_checked(monkeypatch, 
     """The analyzer is real; a failure is injected for one file only, to exercise the crash path."""
     (tmp_path / "a_crash.py").write_text(GOOD_KERNEL)
     (tmp_path / "b_two.py").write_text(HALF_TYPED)
-    real = cli.check_source
+    real = cli_check.check_source
 
     def crash_on_a(text, path, **kw):
         if path.endswith("a_crash.py"):
             raise RuntimeError("boom")
         return real(text, path, **kw)
 
-    monkeypatch.setattr(cli, "check_source", crash_on_a)
+    monkeypatch.setattr(cli_check, "check_source", crash_on_a)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["check", "."]) == 2
     captured = capsys.readouterr()

@@ -12,6 +12,7 @@ import os
 import pty
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -64,8 +65,8 @@ def sample_report(path: str = "pkg/k.py") -> Report:
 # --- text ---------------------------------------------------------------------------------------
 
 
-def test_text_frame_columns_are_characters_and_witness_keys_are_indented():
-    out = RENDERERS["text"](sample_report())
+def test_full_frame_columns_are_characters_and_witness_keys_are_indented():
+    out = RENDERERS["full"](sample_report())
     lines = out.splitlines()
     head = lines.index(next(line for line in lines if "DF002" in line))
     assert lines[head] == (
@@ -82,8 +83,38 @@ def test_text_frame_columns_are_characters_and_witness_keys_are_indented():
     assert "\x1b[" not in out
 
 
+def test_concise_is_one_line_per_finding_and_the_witness_on_one_more():
+    report = sample_report()
+    lines = RENDERERS["concise"](report).splitlines()
+    assert RENDERERS["text"](report) == RENDERERS["concise"](report)
+    assert lines == [
+        "pkg/k.py:2:1: PF001 [hint] no-autotune in k: fixed tile sizes",
+        "pkg/k.py:3:14: DF002 [error] stale-reduction-pointer in k: "
+        "`b_ptrs` moves by BLOCK_K per iteration; expected BLOCK_K * stride_bk",
+        "  witness: iteration 1 reads b[0, 32] instead of b[32, 0]",
+        "",
+        "Found 2 problems (1 error, 1 hint); checked 1 kernel in 1 file.",
+    ]
+
+
+def test_concise_witness_without_a_summary_lists_its_keys_on_one_line():
+    from argus_lsp.render.text import witness_line
+
+    (d,) = [d for d in sample_report().diagnostics if d.code == "DF002"]
+    bare = replace(d, witness={"M": 16, "pid": [0, 0]})
+    assert witness_line(bare) == "M=16, pid=(0, 0)"
+
+
 def test_text_colour_only_when_asked():
     assert "\x1b[1;31mDF002" in RENDERERS["text"](sample_report(), color=True)
+    assert "\x1b[1;31mDF002" in RENDERERS["full"](sample_report(), color=True)
+
+
+def test_color_flag_overrides_the_terminal_test(argus, tmp_path):
+    (tmp_path / "two.py").write_text(HALF_TYPED)
+    assert "\x1b[" in argus("check", "two.py", "--color", "always").out  # NO_COLOR=1 is set here
+    assert "\x1b[" not in argus("check", "two.py", "--color", "auto").out  # not a terminal
+    assert "\x1b[" not in argus("check", "two.py", "--color", "always", "--format", "json").out
 
 
 def _run_on_tty(args: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -113,18 +144,26 @@ def test_colour_on_a_tty_unless_no_color(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     assert "\x1b[" in _run_on_tty(["check", "two.py"], tmp_path, env)
     assert "\x1b[" not in _run_on_tty(["check", "two.py"], tmp_path, {**env, "NO_COLOR": "1"})
+    assert "\x1b[" not in _run_on_tty(["check", "two.py", "--color", "never"], tmp_path, env)
 
 
 def test_text_end_to_end_half_typed(argus, tmp_path):
     (tmp_path / "two.py").write_text(HALF_TYPED)
+    head = f"two.py:{HALF_TYPED_ERROR_LINE}:5: AR002 [error] parse-error in unfinished_kernel: "
     r = argus("check", "two.py")
-    assert r.out.splitlines()[0].startswith(f"two.py:{HALF_TYPED_ERROR_LINE}:5: AR002 [error] parse-error")
-    assert r.out.splitlines()[1] == f"  {HALF_TYPED_ERROR_LINE} |     offs = pid * BLOCK + tl.arange(0,"
+    lines = r.out.splitlines()
+    assert len(lines) == 3 and lines[0].startswith(head) and lines[1] == "", r
     assert r.out.endswith("Found 1 problem (1 error); checked 2 kernels in 1 file.\n")
+    for flag in ("--verbose", "-v"):
+        lines = argus("check", "two.py", flag).out.splitlines()
+        assert lines[0].startswith(head)
+        assert lines[1] == f"  {HALF_TYPED_ERROR_LINE} |     offs = pid * BLOCK + tl.arange(0,"
+    assert argus("check", "two.py", "--output-format", "full").out == argus("check", "two.py", "-v").out
+    assert argus("check", "two.py", "--output-format", "concise").out == r.out
 
 
 def test_text_witness_on_corpus_mutant(argus, corpus):
-    r = argus("check", corpus / "matmul_v3.py", "--select", "DF002")
+    r = argus("check", corpus / "matmul_v3.py", "--select", "DF002", "--verbose")
     lines = r.out.splitlines()
     heads = [i for i, line in enumerate(lines) if ":33:" in line and " DF002 [error] " in line]
     assert heads, r
@@ -261,3 +300,53 @@ def test_github_omits_columns_on_multiline_ranges(argus, tmp_path):
     line = f"line={HALF_TYPED_ERROR_LINE},endLine={HALF_TYPED_ERROR_LINE + 1},title="
     assert r.out.startswith(f"::error file=two.py,{line}Argus AR002 (parse-error)::unfinished_kernel: ")
     assert "col=" not in r.out
+
+
+# --- json-lines, pylint, gitlab -----------------------------------------------------------------
+
+
+def test_json_lines_is_one_diagnostic_object_per_line():
+    report = sample_report()
+    lines = RENDERERS["json-lines"](report).splitlines()
+    assert [json.loads(line) for line in lines] == json.loads(RENDERERS["json"](report))["diagnostics"]
+
+
+def test_pylint_lines():
+    assert RENDERERS["pylint"](sample_report()).splitlines() == [
+        "pkg/k.py:2: [PF001(no-autotune), k] fixed tile sizes",
+        "pkg/k.py:3: [DF002(stale-reduction-pointer), k] "
+        "`b_ptrs` moves by BLOCK_K per iteration; expected BLOCK_K * stride_bk",
+    ]
+
+
+def test_gitlab_code_quality_report():
+    issues = json.loads(RENDERERS["gitlab"](sample_report()))
+    assert [(i["check_name"], i["severity"], i["location"]) for i in issues] == [
+        ("PF001", "minor", {"path": "pkg/k.py", "lines": {"begin": 2, "end": 2}}),
+        ("DF002", "critical", {"path": "pkg/k.py", "lines": {"begin": 3, "end": 3}}),
+    ]
+    assert issues[1]["description"].startswith("DF002 stale-reduction-pointer in k: `b_ptrs` moves")
+    assert len({i["fingerprint"] for i in issues}) == 2
+
+
+def test_gitlab_fingerprints_survive_moved_lines_and_tell_duplicates_apart():
+    """GitLab matches findings across pipelines by fingerprint: a line inserted above must not
+    change it, and two identical findings must not share one."""
+    report = sample_report()
+    (df,) = [d for d in report.diagnostics if d.code == "DF002"]
+    moved = Report(diagnostics=[replace(df, range=replace(df.range, line=9, end_line=9))])
+    twice = Report(diagnostics=[df, df])
+    fingerprint = json.loads(RENDERERS["gitlab"](Report(diagnostics=[df])))[0]["fingerprint"]
+    assert json.loads(RENDERERS["gitlab"](moved))[0]["fingerprint"] == fingerprint
+    pair = [i["fingerprint"] for i in json.loads(RENDERERS["gitlab"](twice))]
+    assert pair[0] == fingerprint and pair[1] != fingerprint
+
+
+def test_line_formats_end_to_end(argus, tmp_path):
+    (tmp_path / "two.py").write_text(HALF_TYPED)
+    r = argus("check", "two.py", "--output-format", "pylint")
+    assert r.rc == 1 and r.out.startswith(f"two.py:{HALF_TYPED_ERROR_LINE}: [AR002(parse-error), unfinished_kernel]")
+    r = argus("check", "two.py", "--output-format", "json-lines")
+    assert [json.loads(line)["code"] for line in r.out.splitlines()] == ["AR002"]
+    r = argus("check", str(tmp_path / "two.py"), "--output-format", "gitlab")
+    assert json.loads(r.out)[0]["location"]["path"] == "two.py"  # relative to the repository root

@@ -1,0 +1,341 @@
+"""`argus check`: the gate, with ruff's command-line conventions.
+
+Its exit status is the contract of DESIGN.md: 0 clean, 1 when an error or warning was found, 2
+when the run itself went wrong. Usage errors (a bad flag, an unknown or empty selection, a bad
+`[tool.argus]`) stop before anything is checked; problems with single inputs (a missing path, an
+unreadable file, a crash on one file, a file that changed before its fix was written) are named
+on stderr, the other files are still checked and reported, and the status is 2 at the end. It
+never prints a traceback unless ARGUS_DEBUG is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from analyzers import Finding, Severity, check_source, list_kernels
+from analyzers.suppressions import suppressed_lines
+from argus_lsp import fixing
+from argus_lsp.cli import tool_version
+from argus_lsp.config import ConfigError, ConfigFinder, ProjectConfig
+from argus_lsp.discover import STDIN, Candidate, candidates, mentions_triton, missing_paths
+from argus_lsp.render import RENDERERS, STATISTICS, Report
+from argus_lsp.settings import Settings, code_problems, empty_selection_problem, split_codes
+
+USAGE_ERROR = 2
+
+
+class UsageError(Exception):
+    """Bad usage, found before anything is checked: exit 2 with this message."""
+
+
+def _err(message: str) -> None:
+    print(f"argus: {message}", file=sys.stderr)
+
+
+# --- flags ---------------------------------------------------------------------------------------
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "paths", nargs="*", metavar="PATH", help="files or folders (folders: *.py files); - reads stdin"
+    )
+    p.add_argument(
+        "--output-format",
+        "--format",
+        dest="format",
+        choices=sorted(RENDERERS),
+        default="concise",
+        metavar="FORMAT",
+        help=f"{', '.join(sorted(RENDERERS))} (default: concise; text is its old name; --format too)",
+    )
+    p.add_argument("--select", metavar="CODES", help="comma-separated code prefixes to report, e.g. DF,MB001")
+    p.add_argument("--ignore", metavar="CODES", help="comma-separated code prefixes to leave out")
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="the full witness, code frame and fix (= full)"
+    )
+    p.add_argument(
+        "--statistics", action="store_true", help="count findings per code instead of listing them"
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--fix", action="store_true", help="apply the unambiguous quick fixes, then report the rest"
+    )
+    mode.add_argument(
+        "--diff", action="store_true", help="print the quick fixes as a unified diff; write nothing"
+    )
+    p.add_argument(
+        "--stdin-filename", metavar="PATH", help="the name of the text read from `-` (paths, config)"
+    )
+    p.add_argument(
+        "--color",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="colour the text formats: auto (a terminal without NO_COLOR), always or never",
+    )
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors or warnings are found")
+    p.add_argument("--output", metavar="FILE", help="write the report to FILE instead of stdout")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """`--select`/`--ignore` as given; None where the flag was not given (the project's applies)."""
+
+    select: tuple[str, ...] | None
+    ignore: tuple[str, ...] | None
+
+    def over(self, project: Settings) -> Settings:
+        out = project
+        if self.select is not None:
+            out = replace(out, select=self.select)
+        if self.ignore is not None:
+            out = replace(out, ignore=self.ignore)
+        return out
+
+
+def _flag_codes(flag: str, value: str | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    codes = split_codes(value) or []
+    problems = code_problems(codes, flag)
+    if problems:
+        raise UsageError(problems[0])
+    return tuple(codes)
+
+
+def validate(args: argparse.Namespace) -> Selection:
+    """Everything about the flags that can be judged before reading a file."""
+    selection = Selection(_flag_codes("--select", args.select), _flag_codes("--ignore", args.ignore))
+    if selection.select == ():
+        raise UsageError(empty_selection_problem(f"--select {args.select!r}"))
+    if args.statistics and args.format not in STATISTICS:
+        raise UsageError(f"--statistics prints text or json, not {args.format}")
+    if args.stdin_filename is not None and args.paths and STDIN not in args.paths:
+        raise UsageError("--stdin-filename names the text read from `-`; add `-` to the paths")
+    if args.fix and (STDIN in args.paths or (args.stdin_filename is not None and not args.paths)):
+        raise UsageError("--fix cannot write back to stdin; use --diff to see the fixes")
+    return selection
+
+
+def _paths(args: argparse.Namespace) -> list[str]:
+    if args.paths:
+        return list(args.paths)
+    return [STDIN] if args.stdin_filename is not None else ["."]
+
+
+# --- one file ------------------------------------------------------------------------------------
+
+
+@dataclass
+class RunProblems:
+    """What kept a check from being complete; any of these makes the exit status 2."""
+
+    missing: int = 0
+    unreadable: int = 0
+    internal: int = 0
+    unwritten: int = 0
+
+    @property
+    def any(self) -> bool:
+        return bool(self.missing or self.unreadable or self.internal or self.unwritten)
+
+
+def _decode_error(display: str, data: bytes, exc: UnicodeDecodeError) -> str:
+    line = data.count(b"\n", 0, exc.start) + 1
+    column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+    return f"cannot read {display}: not UTF-8 (byte 0x{data[exc.start]:02x} at line {line}, byte {column})"
+
+
+def read_text(cand: Candidate, problems: RunProblems) -> bytes | None:
+    """The file's bytes if they mention triton and are UTF-8; None otherwise (errors reported)."""
+    try:
+        data = sys.stdin.buffer.read() if cand.from_stdin else cand.path.read_bytes()
+    except OSError as exc:
+        _err(f"cannot read {cand.display}: {exc.strerror or exc}")
+        problems.unreadable += 1
+        return None
+    if not mentions_triton(data):
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        _err(_decode_error(cand.display, data, exc))
+        problems.unreadable += 1
+        return None
+    return data
+
+
+def with_levels(findings: list[Finding], settings: Settings) -> list[Finding]:
+    """The project's `severity` levels applied: `off` drops a finding, a level replaces its own."""
+    out = []
+    for f in findings:
+        level = settings.level_for(f.code, f.severity.value)
+        if level != "off":
+            out.append(f if level == f.severity.value else replace(f, severity=Severity(level)))
+    return out
+
+
+def check_text(data: bytes, display: str, settings: Settings) -> tuple[int, list[Finding]]:
+    """(how many kernels, the findings as the settings select and grade them)."""
+    kernels = list_kernels(data)
+    if not kernels:
+        return 0, []
+    sel = list(settings.select) if settings.select is not None else None
+    found = check_source(data, display, select=sel, ignore=list(settings.ignore) or None)
+    return len(kernels), with_levels(found, settings)
+
+
+def suppression_warnings(display: str, data: bytes) -> list[str]:
+    """`# argus: ignore[XX999]` names a code that does not exist: it silences nothing."""
+    out = []
+    for row, codes in sorted(suppressed_lines(data).items()):
+        out += code_problems(sorted(codes or ()), f"`# argus: ignore[...]` at {display}:{row + 1}")
+    return out
+
+
+# --- the run -------------------------------------------------------------------------------------
+
+
+@dataclass
+class CheckRun:
+    args: argparse.Namespace
+    selection: Selection
+    report: Report = field(default_factory=lambda: Report(tool_version=tool_version()))
+    problems: RunProblems = field(default_factory=RunProblems)
+    diffs: list[str] = field(default_factory=list)
+
+    def file(self, cand: Candidate, config: ProjectConfig) -> None:
+        data = read_text(cand, self.problems)
+        if data is None:
+            return
+        settings = self.selection.over(config.settings)
+        try:
+            kernels, findings = check_text(data, cand.display, settings)
+            if self.args.fix or self.args.diff:
+                data, kernels, findings = self._fix(cand, data, kernels, findings, settings)
+        except Exception as exc:  # one file's crash must not hide the other files' findings
+            _err(f"internal error while checking {cand.display}: {type(exc).__name__}: {exc}")
+            if os.environ.get("ARGUS_DEBUG"):
+                traceback.print_exc()
+            self.problems.internal += 1
+            return
+        for warning in suppression_warnings(cand.display, data):
+            _err(f"warning: {warning}")
+        fixable = fixing.plan(findings, len(data)).fixed if not self.args.fix else 0
+        self.report.add_file(cand.display, data, kernels, findings, fixable=fixable)
+
+    def _fix(
+        self, cand: Candidate, data: bytes, kernels: int, findings: list[Finding], settings: Settings
+    ) -> tuple[bytes, int, list[Finding]]:
+        """--diff: collect the diff and report as checked; --fix: write, then re-check the result."""
+        plan = fixing.plan(findings, len(data))
+        if not plan.edits:
+            return data, kernels, findings
+        fixed = fixing.apply(data, plan.edits)
+        if self.args.diff:
+            self.diffs.append(fixing.unified_diff(cand.display, data, fixed))
+            self.report.summary.fixed += plan.fixed
+            return data, kernels, findings
+        try:
+            fixing.write_if_unchanged(cand.path, data, fixed)
+        except (fixing.FileChanged, OSError) as exc:
+            _err(f"not fixing {cand.display}: {exc}")
+            self.problems.unwritten += 1
+            return data, kernels, findings
+        self.report.summary.fixed += plan.fixed
+        kernels, findings = check_text(fixed, cand.display, settings)
+        return fixed, kernels, findings
+
+
+def _configs(cands: list[Candidate]) -> list[ProjectConfig]:
+    """Each file's project settings; every problem in any of them is one usage error."""
+    finder = ConfigFinder()
+    found: list[ProjectConfig] = []
+    problems: list[str] = []
+    for cand in cands:
+        try:
+            config = finder.for_file(cand.path)
+        except ConfigError as exc:
+            problems += [p for p in exc.problems if p not in problems]
+            continue
+        problems += [p for p in config.problems if p not in problems]
+        found.append(config)
+    if problems:
+        raise UsageError("\n".join(problems))
+    return found
+
+
+def _use_colour(args: argparse.Namespace) -> bool:
+    if args.color != "auto":
+        return args.color == "always"
+    return args.output is None and not os.environ.get("NO_COLOR") and sys.stdout.isatty()
+
+
+def _output(run: CheckRun) -> str:
+    args = run.args
+    if args.diff:
+        return "".join(run.diffs)
+    fmt = "full" if args.verbose and args.format in ("concise", "text") else args.format
+    renderers = STATISTICS if args.statistics else RENDERERS
+    return renderers[fmt](run.report, color=_use_colour(args))
+
+
+def _emit(text: str, output: str | None) -> bool:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return True
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _err(f"cannot write {output}: {exc.strerror or exc}")
+        return False
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        selection = validate(args)
+        paths = _paths(args)
+        cands = list(candidates(paths, args.stdin_filename))
+        configs = _configs(cands)
+    except UsageError as exc:
+        _err(str(exc))
+        return USAGE_ERROR
+    check = CheckRun(args, selection)
+    for path in missing_paths(paths):
+        _err(f"no such file or directory: {path}")
+        check.problems.missing += 1
+    for cand, config in zip(cands, configs, strict=True):
+        check.file(cand, config)
+    if not _emit(_output(check), args.output):
+        return USAGE_ERROR
+    if args.diff:
+        fixed = check.report.summary.fixed
+        print(f"Would fix {fixed} problem{'s' if fixed != 1 else ''}.", file=sys.stderr)
+    if check.problems.any:
+        return USAGE_ERROR
+    if args.diff:
+        return 1 if check.diffs and not args.exit_zero else 0
+    return 1 if check.report.failed and not args.exit_zero else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="argus check",
+        description="Check every Triton kernel in the given files and folders (default: the current folder).",
+    )
+    add_arguments(parser)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse: usage errors (2) and --help (0)
+        return exc.code if isinstance(exc.code, int) else USAGE_ERROR
+    return run(args)
