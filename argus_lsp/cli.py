@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from analyzers import check_source, list_kernels, unknown_codes
-from argus_lsp import config
+from argus_lsp import cli_record, config
 from argus_lsp.discover import Candidate, candidates, mentions_triton, missing_paths
 from argus_lsp.render import RENDERERS, Report
 from argus_lsp.render.rules import find_rule, load_rule_docs, rule_table
@@ -31,6 +31,7 @@ USAGE_ERROR = 2
 DELEGATES: dict[str, tuple[str, str]] = {
     "knowledge": ("knowledge.cli", "technique cards: list, show ID, search TEXT"),
     "profile": ("agent.profile.cli", "profile a kernel on a GPU: FILE::KERNEL ..."),
+    "record": ("argus_lsp.cli_record", "run a command once, recording its Triton launches: [--out FILE] -- CMD"),
 }
 
 
@@ -74,7 +75,12 @@ def _decode_error(display: str, data: bytes, exc: UnicodeDecodeError) -> str:
 
 
 def check_file(
-    cand: Candidate, report: Report, select: list[str] | None, ignore: list[str] | None, problems: RunProblems
+    cand: Candidate,
+    report: Report,
+    select: list[str] | None,
+    ignore: list[str] | None,
+    problems: RunProblems,
+    launches: cli_record.LaunchOption | None = None,
 ) -> None:
     """Check one file into `report`; unreadable files and crashes go to stderr and `problems`."""
     try:
@@ -93,7 +99,8 @@ def check_file(
         return
     try:
         kernels = list_kernels(data)
-        findings = check_source(data, cand.display, select=select, ignore=ignore) if kernels else []
+        recorded = launches.for_file(cand.path, cand.display, data) if launches and kernels else None
+        findings = check_source(data, cand.display, select=select, ignore=ignore, launches=recorded) if kernels else []
     except Exception as exc:  # one file's crash must not hide the other files' findings
         _err(f"internal error while checking {cand.display}: {type(exc).__name__}: {exc}")
         if os.environ.get("ARGUS_DEBUG"):
@@ -134,6 +141,7 @@ def run_check(args: argparse.Namespace) -> int:
         return USAGE_ERROR
     try:
         select, ignore = _selection(args)
+        launches = cli_record.LaunchOption.from_args(args)
     except (config.ConfigError, ValueError) as exc:
         _err(str(exc))
         return USAGE_ERROR
@@ -141,7 +149,8 @@ def run_check(args: argparse.Namespace) -> int:
     report = Report(tool_version=tool_version())
     problems = RunProblems()
     for cand in candidates(paths):
-        check_file(cand, report, select, ignore, problems)
+        check_file(cand, report, select, ignore, problems, launches)
+    launches.report_unbound(sys.stderr)
 
     text = RENDERERS[args.format](report, color=_use_colour(args, sys.stdout))
     if args.output is not None:
@@ -236,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--exit-zero", action="store_true", help="exit 0 even when errors or warnings are found"
     )
     check.add_argument("--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    cli_record.add_launches_option(check)
     check.set_defaults(handler=run_check)
 
     serve = sub.add_parser("serve", help="start the language server (stdio by default)")
