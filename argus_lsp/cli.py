@@ -31,7 +31,7 @@ USAGE_ERROR = 2
 DELEGATES: dict[str, tuple[str, str]] = {
     "knowledge": ("knowledge.cli", "technique cards: list, show ID, search TEXT"),
     "profile": ("agent.profile.cli", "profile a kernel on a GPU: FILE::KERNEL ..."),
-    "record": ("argus_lsp.cli_record", "run a command once, recording its Triton launches: [--out FILE] -- CMD"),
+    "record": ("argus_lsp.cli_record", "run a command once, recording its Triton launches"),
 }
 
 
@@ -100,7 +100,11 @@ def check_file(
     try:
         kernels = list_kernels(data)
         recorded = launches.for_file(cand.path, cand.display, data) if launches and kernels else None
-        findings = check_source(data, cand.display, select=select, ignore=ignore, launches=recorded) if kernels else []
+        findings = (
+            check_source(data, cand.display, select=select, ignore=ignore, launches=recorded)
+            if kernels
+            else []
+        )
     except Exception as exc:  # one file's crash must not hide the other files' findings
         _err(f"internal error while checking {cand.display}: {type(exc).__name__}: {exc}")
         if os.environ.get("ARGUS_DEBUG"):

@@ -20,6 +20,7 @@ it uses the standard library only and does not put any of Argus's names on the u
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import os
@@ -281,10 +282,8 @@ def _wrap_loader(spec: Any) -> None:
 
     def patched_exec(module: Any) -> None:
         exec_module(module)
-        try:
+        with contextlib.suppress(Exception):  # never break the user's import
             patch_module(module)
-        except Exception:  # noqa: BLE001 - never break the user's import
-            pass
 
     try:
         loader.exec_module = patched_exec
@@ -310,7 +309,5 @@ def install(part_dir: str) -> None:
 
 def _flush_at_exit() -> None:
     if _RECORDER is not None and _RECORDER.entries:
-        try:
+        with contextlib.suppress(OSError):
             _RECORDER.flush()  # the call counts since the last new signature
-        except OSError:
-            pass
