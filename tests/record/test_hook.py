@@ -8,14 +8,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from helpers import argus, env, load
 
 pytest.importorskip("torch")
 pytest.importorskip("triton")
 
 SCRIPT = textwrap.dedent(
-    '''
+    """
     import sys
     import torch
     import triton
@@ -51,7 +50,7 @@ SCRIPT = textwrap.dedent(
         print(float(run(n).sum()))
     if sys.argv[1:] == ["crash"]:
         raise SystemExit(3)
-    '''
+    """
 )
 
 
@@ -65,7 +64,9 @@ def script(tmp_path: Path) -> Path:
 def _plain_run(script: Path, *args: str) -> str:
     import subprocess
 
-    r = subprocess.run([sys.executable, str(script), *args], env=env(), capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, str(script), *args], env=env(), capture_output=True, text=True, timeout=300
+    )
     return r.stdout
 
 

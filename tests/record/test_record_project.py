@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import PROJECT, REPO, argus, load
 
 pytest.importorskip("torch")
@@ -27,7 +26,9 @@ def _line_of(marker: str) -> int:
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("record") / "launches.json"
-    r = argus("record", "--out", str(out), "--", sys.executable, "-m", "pytest", "-q", cwd=PROJECT, timeout=600)
+    r = argus(
+        "record", "--out", str(out), "--", sys.executable, "-m", "pytest", "-q", cwd=PROJECT, timeout=600
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     return out, r.stderr
 
@@ -51,7 +52,12 @@ def test_check_alone_cannot_bind_the_kernels_and_says_so() -> None:
 def test_record_writes_one_launch_per_kernel_and_signature(recording: tuple[Path, str]) -> None:
     out, err = recording
     doc = load(out)
-    assert (doc["format"], doc["version"], doc["exit_status"], doc["complete"]) == ("argus-launches", 1, 0, True)
+    assert (doc["format"], doc["version"], doc["exit_status"], doc["complete"]) == (
+        "argus-launches",
+        1,
+        0,
+        True,
+    )
     kernels = sorted(lr["kernel"]["name"] for lr in doc["launches"])
     assert kernels == ["add_kernel", "column_sum_kernel", "scale_rows_kernel", "softmax_kernel"]
     scale = next(lr for lr in doc["launches"] if lr["kernel"]["name"] == "scale_rows_kernel")
