@@ -396,7 +396,9 @@ def unlaunched_kernels(source: bytes) -> list[str]:
         if s.name in launched or s.name in helpers or first_error(s.node) is not None:
             continue
         try:
-            mod, smap = parse_snippet(source, s.node.start_byte, s.node.end_byte, starts, s.node.start_point[0])
+            mod, smap = parse_snippet(
+                source, s.node.start_byte, s.node.end_byte, starts, s.node.start_point[0]
+            )
             func = next(n for n in mod.body if isinstance(n, ast.FunctionDef))
             kernel = build_kernel_model(func, smap, {})
             scan = scan_kernel(func, [p.name for p in kernel.params], {})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 from analyzers import check_source
 from analyzers.analyze import _launch_sites, _launcher_nodes, _module_view
@@ -23,8 +24,9 @@ HOST_ERRORS = (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, Ind
 
 
 def source_binding(view, site) -> str:  # type: ignore[no-untyped-def]
-    mod, smap = parse_snippet(view.source, site.node.start_byte, site.node.end_byte, view.starts,
-                              site.node.start_point[0])
+    mod, smap = parse_snippet(
+        view.source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0]
+    )
     func = next(n for n in mod.body if isinstance(n, ast.FunctionDef))
     kernel = build_kernel_model(func, smap, view.const_nodes)
     scan = scan_kernel(func, [p.name for p in kernel.params], {})
@@ -47,7 +49,7 @@ def main(path: str) -> int:
         by_file[lr.file].add(lr.kernel)
     totals: dict[str, int] = defaultdict(int)
     for file, names in sorted(by_file.items()):
-        source = open(file, "rb").read()
+        source = Path(file).read_bytes()
         view = _module_view(source, parse(source))
         launches = {n: lf.for_kernel(n, file) for n in names}
         before = _gating(check_source(source, file))

@@ -14,9 +14,8 @@ import sys
 import traceback
 from collections.abc import Callable
 
-import torch
-
 import liger_kernel.ops as ops
+import torch
 
 torch.manual_seed(0)
 B, T, H, HKV, D, HIDDEN, INTER, V = 2, 24, 4, 2, 64, 96, 160, 500  # a tiny LLM: ragged sizes
@@ -124,8 +123,23 @@ def fused_linear_cross_entropy() -> None:
 
 
 OPS: list[Callable[[], None]] = [
-    rms_norm, layer_norm, swiglu, geglu, rope, cross_entropy, kl_div, jsd, softmax, dyt, group_norm,
-    tvd, sparsemax, fused_add_rms_norm, poly_norm, relu_squared, fused_linear_cross_entropy,
+    rms_norm,
+    layer_norm,
+    swiglu,
+    geglu,
+    rope,
+    cross_entropy,
+    kl_div,
+    jsd,
+    softmax,
+    dyt,
+    group_norm,
+    tvd,
+    sparsemax,
+    fused_add_rms_norm,
+    poly_norm,
+    relu_squared,
+    fused_linear_cross_entropy,
 ]
 
 
