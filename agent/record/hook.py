@@ -231,14 +231,17 @@ def _wrap(cls: Any) -> None:
     if original is None or getattr(original, "_argus_wrapped", False):
         return
 
-    def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
-        if not warmup and _RECORDER is not None:
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # the arguments pass through untouched: `grid` and `warmup` are keywords in every
+        # Triton since 3.0, but a version or subclass that defaults them must not break
+        if not kwargs.get("warmup", False) and _RECORDER is not None and "grid" in kwargs:
             try:
-                _RECORDER.observe(self, args, kwargs, grid)
+                meta = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+                _RECORDER.observe(self, args, meta, kwargs["grid"])
             except Exception as exc:  # noqa: BLE001 - recording must never change the launch
                 if len(_RECORDER.errors) < 20:
                     _RECORDER.errors.append(f"{type(exc).__name__}: {exc}")
-        return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+        return original(self, *args, **kwargs)
 
     run._argus_wrapped = True  # type: ignore[attr-defined]
     run.__wrapped__ = original  # type: ignore[attr-defined]
