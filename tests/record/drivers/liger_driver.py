@@ -122,6 +122,30 @@ def fused_linear_cross_entropy() -> None:
     (loss[0] if isinstance(loss, tuple) else loss).backward()
 
 
+def embedding() -> None:
+    table = _grad(V, HIDDEN)
+    ids = torch.randint(0, V, (B, T))
+    ops.LigerEmbeddingFunction.apply(table, ids).sum().backward()
+
+
+def fused_linear_jsd() -> None:
+    xs, ws = _grad(BT, HIDDEN), _grad(V, HIDDEN)
+    xt, wt = torch.randn(BT, HIDDEN), torch.randn(V, HIDDEN)
+    (2.0 * ops.LigerFusedLinearJSDFunction.apply(xs, ws, xt, wt)).backward()  # scaled: element_mul runs
+
+
+def fused_linear_kl_div() -> None:
+    xs, ws = _grad(BT, HIDDEN), _grad(V, HIDDEN)
+    target = torch.randn(BT, V).softmax(-1)
+    (2.0 * ops.LigerFusedLinearKLDivFunction.apply(xs, ws, target)).backward()
+
+
+def attn_res() -> None:
+    v = _grad(4, BT, HIDDEN)
+    q, n = _grad(HIDDEN), _grad(HIDDEN)
+    ops.LigerAttnResFunction.apply(v, q, n, 1e-6).sum().backward()
+
+
 OPS: list[Callable[[], None]] = [
     rms_norm,
     layer_norm,
@@ -140,6 +164,10 @@ OPS: list[Callable[[], None]] = [
     poly_norm,
     relu_squared,
     fused_linear_cross_entropy,
+    embedding,
+    fused_linear_jsd,
+    fused_linear_kl_div,
+    attn_res,
 ]
 
 
