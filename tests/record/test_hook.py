@@ -106,3 +106,18 @@ def test_usage_errors(tmp_path: Path) -> None:
     assert r.returncode == 2 and "no command given" in r.stderr
     r = argus("record", "--", "/no/such/program", cwd=tmp_path)
     assert r.returncode == 2 and "cannot run /no/such/program" in r.stderr
+
+
+def test_every_python_process_of_the_command_is_recorded(script: Path, tmp_path: Path) -> None:
+    parent = tmp_path / "parent.py"
+    parent.write_text(
+        "import subprocess, sys\n"
+        f"subprocess.run([sys.executable, {str(script)!r}], check=True)\n"
+        "print('parent done')\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "l.json"
+    r = argus("record", "--out", str(out), "--", sys.executable, str(parent), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.endswith("parent done\n")
+    assert {lr["kernel"]["name"] for lr in load(out)["launches"]} == {"scale_kernel", "heuristic_kernel"}
