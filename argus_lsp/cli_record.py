@@ -15,7 +15,13 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from analyzers.model.launch_file import LaunchFile, LaunchFileError, RecordedLaunch, read_launch_file
+from analyzers.model.launch_file import (
+    LaunchFile,
+    LaunchFileError,
+    RecordedLaunch,
+    read_launch_file,
+    same_file,
+)
 from analyzers.model.recorded import unlaunched_kernels
 
 DEFAULT_OUT = Path(".argus") / "launches.json"
@@ -119,8 +125,8 @@ class LaunchOption:
         by_kernel: dict[str, list[RecordedLaunch]] = {}
         if self.file is not None:
             for lr in self.file.launches:
-                if lr.kernel not in by_kernel and self.file.for_kernel(lr.kernel, str(path)):
-                    by_kernel[lr.kernel] = self.file.for_kernel(lr.kernel, str(path))
+                if same_file(lr.file, str(path)):
+                    by_kernel.setdefault(lr.kernel, []).append(lr)
         try:
             missing = [k for k in unlaunched_kernels(data) if k not in by_kernel]
         except (ValueError, RecursionError):

@@ -126,7 +126,13 @@ def recorded_site(
         raise RecordingUnusable("the recorded grid could not be evaluated")
     template = usable[0]
     same = [lr for lr in usable if _compatible(template, lr)]
-    text = _HostWriter(kernel, scan, same).write()
+    try:
+        text = _HostWriter(kernel, scan, same).write()
+    except RecordingUnusable:
+        if len(same) == 1:
+            raise
+        same = [template]  # the calls disagree on a formula: the first call's own relations
+        text = _HostWriter(kernel, scan, same).write()
     if os.environ.get("ARGUS_DEBUG"):
         print(f"argus: launcher bound from the recording of {kernel.name}:\n{text}", file=sys.stderr)
     module = ast.parse(text)

@@ -173,3 +173,9 @@ def _model(text: str) -> tuple[Any, Any]:
     smap = SourceMap(text.encode(), line_starts(text.encode()), 0, 0)
     kernel = build_kernel_model(func, smap, {})
     return kernel, scan_kernel(func, [p.name for p in kernel.params], {})
+
+
+def test_calls_that_disagree_on_the_grid_fall_back_to_the_first_calls_relations() -> None:
+    found = _check(ROWS, _rows_launch(4, 64), _rows_launch(5, 64, grid=3))
+    oob = [f for f in found if f.code == "MB002"]
+    assert oob and "bound from 1 recorded launch signature" in oob[0].witness["recorded"]
