@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import ast
 import math
-import os
-import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -73,7 +71,7 @@ class RecordedSourceMap(SourceMap):
 class RecordedSite:
     site: LaunchSite
     note: str  # "bound from a recorded launch (...)", for the witness
-    host_source: str  # the generated launcher (ARGUS_DEBUG=1 prints it)
+    host_source: str  # the generated launcher (tests/record/drivers/bound_report.py --show)
 
 
 def bind_recorded(
@@ -133,8 +131,6 @@ def recorded_site(
             raise
         same = [template]  # the calls disagree on a formula: the first call's own relations
         text = _HostWriter(kernel, scan, same).write()
-    if os.environ.get("ARGUS_DEBUG"):
-        print(f"argus: launcher bound from the recording of {kernel.name}:\n{text}", file=sys.stderr)
     module = ast.parse(text)
     func = module.body[0]
     assert isinstance(func, ast.FunctionDef)

@@ -1,7 +1,9 @@
 """For every kernel a launch file recorded: is it bound by its own file's launcher, by the
 recording, or by neither (and why); and what `check` finds with and without the recording.
 
-    python tests/record/drivers/bound_report.py /tmp/liger.json
+    python tests/record/drivers/bound_report.py /tmp/liger.json [--show]
+
+`--show` prints the launcher each recording became.
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ def main(path: str) -> int:
                     rs = recorded_site(kernel, scan, launches[site.name], smap, None)  # type: ignore[arg-type]
                     LaunchBinder(kernel, scan, rs.site).record()
                     rec = "bound from the recording"
+                    if "--show" in sys.argv:
+                        print(rs.host_source)
                     totals["newly bound"] += 1
                 except (RecordingUnusable, *HOST_ERRORS) as e:
                     rec = f"recording unusable ({e})"
