@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
         )
     if result.dropped:
         print(
-            f"argus record: {result.dropped} further signatures were not kept (at most 32 per kernel)",
+            f"argus record: {result.dropped} launches were not kept (at most 32 signatures per kernel)",
             file=sys.stderr,
         )
     for err in result.hook_errors[:3]:

@@ -49,13 +49,15 @@ class Recorder:
         self.dropped = 0
         self.lock = threading.Lock()
         self.errors: list[str] = []
+        self._signatures: dict[int, list[inspect.Parameter]] = {}
+        self.fast: dict[tuple[Any, ...], str] = {}  # cheap key of a launch -> its entry's key
 
     def observe(self, jit: Any, args: tuple[Any, ...], kwargs: dict[str, Any], grid: Any) -> None:
         fn = getattr(jit, "fn", None)
         code = getattr(fn, "__code__", None)
         if code is None:
             return
-        params = list(inspect.signature(fn).parameters.values())
+        params = self.signature(fn)
         names = [p.name for p in params]
         bound: dict[str, Any] = {}
         for name, value in zip(names, args, strict=False):
@@ -66,20 +68,28 @@ class Recorder:
         for p in params:
             if p.name not in bound and p.default is not inspect.Parameter.empty:
                 bound[p.name] = p.default
+        grid_value = _grid_value(grid, bound)
+        fast = _fast_key(fn, grid_value, names, bound)
+        with self.lock:
+            if self.pid not in (-1, os.getpid()):  # a forked child: its parent writes its own
+                self.entries, self.per_kernel, self.fast, self.pid = {}, {}, {}, -1
+            seen = self.fast.get(fast)
+            if seen is not None:  # a repeated signature: one tuple built and looked up
+                self.entries[seen]["calls"] += 1
+                return
         constexprs = _constexpr_names(jit, fn)
         described = _describe_args(names, bound, constexprs)
         entry = {
             "kernel": {"name": fn.__name__, "file": code.co_filename, "line": code.co_firstlineno},
-            "grid": _grid_value(grid, bound),
+            "grid": grid_value,
             "args": described,
             "origin": _origin(),
         }
         key = json.dumps([entry["kernel"], entry["grid"], entry["args"]], sort_keys=True, default=str)
         kernel_key = f"{code.co_filename}::{fn.__name__}"
         with self.lock:
-            if self.pid not in (-1, os.getpid()):  # a forked child: its parent writes its own
-                self.entries, self.per_kernel, self.pid = {}, {}, -1
             if key in self.entries:
+                self.fast[fast] = key
                 self.entries[key]["calls"] += 1
                 return
             if self.per_kernel.get(kernel_key, 0) >= MAX_SIGNATURES_PER_KERNEL:
@@ -88,7 +98,14 @@ class Recorder:
             self.per_kernel[kernel_key] = self.per_kernel.get(kernel_key, 0) + 1
             entry["calls"] = 1
             self.entries[key] = entry
+            self.fast[fast] = key
             self.flush_locked()
+
+    def signature(self, fn: Any) -> list[inspect.Parameter]:
+        key = id(fn)
+        if key not in self._signatures:
+            self._signatures[key] = list(inspect.signature(fn).parameters.values())
+        return self._signatures[key]
 
     def flush(self) -> None:
         with self.lock:
@@ -105,7 +122,7 @@ class Recorder:
             "format": FORMAT,
             "version": VERSION,
             "pid": os.getpid(),
-            "dropped_signatures": self.dropped,
+            "dropped_launches": self.dropped,
             "errors": self.errors[:20],
             "launches": list(self.entries.values()),
         }
@@ -113,6 +130,23 @@ class Recorder:
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(doc, fh)
         os.replace(tmp, self.part_path)
+
+
+def _fast_key(fn: Any, grid: Any, names: list[str], bound: dict[str, Any]) -> tuple[Any, ...]:
+    """What tells two launches apart, cheaply: per tensor its shape, strides, dtype and the first
+    argument starting at the same address; per scalar its value."""
+    parts: list[Any] = [id(fn), str(grid)]
+    first_at: dict[int, int] = {}
+    for i, name in enumerate(names):
+        v = bound.get(name)
+        data_ptr = getattr(v, "data_ptr", None)
+        if data_ptr is not None and hasattr(v, "stride"):
+            parts.append((v.shape, v.stride(), v.dtype, first_at.setdefault(data_ptr(), i)))
+        elif v is None or isinstance(v, int | float | str):
+            parts.append((type(v), v))
+        else:
+            parts.append(str(v)[:200])
+    return tuple(parts)
 
 
 def _constexpr_names(jit: Any, fn: Any) -> set[str]:

@@ -145,7 +145,7 @@ def merge_parts(
             continue  # being replaced right now: the next merge reads it
         processes += 1
         errors.extend(str(e) for e in doc.get("errors", []))
-        dropped += int(doc.get("dropped_signatures", 0) or 0)
+        dropped += int(doc.get("dropped_launches", 0) or 0)
         for entry in doc.get("launches", []):
             key = json.dumps([entry.get("kernel"), entry.get("grid"), entry.get("args")], sort_keys=True)
             if key in merged:
@@ -157,7 +157,7 @@ def merge_parts(
     )
     doc = dict(header)
     doc["complete"] = finished and status == 0
-    doc["dropped_signatures"] = dropped
+    doc["dropped_launches"] = dropped
     doc["hook_errors"] = errors[:20]
     doc["launches"] = launches
     out.parent.mkdir(parents=True, exist_ok=True)

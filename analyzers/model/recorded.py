@@ -186,6 +186,9 @@ class _HostWriter:
             for a in self.template.args
             if a.kind == "int" and not self._constexpr(a) and a.name in self.params
         ]
+        for a in self.template.args:
+            if a.name in self.scan.pointers and not a.is_tensor and a.kind != "none":
+                raise RecordingUnusable(f"`{a.name}` was recorded as {a.kind}, not a tensor")
         self._name_classes(scalars)
         body: list[str] = []
         for t in self.tensors:
