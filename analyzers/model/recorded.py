@@ -191,8 +191,12 @@ class _HostWriter:
                 raise RecordingUnusable(f"`{a.name}` was recorded as {a.kind}, not a tensor")
         self._name_classes(scalars)
         body: list[str] = []
+        aliases = self._aliases()
         for t in self.tensors:
-            body.extend(self._tensor_lines(t))
+            if t.name in aliases:
+                body.append(f"{t.name} = {aliases[t.name]}")  # in place: the same tensor
+            else:
+                body.extend(self._tensor_lines(t))
         kwargs: list[str] = []  # every argument by name: constexprs sit between runtime ones
         for a in self.template.args:
             if a.name not in self.params:
@@ -203,10 +207,21 @@ class _HostWriter:
                 expr = a.name
             kwargs.append(f"{a.name}={expr}")
         grid = self._grid()
-        params = ", ".join(t.name for t in self.tensors)
+        params = ", ".join(t.name for t in self.tensors if t.name not in aliases)
         call = f"{self.kernel.name}[{grid}]({', '.join(kwargs)})"
         lines = [f"def __argus_recorded_launch__({params}):", *[f"    {b}" for b in body], f"    {call}"]
         return "\n".join(lines) + "\n"
+
+    def _aliases(self) -> dict[str, str]:
+        """Tensors that are another argument in every call (same storage, offset, shape and
+        strides: an in-place launch) -> that argument."""
+        out: dict[str, str] = {}
+        for t in self.tensors:
+            if t.alias_of is None or t.alias_of in out:
+                continue
+            if all(_same_view(_arg(lr, t.name), lr.arg(t.alias_of)) for lr in self.launches):
+                out[t.name] = t.alias_of
+        return out
 
     def _constexpr(self, a: RecordedArg) -> bool:
         p = self.params.get(a.name)
@@ -420,6 +435,14 @@ def _arg(lr: RecordedLaunch, name: str) -> RecordedArg:
     a = lr.arg(name)
     assert a is not None
     return a
+
+
+def _same_view(a: RecordedArg, b: RecordedArg | None) -> bool:
+    return (
+        b is not None
+        and a.alias_of == b.name
+        and (a.shape, a.strides, a.storage_offset, a.dtype) == (b.shape, b.strides, b.storage_offset, b.dtype)
+    )
 
 
 def _physical_order(t: RecordedArg) -> list[int]:

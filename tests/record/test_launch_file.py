@@ -179,3 +179,16 @@ def test_calls_that_disagree_on_the_grid_fall_back_to_the_first_calls_relations(
     found = _check(ROWS, _rows_launch(4, 64), _rows_launch(5, 64, grid=3))
     oob = [f for f in found if f.code == "MB002"]
     assert oob and "bound from 1 recorded launch signature" in oob[0].witness["recorded"]
+
+
+def test_an_in_place_launch_binds_one_tensor_for_both_arguments() -> None:
+    from analyzers.model.recorded import _HostWriter
+
+    lr = _rows_launch(4, 64)
+    lr["args"][1] = dict(lr["args"][1], alias_of="x_ptr", storage_offset=0)
+    lr["args"][0] = dict(lr["args"][0], storage_offset=0)
+    lf = parse_launch_file(doc(lr))
+    kernel, scan = _model(ROWS)
+    text = _HostWriter(kernel, scan, lf.launches).write()
+    assert "def __argus_recorded_launch__(x_ptr):" in text and "out_ptr = x_ptr" in text
+    assert [f.code for f in _check(ROWS, lr) if f.code == "MB002"] == ["MB002"]
