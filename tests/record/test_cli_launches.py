@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import PROJECT, REPO, argus
+from record_helpers import PROJECT, REPO, argus
 
 KERNELS = PROJECT / "mini_ops" / "kernels.py"
 

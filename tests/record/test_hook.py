@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import argus, env, load
+from record_helpers import argus, env, load
 
 pytest.importorskip("torch")
 pytest.importorskip("triton")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import PROJECT, REPO, argus, load
+from record_helpers import PROJECT, REPO, argus, load
 
 pytest.importorskip("torch")
 pytest.importorskip("triton")
