@@ -33,6 +33,7 @@ FORMAT = "argus-launches"
 VERSION = 1
 MAX_SIGNATURES_PER_KERNEL = 32  # bounded file size and memory whatever the command does
 MAX_TUPLE = 16
+MAX_STACK = 4  # user frames kept per launch origin
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -242,14 +243,24 @@ def _grid_value(grid: Any, bound: dict[str, Any]) -> list[int] | str:
 
 
 def _origin() -> dict[str, Any] | None:
-    """The innermost frame outside Triton, this hook and the standard library's runpy."""
+    """The innermost frame of the user's code (outside Triton, torch and this hook), with the
+    user frames that called it (a generic launch helper says little on its own)."""
     frame = sys._getframe(2)
-    while frame is not None:
-        path = frame.f_code.co_filename
-        if not _foreign(path):
-            return {"file": path, "line": frame.f_lineno, "function": frame.f_code.co_name}
+    user: list[Any] = []
+    while frame is not None and len(user) < MAX_STACK:
+        if not _foreign(frame.f_code.co_filename):
+            user.append(frame)
         frame = frame.f_back
-    return None
+    if not user:
+        return None
+    first = user[0]
+    out: dict[str, Any] = {
+        "file": first.f_code.co_filename,
+        "line": first.f_lineno,
+        "function": first.f_code.co_name,
+    }
+    out["stack"] = [f"{f.f_code.co_filename}:{f.f_lineno} in {f.f_code.co_name}" for f in user[1:]]
+    return out
 
 
 def _foreign(path: str) -> bool:

@@ -160,6 +160,9 @@ def _launch(item: Any, where: str) -> RecordedLaunch:
         where_from = f"{origin['file']}:{origin.get('line', '?')}"
         if isinstance(origin.get("function"), str):
             where_from += f" in {origin['function']}"
+        stack = origin.get("stack")
+        if isinstance(stack, list) and stack and isinstance(stack[0], str):
+            where_from += f", called from {stack[0]}"
     calls = item.get("calls") if isinstance(item.get("calls"), int) else 1
     return RecordedLaunch(name, file, line, grid, args, calls, where_from)
 
