@@ -45,6 +45,7 @@ TORCH_DTYPES = {
     "uint8": "uint8",
     "bool": "bool",
 }
+TRITON_DTYPE_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
 AXIS_LETTERS = "abcdefgh"
 
 
@@ -287,6 +288,7 @@ class _HostWriter:
             return repr(a.value) if a.value != "nan" else "float('nan')"
         if a.kind == "dtype" and isinstance(a.value, str):
             name = a.value.removeprefix("torch.")
+            name = TRITON_DTYPE_NAMES.get(name, name)  # `tl.float16` prints as fp16
             return f"torch.{name}" if name in TORCH_DTYPES else "None"
         if a.kind == "str" and isinstance(a.value, str):
             return repr(a.value)
