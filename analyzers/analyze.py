@@ -22,7 +22,9 @@ from analyzers.interp.ops import Retype
 from analyzers.interp.values import TensorInfo, Unmodelled
 from analyzers.model.kernel import KernelModel, build_kernel_model, line_starts, parse_snippet
 from analyzers.model.launch import LaunchBinder, LaunchSite, Unbindable, find_launch_calls
+from analyzers.model.launch_file import RecordedLaunch
 from analyzers.model.nodes import subtree
+from analyzers.model.recorded import bind_recorded, mark_recorded
 from analyzers.model.scan import KernelScan, scan_kernel
 from analyzers.registry import RULES
 from analyzers.rules import REGISTRY, RuleContext
@@ -48,7 +50,10 @@ class ModuleView:
 
 
 def analyze_module(
-    source: bytes, cache: KernelCache | None = None, tree: Tree | None = None
+    source: bytes,
+    cache: KernelCache | None = None,
+    tree: Tree | None = None,
+    launches: dict[str, list[RecordedLaunch]] | None = None,
 ) -> list[Finding]:
     tree = tree or parse(source)
     view = _module_view(source, tree)
@@ -56,7 +61,8 @@ def analyze_module(
     called = _called_names(view)
     for site in view.sites:
         launchers = _launcher_nodes(view, site.name)
-        if not launchers and site.name in called:
+        recorded = (launches or {}).get(site.name, [])
+        if not launchers and not recorded and site.name in called:
             continue  # a @triton.jit helper: checked through the kernels that call it
         # the key holds what the kernel's analysis reads, relative to where it sits: an edit
         # elsewhere, or one that only moves the kernel, reuses the cached findings, shifted
@@ -74,10 +80,11 @@ def analyze_module(
                 source[n.start_byte : n.end_byte] + b"@" + str(n.start_byte - base[0]).encode()
                 for n in launchers
             ],
+            repr(recorded).encode(),
         )
         cached = cache.get(key) if cache is not None else None
         if cached is None:
-            found = analyze_kernel(view, site, launchers)
+            found = analyze_kernel(view, site, launchers, recorded)
             if cache is not None:
                 cache.put(key, (found, base))
             out.extend(found)
@@ -260,7 +267,9 @@ def _finding(code: str, kernel: str, span: Span, message: str) -> Finding:
     return Finding(code, info.name, info.severity, kernel, span, message)
 
 
-def analyze_kernel(view: ModuleView, site: KernelSite, launchers: list[Node]) -> list[Finding]:
+def analyze_kernel(
+    view: ModuleView, site: KernelSite, launchers: list[Node], recorded: list[RecordedLaunch] | None = None
+) -> list[Finding]:
     err = first_error(site.node)
     if err is not None:
         return [
@@ -289,7 +298,7 @@ def analyze_kernel(view: ModuleView, site: KernelSite, launchers: list[Node]) ->
             )
         ]
     try:
-        return _interpret(view, site, func, smap, launchers)
+        return _interpret(view, site, func, smap, launchers, recorded or [])
     except RecursionError:
         return [
             _finding(
@@ -373,7 +382,12 @@ def _module_prefix(view: ModuleView, upto: Node) -> list[ast.stmt]:
 
 
 def _interpret(
-    view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: Any, launchers: list[Node]
+    view: ModuleView,
+    site: KernelSite,
+    func: ast.FunctionDef,
+    smap: Any,
+    launchers: list[Node],
+    recorded: list[RecordedLaunch],
 ) -> list[Finding]:
     kernel = build_kernel_model(func, smap, view.const_nodes)
     helpers = _helpers(view, site)
@@ -382,6 +396,7 @@ def _interpret(
     sink = FactSink()
     notes: list[Fact] = []
     binder = LaunchBinder(kernel, scan, sites[0] if sites else None)
+    from_recording: str | None = None
     try:
         binder.record()
     except Unbindable as e:
@@ -394,6 +409,8 @@ def _interpret(
         )
         binder = LaunchBinder(kernel, scan, None)
         binder.record()
+    if binder.site is None and recorded:  # no launcher in the file, or one not understood
+        binder, from_recording, notes = bind_recorded(kernel, scan, recorded, smap, site, binder, notes, func)
     configs: list[dict[str, Any] | None] = (
         list(kernel.autotune.configs[:MAX_CONFIGS]) if kernel.autotune and kernel.autotune.configs else [None]
     )
@@ -514,7 +531,7 @@ def _interpret(
                 if key not in seen:
                     seen.add(key)
                     findings.append(f)
-    return findings
+    return mark_recorded(findings, from_recording) if from_recording else findings
 
 
 def _branches(kernel: KernelModel, scan: KernelScan, binder: LaunchBinder) -> bool:

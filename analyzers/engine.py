@@ -76,8 +76,12 @@ def check_source(
     ignore: Iterable[str] | None = None,
     cache: KernelCache | None = None,
     tree: Tree | None = None,
+    launches: dict[str, list[Any]] | None = None,
 ) -> list[Finding]:
     """Check every Triton kernel in one Python source text. Never raises on bad kernel code.
+
+    `launches` maps a kernel name to launches recorded from a real run of it (`argus record`,
+    `analyzers.model.launch_file`), which bind kernels whose launcher the source does not show.
 
     `tree` may be a tree-sitter tree the caller already holds for exactly this text (the language
     server re-parses incrementally and passes it), which saves the parse."""
@@ -85,7 +89,7 @@ def check_source(
     from analyzers.suppressions import apply_suppressions
 
     source = _as_bytes(text)
-    findings = analyze_module(source, cache=cache, tree=tree)
+    findings = analyze_module(source, cache=cache, tree=tree, launches=launches)
     findings = apply_suppressions(source, findings)
     sel = list(select) if select is not None else None
     ign = list(ignore) if ignore is not None else None

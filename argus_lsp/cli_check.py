@@ -19,7 +19,7 @@ from pathlib import Path
 
 from analyzers import Finding, Severity, check_source, list_kernels
 from analyzers.suppressions import suppressed_lines
-from argus_lsp import fixing
+from argus_lsp import cli_record, fixing
 from argus_lsp.cli import tool_version
 from argus_lsp.config import ConfigError, ConfigFinder, ProjectConfig
 from argus_lsp.discover import STDIN, Candidate, candidates, mentions_triton, missing_paths
@@ -179,13 +179,16 @@ def with_levels(findings: list[Finding], settings: Settings) -> list[Finding]:
     return out
 
 
-def check_text(data: bytes, display: str, settings: Settings) -> tuple[int, list[Finding]]:
-    """(how many kernels, the findings as the settings select and grade them)."""
+def check_text(
+    data: bytes, display: str, settings: Settings, launches: dict | None = None
+) -> tuple[int, list[Finding]]:
+    """(how many kernels, the findings as the settings select and grade them); `launches` are the
+    recorded launches of this file's kernels (`--launches`), by kernel name."""
     kernels = list_kernels(data)
     if not kernels:
         return 0, []
     sel = list(settings.select) if settings.select is not None else None
-    found = check_source(data, display, select=sel, ignore=list(settings.ignore) or None)
+    found = check_source(data, display, select=sel, ignore=list(settings.ignore) or None, launches=launches)
     return len(kernels), with_levels(found, settings)
 
 
@@ -207,6 +210,7 @@ class CheckRun:
     report: Report = field(default_factory=lambda: Report(tool_version=tool_version()))
     problems: RunProblems = field(default_factory=RunProblems)
     diffs: list[str] = field(default_factory=list)
+    launches: cli_record.LaunchOption = field(default_factory=lambda: cli_record.LaunchOption(None))
 
     def file(self, cand: Candidate, config: ProjectConfig) -> None:
         data = read_text(cand, self.problems)
@@ -214,9 +218,10 @@ class CheckRun:
             return
         settings = self.selection.over(config.settings)
         try:
-            kernels, findings = check_text(data, cand.display, settings)
+            recorded = self.launches.for_file(cand.path, cand.display, data) if list_kernels(data) else None
+            kernels, findings = check_text(data, cand.display, settings, recorded)
             if self.args.fix or self.args.diff:
-                data, kernels, findings = self._fix(cand, data, kernels, findings, settings)
+                data, kernels, findings = self._fix(cand, data, kernels, findings, settings, recorded)
         except Exception as exc:  # one file's crash must not hide the other files' findings
             _err(f"internal error while checking {cand.display}: {type(exc).__name__}: {exc}")
             if os.environ.get("ARGUS_DEBUG"):
@@ -229,7 +234,13 @@ class CheckRun:
         self.report.add_file(cand.display, data, kernels, findings, fixable=fixable)
 
     def _fix(
-        self, cand: Candidate, data: bytes, kernels: int, findings: list[Finding], settings: Settings
+        self,
+        cand: Candidate,
+        data: bytes,
+        kernels: int,
+        findings: list[Finding],
+        settings: Settings,
+        recorded: dict | None = None,
     ) -> tuple[bytes, int, list[Finding]]:
         """--diff: collect the diff and report as checked; --fix: write, then re-check the result."""
         plan = fixing.plan(findings, len(data))
@@ -247,7 +258,7 @@ class CheckRun:
             self.problems.unwritten += 1
             return data, kernels, findings
         self.report.summary.fixed += plan.fixed
-        kernels, findings = check_text(fixed, cand.display, settings)
+        kernels, findings = check_text(fixed, cand.display, settings, recorded)
         return fixed, kernels, findings
 
 
@@ -303,15 +314,17 @@ def run(args: argparse.Namespace) -> int:
         paths = _paths(args)
         cands = list(candidates(paths, args.stdin_filename))
         configs = _configs(cands)
-    except UsageError as exc:
+        launches = cli_record.LaunchOption.from_args(args)
+    except (UsageError, ValueError) as exc:
         _err(str(exc))
         return USAGE_ERROR
-    check = CheckRun(args, selection)
+    check = CheckRun(args, selection, launches=launches)
     for path in missing_paths(paths):
         _err(f"no such file or directory: {path}")
         check.problems.missing += 1
     for cand, config in zip(cands, configs, strict=True):
         check.file(cand, config)
+    launches.report_unbound(sys.stderr)
     if not _emit(_output(check), args.output):
         return USAGE_ERROR
     if args.diff:
@@ -330,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check every Triton kernel in the given files and folders (default: the current folder).",
     )
     add_arguments(parser)
+    cli_record.add_launches_option(parser)
     return parser
 
 

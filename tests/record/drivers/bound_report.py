@@ -1,0 +1,93 @@
+"""For every kernel a launch file recorded: is it bound by its own file's launcher, by the
+recording, or by neither (and why); and what `check` finds with and without the recording.
+
+    python tests/record/drivers/bound_report.py /tmp/liger.json [--show]
+
+`--show` prints the launcher each recording became.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from analyzers import check_source
+from analyzers.analyze import _launch_sites, _launcher_nodes, _module_view
+from analyzers.frontend.parse import parse
+from analyzers.model.kernel import build_kernel_model, parse_snippet
+from analyzers.model.launch import LaunchBinder, Unbindable
+from analyzers.model.launch_file import read_launch_file
+from analyzers.model.recorded import RecordingUnusable, recorded_site
+from analyzers.model.scan import scan_kernel
+
+HOST_ERRORS = (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError)
+
+
+def source_binding(view, site) -> str:  # type: ignore[no-untyped-def]
+    mod, smap = parse_snippet(
+        view.source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0]
+    )
+    func = next(n for n in mod.body if isinstance(n, ast.FunctionDef))
+    kernel = build_kernel_model(func, smap, view.const_nodes)
+    scan = scan_kernel(func, [p.name for p in kernel.params], {})
+    sites = _launch_sites(view, site.name, _launcher_nodes(view, site.name))
+    if not sites:
+        status = "no launch site in its file"
+    else:
+        try:
+            LaunchBinder(kernel, scan, sites[0]).record()
+            status = "bound by its file's launcher"
+        except HOST_ERRORS as e:
+            status = f"launcher not understood ({e})"
+    return status, kernel, scan, smap
+
+
+def main(path: str) -> int:
+    lf = read_launch_file(path)
+    by_file: dict[str, set[str]] = defaultdict(set)
+    for lr in lf.launches:
+        by_file[lr.file].add(lr.kernel)
+    totals: dict[str, int] = defaultdict(int)
+    for file, names in sorted(by_file.items()):
+        source = Path(file).read_bytes()
+        view = _module_view(source, parse(source))
+        launches = {n: lf.for_kernel(n, file) for n in names}
+        before = _gating(check_source(source, file))
+        after = _gating(check_source(source, file, launches=launches))
+        for site in view.sites:
+            if site.name not in names:
+                continue
+            status, kernel, scan, smap = source_binding(view, site)
+            if status.startswith("bound"):
+                rec = "not needed"
+            else:
+                try:
+                    rs = recorded_site(kernel, scan, launches[site.name], smap, None)  # type: ignore[arg-type]
+                    LaunchBinder(kernel, scan, rs.site).record()
+                    rec = "bound from the recording"
+                    if "--show" in sys.argv:
+                        print(rs.host_source)
+                    totals["newly bound"] += 1
+                except (RecordingUnusable, *HOST_ERRORS) as e:
+                    rec = f"recording unusable ({e})"
+            totals[status.split(" (")[0]] += 1
+            b, a = before.get(site.name, []), after.get(site.name, [])
+            print(f"{file.split('/ops/')[-1]}::{site.name}: {status}; {rec}")
+            print(f"    findings without: {b or '-'}; with: {a or '-'}")
+    for k, v in sorted(totals.items()):
+        print(f"{k}: {v}")
+    return 0
+
+
+def _gating(findings: list) -> dict[str, list[str]]:  # type: ignore[type-arg]
+    out: dict[str, list[str]] = defaultdict(list)
+    for f in findings:
+        if f.severity.value in ("error", "warning"):
+            out[f.kernel].append(f"{f.code}@{f.span.start_point[0] + 1}")
+    return out
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1]))
