@@ -31,6 +31,7 @@ USAGE_ERROR = 2
 DELEGATES: dict[str, tuple[str, str]] = {
     "knowledge": ("knowledge.cli", "technique cards: list, show ID, search TEXT"),
     "profile": ("agent.profile.cli", "profile a kernel on a GPU: FILE::KERNEL ..."),
+    "optimize": ("argus_lsp.cli_optimize", "optimize a kernel: candidates gated by invariants, tests, timing"),
 }
 
 
