@@ -50,15 +50,21 @@ def _calls(node: ast.AST) -> set[str]:
 
 
 def _loads_through_loaded_index(fn: ast.FunctionDef) -> bool:
-    """A load whose address uses a name that was itself assigned from a load (an expert or token id)."""
-    loaded: set[str] = set()
-    for sub in ast.walk(fn):
-        if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call) and "load" in _calls(sub.value):
-            loaded.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+    """A load whose address uses a value computed from another load (an expert id, a sorted token id)."""
+    assigns = [s for s in ast.walk(fn) if isinstance(s, ast.Assign)]
+    loaded = {t.id for s in assigns if "load" in _calls(s.value) for t in s.targets if isinstance(t, ast.Name)}
+    changed = True
+    while changed:  # transitively: ids -> rows -> row pointers
+        changed = False
+        for sub in assigns:
+            if {n.id for n in ast.walk(sub.value) if isinstance(n, ast.Name)} & loaded:
+                for t in sub.targets:
+                    if isinstance(t, ast.Name) and t.id not in loaded:
+                        loaded.add(t.id)
+                        changed = True
     for sub in ast.walk(fn):
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "load" and sub.args:
-            names = {n.id for n in ast.walk(sub.args[0]) if isinstance(n, ast.Name)}
-            if names & loaded:
+            if {n.id for n in ast.walk(sub.args[0]) if isinstance(n, ast.Name)} & loaded:
                 return True
     return False
 

@@ -1,7 +1,8 @@
 """The static half of the anti-cheat checks: a candidate is untrusted code, read with `ast`, never run here.
 
 Only what the candidate *changes* is judged: top-level definitions whose text differs from the user's
-file, new definitions, new imports and module-level statements. Unchanged code is the user's own.
+file, new definitions, new imports and module-level statements; in a changed definition, only the
+constructs the user's own version of it does not already have. Unchanged code is the user's own.
 A changed definition must not
 - compute with torch outside the kernel (`torch.matmul`, `a @ b`, `x.softmax()`, ...): the speed must come
   from the Triton kernel, and the correctness gate must compare a kernel with the reference;
@@ -14,6 +15,7 @@ Library imports the knowledge policy writes (`knowledge.kernels.*`) are allowed 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 
 ALLOWED_MODULES = ("torch", "triton", "math", "functools", "typing", "__future__", "knowledge.kernels", "dataclasses")
@@ -62,6 +64,7 @@ def check_candidate(original: str, candidate: str, protected: tuple[str, ...] = 
         nodes = changed_nodes(original, candidate)
     except SyntaxError as exc:
         return [Violation(exc.lineno or 0, f"does not parse: {exc.msg}")]
+    before = {getattr(n, "name", None): n for n in ast.parse(original).body if hasattr(n, "name")}
     out: list[Violation] = []
     for node in nodes:
         name = getattr(node, "name", None)
@@ -72,7 +75,18 @@ def check_candidate(original: str, candidate: str, protected: tuple[str, ...] = 
         elif _is_jit(node):
             continue  # Triton code: compiled by Triton, torch cannot run inside it
         else:
-            out.extend(_check_host_code(node))
+            found = _check_host_code(node)
+            prior = before.get(name)
+            if prior is not None:  # what the user's own version of this definition already does is not new
+                have = Counter(v.message for v in _check_host_code(prior))
+                kept = []
+                for v in found:
+                    if have[v.message] > 0:
+                        have[v.message] -= 1
+                    else:
+                        kept.append(v)
+                found = kept
+            out.extend(found)
     return out
 
 
