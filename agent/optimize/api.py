@@ -109,7 +109,8 @@ class Evaluator:
 
     def gate1(self, candidate: Candidate) -> GateResult:
         protected = tuple(n for n in (self.task.reference,) if n)
-        return check_invariants(self.source, candidate, str(self.task.path), protected)
+        required = tuple(n for n in (self.task.launcher,) if n)
+        return check_invariants(self.source, candidate, str(self.task.path), protected, required)
 
     def gates23(self, candidates: list[Candidate], seed: int) -> list[list[GateResult]]:
         """Gate 2 and (on a GPU) gate 3 for each candidate, in one worker process per candidate."""

@@ -9,6 +9,7 @@ violations go back to the policy as structured feedback: code, line, message, wi
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 from collections import Counter
 from pathlib import Path
@@ -48,8 +49,22 @@ def module_source(module: str) -> tuple[str, str] | None:
     return spec.origin, Path(spec.origin).read_text(encoding="utf-8")
 
 
-def check_invariants(original: str, candidate: Candidate, path: str, protected: tuple[str, ...] = ()) -> GateResult:
-    """Gate 1 on one candidate; `protected` names (the reference) must not be redefined."""
+def _defines(source: str, name: str) -> bool:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return True  # the anti-cheat check reports the syntax error
+    return any(isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name == name for n in tree.body)
+
+
+def check_invariants(original: str, candidate: Candidate, path: str, protected: tuple[str, ...] = (),
+                     required: tuple[str, ...] = ()) -> GateResult:
+    """Gate 1 on one candidate; `protected` names (the reference) must not be redefined, `required` ones
+    (the kernel's launcher) must be defined."""
+    missing = [n for n in required if not _defines(candidate.source, n)]
+    if missing:
+        return GateResult("invariants", False, f"the candidate does not define {', '.join(missing)}",
+                          feedback=[{"code": "MISSING", "message": f"define {n} (keep its name and signature)"} for n in missing])
     cheats = check_candidate(original, candidate.source, protected)
     if cheats:
         return GateResult(
