@@ -73,7 +73,8 @@ def verdict(outcome: RunOutcome) -> GateResult:
                           details={"stderr": outcome.stderr_tail[-1500:]})
     rows = outcome.result.get("check", []) if outcome.result else []
     bad = next((r for r in rows if not r.get("ok")), None)
-    details = {"shapes": rows, "seconds": round(outcome.seconds, 2), "device": outcome.env.get("name")}
+    details = {"shapes": rows, "seconds": round(outcome.seconds, 2), "device": outcome.env.get("name"),
+               "runner": outcome.runner}
     if bad is not None:
         reason = f"shape {bad['shape']} {bad.get('sizes', {})}: {bad['reason']}"
         return GateResult("correctness", False, reason, feedback=[{"code": "WRONG", "message": reason}], details=details)

@@ -38,6 +38,7 @@ class RunOutcome:
     cancelled: bool = False
     seconds: float = 0.0
     stderr_tail: str = ""
+    runner: str = "local"  # "local" or "ray task <id>"
 
     def failure(self) -> str | None:
         if self.cancelled:
@@ -166,7 +167,7 @@ class RayRunner:
         gpus = ray.cluster_resources().get("GPU", 0)
         self.num_gpus = 1 if gpus >= 1 else 0
         self.timeout, self.python = timeout, python
-        self.remote = ray.remote(num_gpus=self.num_gpus, max_retries=0)(_ray_task)
+        self.remote = ray.remote(num_gpus=self.num_gpus, num_cpus=1, max_retries=0)(_ray_task)
 
     def __call__(self, requests: list[dict]) -> list[RunOutcome]:
         refs = [self.remote.remote(r, self.timeout, self.python) for r in requests]
@@ -180,4 +181,8 @@ class RayRunner:
 
 
 def _ray_task(request: dict, timeout: float, python: str | None) -> RunOutcome:
-    return run_request(request, timeout=timeout, python=python)
+    import ray
+
+    out = run_request(request, timeout=timeout, python=python)
+    out.runner = f"ray task {ray.get_runtime_context().get_task_id()}"
+    return out
