@@ -213,6 +213,11 @@ def optimize(
     report("baseline", 0)
     ev = Evaluator(task, source, request, timer=timer, cancel=cancel)
     baseline = ev.measure_baseline()
+    if not baseline["correct"]:
+        notes = [f"the user's own kernel fails gate 2 ({baseline['check_reason']}): candidates are judged against "
+                 "the reference, not against it"]
+    else:
+        notes = []
     report("diagnose", 0)
     diag = diagnose(source, task.kernel, str(task.path))
     base_rows = [r for r in baseline["timing"] if r.get("pct_roofline")]
@@ -231,7 +236,7 @@ def optimize(
     stop = StopRule(request.budget, request.minutes, request.near_roofline_pct, started=t_start)
     result = OptimizeResult(status="no-better", target=request.target, policy=request.policy,
                             diagnosis=diag.to_json(), cards=[h.to_dict() for h in hits], baseline=baseline,
-                            device=ev.device)
+                            device=ev.device, notes=notes)
     parallel = 4 if request.ray_address else 1
     while (why := stop.reason(history, cancel)) is None:
         report("propose", len(history.attempts))
