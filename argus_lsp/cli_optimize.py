@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=int, default=12, metavar="N", help="candidates at most (default 12)")
     p.add_argument("--minutes", type=float, default=30.0, metavar="M", help="wall-clock budget (default 30)")
     p.add_argument("--target", dest="runner", default="local", metavar="local|ssh://HOST")
+    p.add_argument("--ssh-config", metavar="FILE", help="ssh -F FILE for an ssh:// target")
+    p.add_argument("--ssh-identity", metavar="FILE", help="ssh -i FILE for an ssh:// target")
     p.add_argument("--ray", metavar="ADDRESS", help="fan candidates out on a Ray cluster (one task each)")
     p.add_argument("--report", metavar="DIR", help="write optimize.json, optimize.md and the roofline plot")
     p.add_argument("--json", action="store_true", help="print the JSON report instead of the diff")
@@ -68,6 +70,7 @@ def _request(args: argparse.Namespace):
         target=args.target, task=args.task, policy=args.policy, budget=args.budget, minutes=args.minutes,
         runner=args.runner, ray_address=args.ray, backend=args.backend, seed=args.seed, llm=llm,
         compare=list(args.compare), timeout_s=args.timeout,
+        ssh={k: v for k, v in (("config", args.ssh_config), ("identity", args.ssh_identity)) if v},
     )
 
 

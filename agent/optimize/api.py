@@ -70,10 +70,15 @@ class Evaluator:
         self.base = g2.base_request(task, source, backend=request.backend, seed=request.seed)
         if request.ray_address:
             self.runner = RayRunner(request.ray_address, request.timeout_s, python=task.python)
-        else:
-            if request.runner != "local":
-                raise OptimizeError(f"runner {request.runner!r}: only local and --ray are implemented for optimize")
+        elif request.runner.startswith("ssh://"):
+            from agent.optimize.runners_ssh import SshRunner
+
+            self.runner = SshRunner(request.runner, request.timeout_s, python=task.python, cancel=cancel,
+                                    **request.ssh)
+        elif request.runner == "local":
             self.runner = LocalRunner(request.timeout_s, python=task.python, cancel=cancel)
+        else:
+            raise OptimizeError(f"--target {request.runner!r}: use local or ssh://[user@]host[:port]")
         self.on_gpu = False
         self.device = ""
         self.baseline_ms: dict[str, float] = {}

@@ -53,19 +53,22 @@ class RunOutcome:
         return None
 
 
-def materialize(request: dict, workdir: str) -> str:
-    """Write the request's sources into `workdir` and return the path of the worker's JSON."""
+def materialize(request: dict, workdir: str, root: str | None = None) -> str:
+    """Write the request's sources into `workdir` and return the path of the worker's JSON.
+
+    `root`: where `workdir` will be when the worker runs (a remote directory); default `workdir`."""
     name = request["file_name"]
+    where = root or workdir
     orig = Path(workdir, "original", name)
     orig.parent.mkdir(parents=True, exist_ok=True)
     orig.write_text(request["original_source"])
     req = {k: v for k, v in request.items() if not k.endswith("_source")}
-    req["original"] = str(orig)
+    req["original"] = f"{where}/original/{name}"
     if request.get("candidate_source") is not None:
         cand = Path(workdir, "candidate", name)
         cand.parent.mkdir(parents=True, exist_ok=True)
         cand.write_text(request["candidate_source"])
-        req["candidate"] = str(cand)
+        req["candidate"] = f"{where}/candidate/{name}"
     path = Path(workdir, "request.json")
     path.write_text(json.dumps(req))
     return str(path)
@@ -94,14 +97,19 @@ def run_request(
             cwd=work, env=env, start_new_session=True, text=True,
         )
         done = threading.Event()
-        watcher = threading.Thread(target=_watch, args=(proc, timeout, cancel, done, out), daemon=True)
+        watcher = threading.Thread(target=watch, args=(proc, timeout, cancel, done, out), daemon=True)
         watcher.start()
         stdout, stderr = proc.communicate()
         done.set()
         watcher.join(timeout=5)
     out.seconds = time.monotonic() - t0
-    out.stderr_tail = (stderr or "")[-4000:]
-    for line in (stdout or "").splitlines():
+    return parse_events(stdout or "", stderr or "", out)
+
+
+def parse_events(stdout: str, stderr: str, out: RunOutcome) -> RunOutcome:
+    """Fill `out` from the worker's event lines (anything else it printed is ignored)."""
+    out.stderr_tail = stderr[-4000:]
+    for line in stdout.splitlines():
         if not line.startswith(EVENT_PREFIX):
             continue
         with contextlib.suppress(json.JSONDecodeError):
@@ -117,7 +125,7 @@ def run_request(
     return out
 
 
-def _watch(proc: subprocess.Popen, timeout: float, cancel: threading.Event | None, done: threading.Event,
+def watch(proc: subprocess.Popen, timeout: float, cancel: threading.Event | None, done: threading.Event,
            out: RunOutcome) -> None:
     deadline = time.monotonic() + timeout
     while not done.wait(0.2):
@@ -127,11 +135,11 @@ def _watch(proc: subprocess.Popen, timeout: float, cancel: threading.Event | Non
             out.timed_out = True
         else:
             continue
-        _kill_group(proc)
+        kill_group(proc)
         return
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGTERM)
     with contextlib.suppress(subprocess.TimeoutExpired):

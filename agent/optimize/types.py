@@ -45,6 +45,7 @@ class OptimizeRequest:
     compare: list[str] = field(default_factory=list)  # dotted callables timed beside the kernel
     timeout_s: float = 600.0  # one candidate's subprocess
     near_roofline_pct: float = 90.0  # stop once a candidate reaches this % of the roofline
+    ssh: dict[str, Any] = field(default_factory=dict)  # config / identity / options for ssh:// runners
 
 
 @dataclass
