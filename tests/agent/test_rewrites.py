@@ -9,7 +9,8 @@ import pytest
 
 from agent.optimize.api import Evaluator
 from agent.optimize.diagnose import kernel_pattern
-from agent.optimize.rewrites import RewriteContext, exp2, expert, launch_tuning, proposals, retile
+from agent.optimize.gate_invariants import check_invariants
+from agent.optimize.rewrites import RewriteContext, exp2, expert, launch_tuning, pid_swizzle, proposals, retile
 from agent.optimize.types import Candidate, OptimizeRequest
 from agent.task import load_task
 
@@ -47,6 +48,19 @@ def test_launch_tuning_adds_warps_and_stages_to_the_launch() -> None:
     assert again.count("num_warps=") == 1 and "num_warps=4, num_stages=3" in again
 
 
+def test_pid_swizzle_groups_the_kernel_and_flattens_the_grid() -> None:
+    c = ctx("matmul")
+    out = pid_swizzle.apply(c.source, c.kernel, c.launcher, 8)
+    assert "pid_m = first_m + (pid % per_group) % group_rows" in out and "tl.program_id(1)" not in out
+    assert "grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)" in out
+    # the kernel half alone (grid left 2-D) is caught by gate 1, not by luck
+    half = out.replace("grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)",
+                       "grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N))")
+    res = check_invariants(c.source, Candidate("h", half, "t"), "naive_matmul.py")
+    assert not res.passed and {f["code"] for f in res.feedback} & {"GR001", "GR002", "GR003", "MB002"}
+    assert not pid_swizzle.applies(ctx("attention"))  # 1-D over query blocks x heads: not a GEMM grid
+
+
 def test_exp2_folds_log2e_into_every_exp() -> None:
     c = ctx("attention")
     out = exp2.apply(c.source, c.kernel)
@@ -74,6 +88,7 @@ CASES = [
     ("matmul", "expert", None),
     ("matmul", "retile", "tiles K=32 M=64 N=64"),
     ("matmul", "launch_tuning", "num_warps=8, num_stages=3"),
+    ("matmul", "pid_swizzle", "GROUP_M=4"),
     ("attention", "exp2", None),
     ("attention", "expert", None),
     ("moe", "expert", None),
