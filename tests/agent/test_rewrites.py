@@ -10,7 +10,15 @@ import pytest
 from agent.optimize.api import Evaluator
 from agent.optimize.diagnose import kernel_pattern
 from agent.optimize.gate_invariants import check_invariants
-from agent.optimize.rewrites import RewriteContext, exp2, expert, launch_tuning, pid_swizzle, proposals, retile
+from agent.optimize.rewrites import (
+    RewriteContext,
+    exp2,
+    expert,
+    launch_tuning,
+    pid_swizzle,
+    proposals,
+    retile,
+)
 from agent.optimize.types import Candidate, OptimizeRequest
 from agent.task import load_task
 
