@@ -12,6 +12,7 @@ from agent.optimize.diagnose import kernel_pattern
 from agent.optimize.gate_invariants import check_invariants
 from agent.optimize.rewrites import (
     RewriteContext,
+    causal_skip,
     exp2,
     expert,
     launch_tuning,
@@ -69,6 +70,14 @@ def test_pid_swizzle_groups_the_kernel_and_flattens_the_grid() -> None:
     assert not pid_swizzle.applies(ctx("attention"))  # 1-D over query blocks x heads: not a GEMM grid
 
 
+def test_causal_skip_stops_the_key_loop_at_the_diagonal() -> None:
+    c = ctx("attention")
+    out = causal_skip.apply(c.source, c.kernel)
+    assert "hi = tl.minimum(pid_m.to(tl.int64) * BLOCK_M + BLOCK_M, S)" in out
+    assert "for start_n in range(0, hi, BLOCK_N):" in out and "        hi = S" in out
+    assert not causal_skip.applies(ctx("matmul"))
+
+
 def test_exp2_folds_log2e_into_every_exp() -> None:
     c = ctx("attention")
     out = exp2.apply(c.source, c.kernel)
@@ -98,6 +107,7 @@ CASES = [
     ("matmul", "launch_tuning", "num_warps=8, num_stages=3"),
     ("matmul", "pid_swizzle", "GROUP_M=4"),
     ("attention", "exp2", None),
+    ("attention", "causal_skip", None),
     ("attention", "expert", None),
     ("moe", "expert", None),
 ]
