@@ -11,14 +11,16 @@ import json
 import os
 import shlex
 import sys
+import tomllib
 from pathlib import Path
 
 IMPROVED, NONE, USAGE = 0, 1, 2
 
 EPILOG = """\
-endpoint (llm policy): --base-url, else $ARGUS_LLM_BASE_URL, else $OPENAI_BASE_URL; --model, else
-$ARGUS_LLM_MODEL; the key is read from the variable named by --api-key-env (default OPENAI_API_KEY; local
-servers such as vLLM or Ollama accept any value, e.g. OPENAI_API_KEY=none). Examples:
+endpoint (llm policy): --base-url, else $ARGUS_LLM_BASE_URL, else $OPENAI_BASE_URL, else base-url in
+[tool.argus.optimize] of pyproject.toml; --model, else $ARGUS_LLM_MODEL, else model there; the key is read
+from the variable named by --api-key-env (or api-key-env there; default OPENAI_API_KEY; local servers such
+as vLLM or Ollama accept any value, e.g. OPENAI_API_KEY=none). Examples:
   argus optimize examples/naive_matmul.py::matmul_kernel --policy knowledge --budget 8 --report out/
   argus optimize k.py::kern --policy llm --base-url http://127.0.0.1:8000/v1 --model qwen2.5-coder
 gates: 1 invariants (the checker; no new finding), 2 correctness (fresh random inputs, ragged and served
@@ -36,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", choices=("knowledge", "llm"), required=True)
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (llm policy)")
     p.add_argument("--model", help="model name (llm policy)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR", help="variable holding the key")
+    p.add_argument("--api-key-env", metavar="VAR", help="variable holding the key (default OPENAI_API_KEY)")
     p.add_argument("--budget", type=int, default=12, metavar="N", help="candidates at most (default 12)")
     p.add_argument("--minutes", type=float, default=30.0, metavar="M", help="wall-clock budget (default 30)")
     p.add_argument("--target", dest="runner", default="local", metavar="local|ssh://HOST")
@@ -56,15 +58,35 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def project_settings(target: str) -> dict:
+    """`[tool.argus.optimize]` of the pyproject.toml nearest the kernel file (base-url, model, api-key-env)."""
+    from agent.optimize.types import OptimizeError
+    from argus_lsp.config import find_pyproject
+
+    found = find_pyproject(Path(target.partition("::")[0]).parent)
+    if found is None:
+        return {}
+    try:
+        table = tomllib.loads(found.read_text(encoding="utf-8")).get("tool", {}).get("argus", {}).get("optimize", {})
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise OptimizeError(f"{found}: {exc}") from None
+    unknown = sorted(set(table) - {"base-url", "model", "api-key-env"})
+    if unknown:
+        raise OptimizeError(f"{found}: [tool.argus.optimize]: unknown keys {unknown} (base-url, model, api-key-env)")
+    return table
+
+
 def _request(args: argparse.Namespace):
     from agent.optimize.types import LLMSettings, OptimizeError, OptimizeRequest
 
     if args.budget < 1 or args.minutes <= 0:
         raise OptimizeError("--budget must be >= 1 and --minutes > 0")
+    conf = project_settings(args.target)  # flags win over the environment, which wins over pyproject.toml
     llm = LLMSettings(
-        base_url=args.base_url or os.environ.get("ARGUS_LLM_BASE_URL") or os.environ.get("OPENAI_BASE_URL"),
-        model=args.model or os.environ.get("ARGUS_LLM_MODEL"),
-        api_key_env=args.api_key_env,
+        base_url=args.base_url or os.environ.get("ARGUS_LLM_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+        or conf.get("base-url"),
+        model=args.model or os.environ.get("ARGUS_LLM_MODEL") or conf.get("model"),
+        api_key_env=args.api_key_env or conf.get("api-key-env") or "OPENAI_API_KEY",
     )
     return OptimizeRequest(
         target=args.target, task=args.task, policy=args.policy, budget=args.budget, minutes=args.minutes,

@@ -33,8 +33,9 @@ def markdown(result: OptimizeResult, command: str = "") -> str:
     if command:
         lines.append(f"- reproduce: `{command}`")
     if r.best is not None:
-        lines.append(f"- best: {r.best.candidate.id} ({r.best.candidate.origin}: {r.best.candidate.description}), "
-                     f"speedup {_fmt(r.best.speedup)}x, {_fmt(r.best.pct_roofline, '.1f')}% of roofline")
+        perf = (f"speedup {_fmt(r.best.speedup)}x, {_fmt(r.best.pct_roofline, '.1f')}% of roofline"
+                if r.best.speedup else "passed gates 1 and 2; performance not measured")
+        lines.append(f"- best: {r.best.candidate.id} ({r.best.candidate.origin}: {r.best.candidate.description}), {perf}")
     if r.reverify:
         lines.append(f"- re-verified in a fresh process on new inputs (seed {r.reverify['seed']}): "
                      f"{'passed' if r.reverify['passed'] else 'FAILED: ' + r.reverify['reason']}")

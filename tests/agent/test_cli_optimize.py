@@ -55,3 +55,16 @@ def test_knowledge_run_on_cpu_prints_the_diff_changes_nothing_and_exits_1(tmp_pa
     assert report["command"].startswith("argus optimize ")
     md = (tmp_path / "rep" / "optimize.md").read_text()
     assert "candidates proposed: 1" in md and "| k01 | knowledge:expert |" in md
+
+
+def test_endpoint_settings_come_from_pyproject(tmp_path: Path) -> None:
+    for name in ("naive_matmul.py", "naive_matmul.py.argus.toml"):
+        shutil.copy(ROOT / "examples" / name, tmp_path / name)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.argus.optimize]\nbase-url = "http://127.0.0.1:9/v1"\nmodel = "m"\napi-key-env = "ARGUS_TEST_KEY2"\n')
+    r = argus("optimize", f"{tmp_path}/naive_matmul.py::matmul_kernel", "--policy", "llm",
+              env={"ARGUS_TEST_KEY2": "x", "ARGUS_LLM_BASE_URL": "", "OPENAI_BASE_URL": "", "ARGUS_LLM_MODEL": ""})
+    assert r.returncode == 2 and "cannot reach http://127.0.0.1:9/v1" in r.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.argus.optimize]\nbase_url = "x"\n')
+    r = argus("optimize", f"{tmp_path}/naive_matmul.py::matmul_kernel", "--policy", "llm")
+    assert r.returncode == 2 and "unknown keys" in r.stderr
