@@ -37,6 +37,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "serve": Subcommand("argus_lsp.cli_serve", "start the language server (stdio by default)"),
     "knowledge": Subcommand("knowledge.cli", "technique cards: list, show ID, search TEXT"),
     "profile": Subcommand("agent.profile.cli", "profile a kernel's task on a GPU: FILE::KERNEL ...", "agent"),
+    "optimize": Subcommand("argus_lsp.cli_optimize", "optimize a kernel: FILE::KERNEL --policy knowledge|llm", "agent"),
     "record": Subcommand("argus_lsp.cli_record", "run a command once, recording its Triton launches"),
 }
 
