@@ -132,7 +132,9 @@ async def test_pull_clients_are_not_pushed_to(session: Session) -> None:
         return
     assert session.client.published == []  # type: ignore[attr-defined]
     ident = types.TextDocumentIdentifier(uri=uri)
-    full = await session.client.text_document_diagnostic_async(types.DocumentDiagnosticParams(text_document=ident))
+    full = await session.client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=ident)
+    )
     assert full.kind == "full" and full.result_id.startswith(f"{uri}@1"), full
     report = await session.client.text_document_diagnostic_async(
         types.DocumentDiagnosticParams(text_document=ident, previous_result_id=full.result_id)

@@ -177,7 +177,9 @@ async def test_unknown_kernel_is_an_error(lsp: LanguageClient) -> None:
 
 # -- real runs on the CPU (Triton interpreter) ------------------------------------------------------
 async def test_profile_cpu_task_progress_lens_and_hover(lsp: LanguageClient, tpy: str) -> None:
-    await _init(lsp, {"argus": {"debounceMs": 0, "trusted": True, "profile": {"python": tpy, "timeout": 240}}})
+    await _init(
+        lsp, {"argus": {"debounceMs": 0, "trusted": True, "profile": {"python": tpy, "timeout": 240}}}
+    )
     text = VADD.read_text()
     uri = _open(lsp, VADD)
     assert (await _lenses(lsp, uri))["add_kernel"].command.title == "▶ Profile"

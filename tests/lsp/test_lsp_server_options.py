@@ -9,7 +9,15 @@ from argus_lsp.settings import Settings, merge
 def test_trust_needs_an_explicit_true() -> None:
     assert client_trusts({"argus": {"trusted": True}}) is True
     assert client_trusts({"trusted": True}) is True
-    for silent in (None, {}, [], {"argus": {}}, {"argus": {"debounceMs": 0}}, {"trusted": "yes"}, {"trusted": 1}):
+    for silent in (
+        None,
+        {},
+        [],
+        {"argus": {}},
+        {"argus": {"debounceMs": 0}},
+        {"trusted": "yes"},
+        {"trusted": 1},
+    ):
         assert client_trusts(silent) is False, silent
     assert client_trusts({"argus": {"trusted": False}}) is False
 

@@ -43,6 +43,12 @@ describe('probes', () => {
         if (!python) return t.skip('no python3');
         const version = execFileSync(python, ['-c', 'import sys; print(sys.version_info >= (3, 11))']).toString();
         if (!version.includes('True')) return t.skip('-P needs Python 3.11');
+        // The system Python must not find a real argus_lsp elsewhere (a PYTHONPATH pointing at a checkout).
+        const saved = process.env.PYTHONPATH;
+        delete process.env.PYTHONPATH;
+        t.after(() => {
+            if (saved !== undefined) process.env.PYTHONPATH = saved;
+        });
         const hostile = mkdtempSync(path.join(tmpdir(), 'argus-hostile-'));
         const marker = path.join(hostile, 'imported');
         writeFileSync(path.join(hostile, 'argus_lsp.py'), `open(${JSON.stringify(marker)}, "w").close()\n`);
