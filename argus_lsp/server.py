@@ -77,6 +77,7 @@ class ArgusServer(LanguageServer):
         self.diagnostics = DiagnosticsScheduler(self.store, self.publish, self.log_error)
         # hover interprets one kernel: its own thread, so it never queues behind a check
         self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
+        self.hover_memo = hover.HoverMemo()
         self.base_settings = settings_mod.Settings()
         self.problems: list[str] = []
         self.profiles = profile_lens.ProfileFeature(self)
@@ -196,6 +197,7 @@ def did_save(ls: ArgusServer, params: types.DidSaveTextDocumentParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: ArgusServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.store.close(params.text_document.uri)
+    ls.hover_memo.drop(params.text_document.uri)
     ls.diagnostics.closed(params.text_document.uri)
 
 
@@ -255,12 +257,18 @@ async def on_hover(ls: ArgusServer, params: types.HoverParams) -> types.Hover | 
     found = hover.code_hover(index, offset, ls.encoding) or ls.profiles.hover(doc, offset, ls.encoding)
     if found is not None:
         return found
+    key = ls.hover_memo.key(doc.uri, doc.revision, doc.source, offset)
+    if key is not None and (known := ls.hover_memo.get(key))[0]:
+        return known[1]
     loop = asyncio.get_running_loop()
     try:
-        return await loop.run_in_executor(ls.hover_executor, hover.variable_hover, doc.source, offset)
+        found = await loop.run_in_executor(ls.hover_executor, hover.variable_hover, doc.source, offset)
     except Exception as exc:  # the interpreter failing on one name must not break hover for the file
         log.warning("describe_at failed: %s", exc)
         return None
+    if key is not None:
+        ls.hover_memo.put(key, found)
+    return found
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
