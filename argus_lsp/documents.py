@@ -23,7 +23,7 @@ from lsprotocol import types
 from tree_sitter import Tree
 
 from analyzers.frontend.parse import parse
-from argus_lsp.convert import LineIndex, encode, ts_point
+from argus_lsp.convert import LineIndex, decode, encode, ts_point
 
 _REVISIONS = itertools.count(1)
 
@@ -40,6 +40,10 @@ class Document:
     @classmethod
     def open(cls, uri: str, version: int, text: str) -> Document:
         return cls(uri, version, encode(text))
+
+    def text(self) -> str:
+        """The document as the client's string (what `argus/documentText` answers)."""
+        return decode(self.source)
 
     def index(self) -> LineIndex:
         if self._index is None:

@@ -20,7 +20,6 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from argus_lsp import convert
 from argus_lsp import settings as settings_mod
 from argus_lsp.documents import DocumentStore
 from argus_lsp.features import code_actions, hover, profile_lens
@@ -75,12 +74,12 @@ class ArgusServer(LanguageServer):
         super().__init__("argus", __version__, protocol_cls=ArgusProtocol)
         self.store = DocumentStore()
         self.diagnostics = DiagnosticsScheduler(self.store, self.publish, self.log_error)
-        # hover interprets one kernel: its own thread, so it never queues behind a check
-        self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
-        self.hover_memo = hover.HoverMemo()
         self.base_settings = settings_mod.Settings()
         self.problems: list[str] = []
         self.profiles = profile_lens.ProfileFeature(self)
+        # hover interprets one kernel: its own thread, so it never queues behind a check
+        self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
+        self.hover_memo = hover.HoverMemo()
 
     @property
     def encoding(self) -> str:
@@ -121,23 +120,13 @@ class ArgusServer(LanguageServer):
                 raw = items[0] if items else None
             except Exception as exc:  # a client that cannot answer keeps the settings it had
                 log.warning("workspace/configuration failed: %s", exc)
-        new, problems = settings_mod.merge(self.base_settings, empty_object(raw))
+        new, problems = settings_mod.merge(self.base_settings, raw)
         self.warn_user(problems)
         if new != self.diagnostics.settings:
             self.diagnostics.settings = new
             self.diagnostics.recheck_all()
             if self.diagnostics.pull and self.supports("workspace.diagnostics.refresh_support"):
                 self.workspace_diagnostic_refresh(None)
-
-
-def empty_object(raw: object) -> object:
-    """Neovim 0.7 encodes an empty Lua table, so `settings = {}` too, as a JSON array: read an
-    empty array (also one nested under "argus") as the empty object it stands for."""
-    if raw == []:
-        return {}
-    if isinstance(raw, dict) and raw.get("argus") == []:
-        return {**raw, "argus": {}}
-    return raw
 
 
 def client_trusts(init_options: object) -> bool:
@@ -156,13 +145,12 @@ server = ArgusServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: ArgusServer, params: types.InitializeParams) -> None:
-    options = empty_object(params.initialization_options)
-    ls.base_settings, ls.problems = settings_mod.merge(settings_mod.Settings(), options)
+    ls.base_settings, ls.problems = settings_mod.merge(settings_mod.Settings(), params.initialization_options)
     ls.diagnostics.settings = ls.base_settings
     ls.diagnostics.encoding = ls.encoding
     ls.diagnostics.pull = ls.supports("text_document.diagnostic")
-    ls.profiles.configure(options)
-    ls.profiles.trusted = client_trusts(options)
+    ls.profiles.configure(params.initialization_options)
+    ls.profiles.trusted = client_trusts(params.initialization_options)
 
 
 @server.feature(types.INITIALIZED)
@@ -214,7 +202,7 @@ def document_text(ls: ArgusServer, params: object) -> dict | None:
     doc = ls.store.get(uri) if isinstance(uri, str) else None
     if doc is None:
         return None
-    return {"uri": doc.uri, "version": doc.version, "text": convert.decode(doc.source)}
+    return {"uri": doc.uri, "version": doc.version, "text": doc.text()}
 
 
 @server.feature(

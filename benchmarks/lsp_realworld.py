@@ -2,7 +2,7 @@
 
 Run through `python benchmarks/lsp_latency.py --real` (see that file's usage). Both servers run
 pinned to one CPU, each in its own run over the same ten files and the same edit script
-(realworld.py): every edit is typed and then undone, and each of those didChange notifications
+(lsp_files.py): every edit is typed and then undone, and each of those didChange notifications
 waits for the publishDiagnostics carrying its version. For each one the benchmark records the wall
 time from writing the didChange to reading the publish, and the CPU time the server spent
 meanwhile (all its threads, from /proc schedstat). Then, per file, the document is reopened under
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsp_client import LspProcess
-from realworld import STORE, Edit, edits_for, identifiers_in_kernels, pick_files
+from lsp_files import STORE, Edit, edits_for, identifiers_in_kernels, pick_files
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -12,6 +12,7 @@ opened inside a kernel body (which moves everything below it), and the same two 
 
 from __future__ import annotations
 
+import hashlib
 import random
 import subprocess
 import sys
@@ -24,35 +25,30 @@ from analyzers.frontend.parse import parse
 from analyzers.frontend.queries import launch_calls
 
 HERE = Path(__file__).resolve().parent
-STORE = HERE / ".realworld"
-WHEELS = {"liger-kernel": "0.8.5", "fla-core": "0.6.0"}
+STORE = HERE / ".realworld"  # the same folder and layout as the checker's real-world benchmark
+# name -> (version, sha256 of the wheel pip downloaded on 2026-12-01)
+WHEELS = {
+    "liger-kernel": ("0.8.5", "60789cd576af073ab9b192b570d2597fd0cdad489cd62fb44fb16256d43754c9"),
+    "fla-core": ("0.6.0", "b0708b70e0b119cd58a0a5146ea56cb175cef6ed969d8ac60267e3e077ce3ebd"),
+}
 MAX_LINES = 1450
 PER_PACKAGE = 5
 
 
 def fetch() -> list[Path]:
-    """The wheels' .py files unpacked under STORE (downloaded with pip on first use)."""
+    """The wheels' .py files unpacked under STORE (downloaded with pip on first use, hash-checked)."""
     STORE.mkdir(exist_ok=True)
     roots = []
-    for name, ver in WHEELS.items():
+    for name, (ver, sha256) in WHEELS.items():
         dist = name.replace("-", "_")
         wheel = next(STORE.glob(f"{dist}-{ver}-*.whl"), None)
         if wheel is None:
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pip",
-                    "download",
-                    "--no-deps",
-                    "-q",
-                    f"{name}=={ver}",
-                    "-d",
-                    str(STORE),
-                ],
-                check=True,
-            )
+            pip = [sys.executable, "-m", "pip", "download", "--no-deps", "-q"]
+            subprocess.run([*pip, f"{name}=={ver}", "-d", str(STORE)], check=True)
             wheel = next(STORE.glob(f"{dist}-{ver}-*.whl"))
+        got = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        if got != sha256:
+            raise SystemExit(f"{wheel}: sha256 {got} is not the pinned {sha256}; delete it and run again")
         root = STORE / f"{dist}-{ver}"
         if not root.exists():
             with zipfile.ZipFile(wheel) as z:
