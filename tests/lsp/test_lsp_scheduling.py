@@ -138,3 +138,37 @@ def test_a_repeated_version_number_is_checked_again(tmp_path) -> None:
         assert any(d["code"] == "MB002" for d in client.published(uri, 2))
     finally:
         client.close()
+
+
+def test_hover_does_not_queue_behind_checks(tmp_path) -> None:
+    # Two long checks occupy both check workers; a hover on a third document is answered on its
+    # own thread before either of them publishes (they used to share one pool: it waited).
+    import os
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=env)
+    try:
+        client.initialize(tmp_path, ["utf-16"])
+        small, _, _ = mutant("vector_add_v2")
+        near = (tmp_path / "small.py").as_uri()
+        client.open(near, small)
+        client.published(near, 1)
+        long_uris = [(tmp_path / f"long{i}.py").as_uri() for i in range(2)]
+        for uri in long_uris:
+            client.open(uri, many_kernels(40))
+        row = small.split("\n").index("    mask = offsets < n_elements")
+        hover = client.request(
+            "textDocument/hover", {"textDocument": {"uri": near}, "position": {"line": row, "character": 4}}
+        )
+        assert hover is not None and "mask" in hover["contents"]["value"]
+        still_running = [
+            uri
+            for uri in long_uris
+            if not any(
+                m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+                for m in client._inbox
+            )
+        ]
+        assert still_running == long_uris, "a long check finished before the hover was answered"
+    finally:
+        client.close()
