@@ -38,6 +38,11 @@ def _decode(data: bytes) -> str:
         return data.decode("utf-8", "replace")
 
 
+def decode(data: bytes) -> str:
+    """The client string for document bytes (the inverse of `encode`)."""
+    return _decode(data)
+
+
 def encode(text: str) -> bytes:
     """The document's bytes for a client string (the inverse of `_decode`)."""
     return text.encode("utf-8", "surrogatepass")

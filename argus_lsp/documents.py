@@ -4,17 +4,28 @@ Each LSP content change is applied to the bytes and mirrored as a tree-sitter `I
 (bytes and (row, byte column) points), so the next parse re-uses every subtree the edit did not
 touch. Changes and parses happen on the message loop only; the analysis worker gets its own copy
 of the tree, because `Tree.edit` mutates a tree in place.
+
+Positions follow LSP's own line model (`convert.LineIndex`): lines end at `\n`, `\r\n` or `\r`
+only, so a form feed, `\x85` or U+2028 in a comment is an ordinary character, and a column past
+a line's end means the line's end (also on a last line without a newline). The server gets the
+client's params untouched (server.py keeps pygls's own text handling out of the way).
+
+Every change bumps `revision`, a counter of the server's own: the scheduler keys its work on it,
+so a client that sends the same version number twice still gets the new text checked.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from lsprotocol import types
 from tree_sitter import Tree
 
 from analyzers.frontend.parse import parse
-from argus_lsp.convert import LineIndex, encode, ts_point
+from argus_lsp.convert import LineIndex, decode, encode, ts_point
+
+_REVISIONS = itertools.count(1)
 
 
 @dataclass
@@ -23,11 +34,16 @@ class Document:
     version: int
     source: bytes
     tree: Tree | None = None  # None: the next parse starts from scratch
+    revision: int = field(default_factory=lambda: next(_REVISIONS))
     _index: LineIndex | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, uri: str, version: int, text: str) -> Document:
         return cls(uri, version, encode(text))
+
+    def text(self) -> str:
+        """The document as the client's string (what `argus/documentText` answers)."""
+        return decode(self.source)
 
     def index(self) -> LineIndex:
         if self._index is None:
@@ -86,10 +102,14 @@ class DocumentStore:
         for change in params.content_changes:
             doc.apply(change, encoding)
         doc.version = params.text_document.version
+        doc.revision = next(_REVISIONS)
         return doc
 
     def close(self, uri: str) -> None:
         self._docs.pop(uri, None)
+
+    def __len__(self) -> int:
+        return len(self._docs)
 
     def get(self, uri: str) -> Document | None:
         return self._docs.get(uri)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -49,6 +50,27 @@ class ArgusProtocol(LanguageServerProtocol):
                 general.position_encodings = [types.PositionEncodingKind.Utf8, *offered]
         return (yield from super().lsp_initialize(params))
 
+    # Text synchronisation is Argus's own (documents.py): pygls's built-in handlers would also keep
+    # a copy of every document, split into lines by `str.splitlines` (which breaks at \f, \v,
+    # \x1c-\x1e, \x85, U+2028 and U+2029, where LSP does not) and clamp each change's positions
+    # against those lines *in place*, so the store would then apply an altered range. These three
+    # only hand the untouched params to the server's handlers; pygls's workspace holds no documents.
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+        yield from self._only_user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        yield from self._only_user_handler(types.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        yield from self._only_user_handler(types.TEXT_DOCUMENT_DID_CLOSE, params)
+
+    def _only_user_handler(self, method: str, params: object):
+        if (handler := self.fm.features.get(method)) is not None:
+            yield handler, (params,), None
+
 
 class ArgusServer(LanguageServer):
     def __init__(self) -> None:
@@ -60,6 +82,9 @@ class ArgusServer(LanguageServer):
         self.init_options: object | None = None
         self.problems: list[str] = []
         self.profiles = profile_lens.ProfileFeature(self)
+        # hover interprets one kernel: its own thread, so it never queues behind a check
+        self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
+        self.hover_memo = hover.HoverMemo()
 
     @property
     def encoding(self) -> str:
@@ -109,6 +134,17 @@ class ArgusServer(LanguageServer):
                 self.workspace_diagnostic_refresh(None)
 
 
+def client_trusts(init_options: object) -> bool:
+    """Whether the client said the workspace is trusted: `{"argus": {"trusted": true}}` (or
+    `{"trusted": true}`) in initializationOptions. Silence means untrusted: profiling and
+    optimizing run the workspace's code, so a client that does not speak about trust (a generic
+    LSP client, Neovim unless the user opts the workspace in) does not get them."""
+    opts = init_options
+    if isinstance(opts, dict) and isinstance(opts.get("argus"), dict):
+        opts = opts["argus"]
+    return isinstance(opts, dict) and opts.get("trusted") is True
+
+
 server = ArgusServer()
 
 
@@ -124,6 +160,7 @@ def initialize(ls: ArgusServer, params: types.InitializeParams) -> None:
     ls.diagnostics.encoding = ls.encoding
     ls.diagnostics.pull = ls.supports("text_document.diagnostic")
     ls.profiles.configure(params.initialization_options)
+    ls.profiles.trusted = client_trusts(params.initialization_options)
 
 
 @server.feature(types.INITIALIZED)
@@ -158,7 +195,24 @@ def did_save(ls: ArgusServer, params: types.DidSaveTextDocumentParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: ArgusServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.store.close(params.text_document.uri)
+    ls.hover_memo.drop(params.text_document.uri)
     ls.diagnostics.closed(params.text_document.uri)
+
+
+DOCUMENT_TEXT = "argus/documentText"
+
+
+@server.feature(DOCUMENT_TEXT)
+def document_text(ls: ArgusServer, params: object) -> dict | None:
+    """The text of an open document as the server holds it (`{"textDocument": {"uri": ...}}`):
+    for telling a drift between editor and server apart from a checker bug, as rust-analyzer's
+    "view file text" does. Answers null for a document that is not open."""
+    ident = getattr(params, "text_document", None) or getattr(params, "textDocument", None)
+    uri = getattr(ident, "uri", None)
+    doc = ls.store.get(uri) if isinstance(uri, str) else None
+    if doc is None:
+        return None
+    return {"uri": doc.uri, "version": doc.version, "text": doc.text()}
 
 
 @server.feature(
@@ -201,12 +255,18 @@ async def on_hover(ls: ArgusServer, params: types.HoverParams) -> types.Hover | 
     found = hover.code_hover(index, offset, ls.encoding) or ls.profiles.hover(doc, offset, ls.encoding)
     if found is not None:
         return found
+    key = ls.hover_memo.key(doc.uri, doc.revision, doc.source, offset)
+    if key is not None and (known := ls.hover_memo.get(key))[0]:
+        return known[1]
     loop = asyncio.get_running_loop()
     try:
-        return await loop.run_in_executor(ls.diagnostics.executor, hover.variable_hover, doc.source, offset)
+        found = await loop.run_in_executor(ls.hover_executor, hover.variable_hover, doc.source, offset)
     except Exception as exc:  # the interpreter failing on one name must not break hover for the file
         log.warning("describe_at failed: %s", exc)
         return None
+    if key is not None:
+        ls.hover_memo.put(key, found)
+    return found
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
@@ -228,6 +288,7 @@ def profile_cancel_command(ls: ArgusServer, *args: object) -> bool:
 def on_shutdown(ls: ArgusServer, params: None) -> None:
     ls.profiles.shutdown()
     ls.diagnostics.shutdown()
+    ls.hover_executor.shutdown(wait=False, cancel_futures=True)
 
 
 def run_server(tcp: str | None = None) -> int:

@@ -1,6 +1,11 @@
-"""Latency of live diagnostics: didChange -> publishDiagnostics on a 1,000-line, ten-kernel file.
+"""Latency of live diagnostics: didChange -> publishDiagnostics on a 1,000-line, ten-kernel file,
+or (`--real`) on ten real files from liger-kernel and fla-core, next to ruff's server.
 
 Usage: python benchmarks/lsp_latency.py [--edits 100] [--debounce-ms 0] [--seed 0]
+       python benchmarks/lsp_latency.py --real [--per-kind 5] [--seed 0]
+
+`--real` downloads the pinned wheels once (pip, into the git-ignored benchmarks/.realworld/) and
+is described in lsp_realworld.py. What follows is the generated-file mode.
 
 Starts the real server (`python -m argus_lsp.server`) over stdio and talks raw JSON-RPC to it, so
 no client library sits in the measured path. The file is generated: ten varied Triton kernels
@@ -264,7 +269,13 @@ def main() -> int:
     ap.add_argument("--edits", type=int, default=100)
     ap.add_argument("--debounce-ms", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--real", action="store_true", help="real files, next to ruff's server")
+    ap.add_argument("--per-kind", type=int, default=5, help="--real: edits of each kind per file")
     args = ap.parse_args()
+    if args.real:
+        from lsp_realworld import main as real_main
+
+        return real_main(args.per_kind, args.seed)
 
     text = generate()
     lines = text.split("\n")

@@ -1,21 +1,37 @@
-"""When to analyze and what to do with the result: debounce, off-loop work, staleness, push or pull.
+"""When to analyze and what to do with the result: debounce, off-loop work, cancellation, push or pull.
 
 A change (re)arms a per-document timer; when it fires, the message loop re-parses the document
-incrementally and hands a snapshot (bytes, tree copy, version, settings) to a worker thread, so
-typing never waits for the checker. A result is kept only if it is still about the document's
-current version and settings generation; anything older is dropped, and a queued job that is
-already stale when a worker picks it up is skipped without running. Clients that pull
-(`textDocument/diagnostic`) get the kept result on request and are never pushed to; the others get
-`publishDiagnostics` carrying the version the diagnostics were computed for.
+incrementally and hands a snapshot (bytes, tree copy, revision, settings) to a worker thread, so
+typing never waits for the checker. Work is keyed on the document's *revision* (bumped by every
+change, documents.py), not on the client's version number, so a repeated version is re-checked.
+
+At most one check per document is live: starting a newer one cancels the older one
+cooperatively. The checker looks up its per-kernel cache before it analyzes each kernel, and the
+cache handed to a job (`CheckpointCache`) raises `Superseded` there once the job is stale, so a
+superseded check stops at the next kernel instead of finishing a file nobody will see. A job that
+is already stale when a worker picks it up does not start.
+
+Each open document has its own `KernelCache` (findings per kernel, keyed by what the kernel
+reads), so an edit re-analyzes only the kernels it touched; closing the document drops the cache,
+its last result and its timer, and when the last document closes the allocator is asked to give
+freed memory back to the system.
+
+Clients that pull (`textDocument/diagnostic`) get the kept result on request and are never pushed
+to; the others get `publishDiagnostics` carrying the version the diagnostics were computed for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
+import gc
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -29,33 +45,68 @@ from argus_lsp.settings import Settings
 log = logging.getLogger(__name__)
 
 Publish = Callable[[str, int | None, list[types.Diagnostic]], None]
+Key = tuple[str, int, int]  # (uri, revision, settings generation)
+
+
+class Superseded(Exception):
+    """Raised inside a worker, between two kernels, when a newer check of the document exists."""
+
+
+class CheckpointCache(KernelCache):
+    """The document's cache as one job sees it: every lookup first asks whether the job is stale.
+
+    `analyze_module` consults the cache once per kernel before analyzing it, which makes the
+    lookup the natural cancellation point without any hook inside the analyzers."""
+
+    def __init__(self, inner: KernelCache, cancelled: threading.Event) -> None:
+        super().__init__(capacity=0)
+        self.inner = inner
+        self.cancelled = cancelled
+
+    def get(self, key: str) -> Any:
+        if self.cancelled.is_set():
+            raise Superseded
+        return self.inner.get(key)
+
+    def put(self, key: str, findings: Any) -> None:
+        self.inner.put(key, findings)
 
 
 @dataclass(frozen=True)
 class Job:
     uri: str
     version: int
+    revision: int
     generation: int
     source: bytes
     tree: Tree
     settings: Settings
     encoding: str
+    cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
+
+    @property
+    def key(self) -> Key:
+        return (self.uri, self.revision, self.generation)
 
 
 @dataclass(frozen=True)
 class Analysis:
     uri: str
     version: int
+    revision: int
     generation: int
     findings: tuple[Finding, ...]
     diagnostics: list[types.Diagnostic]
     error: str | None = None
 
     @property
+    def key(self) -> Key:
+        return (self.uri, self.revision, self.generation)
+
+    @property
     def result_id(self) -> str:
-        """`uri@version`, plus the settings generation once settings have changed."""
-        base = f"{self.uri}@{self.version}"
-        return base if self.generation == 0 else f"{base}+{self.generation}"
+        """`uri@version#revision`: unique per text the server checked, even if a version repeats."""
+        return f"{self.uri}@{self.version}#{self.revision}+{self.generation}"
 
 
 def path_of(uri: str) -> str:
@@ -75,7 +126,20 @@ def run_job(job: Job, cache: KernelCache) -> Analysis:
     diags = convert.diagnostics(
         findings, job.source, job.uri, job.encoding, job.version, job.settings.severity
     )
-    return Analysis(job.uri, job.version, job.generation, tuple(findings), diags)
+    return Analysis(job.uri, job.version, job.revision, job.generation, tuple(findings), diags)
+
+
+def release_memory() -> None:
+    """Collect cycles and ask glibc to return free heap pages to the system (no-op elsewhere)."""
+    gc.collect()
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return
+    try:
+        trim = ctypes.CDLL(name).malloc_trim
+    except (OSError, AttributeError):
+        return  # not glibc (musl, macOS): the memory stays reusable by this process
+    trim(0)
 
 
 class DiagnosticsScheduler:
@@ -87,10 +151,10 @@ class DiagnosticsScheduler:
         self.encoding = convert.UTF16
         self.pull = False
         self.generation = 0
-        self.cache = KernelCache()
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-check")
+        self._caches: dict[str, KernelCache] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
-        self._in_flight: set[tuple[str, int, int]] = set()
+        self._live: dict[str, Job] = {}  # uri -> the newest job started for it, until it finishes
         self._results: dict[str, Analysis] = {}
         self._waiters: dict[str, list[asyncio.Future]] = {}
 
@@ -101,6 +165,8 @@ class DiagnosticsScheduler:
     def changed(self, uri: str) -> None:
         if self.settings.run == "onType":
             self.schedule(uri, self.settings.debounce_ms)
+        else:
+            self._cancel(uri)  # an on-save user's running check is about text that is gone
 
     def saved(self, uri: str) -> None:
         if self.settings.run == "onSave":
@@ -110,12 +176,16 @@ class DiagnosticsScheduler:
         timer = self._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+        self._cancel(uri)
         self._results.pop(uri, None)
+        self._caches.pop(uri, None)
         for fut in self._waiters.pop(uri, []):
             if not fut.done():
                 fut.set_result(None)
         if not self.pull:
             self.publish(uri, None, [])
+        if len(self.store) == 0:
+            release_memory()
 
     def recheck_all(self) -> None:
         """Settings changed: every open document's diagnostics are out of date."""
@@ -128,6 +198,7 @@ class DiagnosticsScheduler:
         timer = self._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+        self._cancel(uri)  # the text it checks is already gone: free the worker now
         loop = asyncio.get_running_loop()
         if delay_ms <= 0:
             self._timers[uri] = loop.call_soon(self.start, uri)  # type: ignore[assignment]
@@ -141,36 +212,62 @@ class DiagnosticsScheduler:
         doc = self.store.get(uri)
         if doc is None:
             return
-        key = (uri, doc.version, self.generation)
+        key = (uri, doc.revision, self.generation)
+        live = self._live.get(uri)
         done = self._results.get(uri)
-        if key in self._in_flight or (done and (done.uri, done.version, done.generation) == key):
+        if (live is not None and live.key == key) or (done is not None and done.key == key):
             return
-        job = Job(uri, doc.version, self.generation, doc.source, doc.parse(), self.settings, self.encoding)
-        self._in_flight.add(key)
-        fut = asyncio.get_running_loop().run_in_executor(self.executor, self._work, job)
-        fut.add_done_callback(lambda f: self._finish(job, key, f))
+        self._cancel(uri)
+        job = Job(
+            uri,
+            doc.version,
+            doc.revision,
+            self.generation,
+            doc.source,
+            doc.parse(),
+            self.settings,
+            self.encoding,
+        )
+        self._live[uri] = job
+        cache = self._caches.setdefault(uri, KernelCache())
+        fut = asyncio.get_running_loop().run_in_executor(self.executor, self._work, job, cache)
+        fut.add_done_callback(lambda f: self._finish(job, f))
+
+    def _cancel(self, uri: str) -> None:
+        live = self._live.pop(uri, None)
+        if live is not None:
+            live.cancelled.set()
 
     def _is_current(self, job: Job) -> bool:
         doc = self.store.get(job.uri)
-        return doc is not None and doc.version == job.version and self.generation == job.generation
+        return (
+            not job.cancelled.is_set()
+            and doc is not None
+            and doc.revision == job.revision
+            and self.generation == job.generation
+        )
 
-    def _work(self, job: Job) -> Analysis | None:
-        if not self._is_current(job):
+    def _work(self, job: Job, cache: KernelCache) -> Analysis | None:
+        if job.cancelled.is_set():
             return None  # superseded while queued: skip the work entirely
-        return run_job(job, self.cache)
+        try:
+            return run_job(job, CheckpointCache(cache, job.cancelled))
+        except Superseded:
+            return None
 
-    def _finish(self, job: Job, key: tuple[str, int, int], fut: asyncio.Future) -> None:
-        self._in_flight.discard(key)
+    def _finish(self, job: Job, fut: asyncio.Future) -> None:
+        if self._live.get(job.uri) is job:
+            del self._live[job.uri]
         if fut.cancelled():
             return
         if (exc := fut.exception()) is not None:
             log.error("argus: checking %s failed", job.uri, exc_info=exc)
             self.report(f"argus: checking {job.uri} failed: {type(exc).__name__}: {exc}")
-            result = Analysis(job.uri, job.version, job.generation, (), [], error=str(exc))
+            result = Analysis(job.uri, job.version, job.revision, job.generation, (), [], error=str(exc))
         else:
             result = fut.result()
         if result is None or not self._is_current(job):
-            return  # stale: a newer version or newer settings will be (or were) analyzed
+            return  # stale: a newer revision or newer settings will be (or were) analyzed
         self._results[job.uri] = result
         if not self.pull and result.error is None:
             self.publish(job.uri, job.version, result.diagnostics)
@@ -188,17 +285,19 @@ class DiagnosticsScheduler:
         if doc is None:
             return None
         done = self._results.get(uri)
-        if done is not None and (done.version, done.generation) == (doc.version, self.generation):
+        if done is not None and done.key == (uri, doc.revision, self.generation):
             return done
         if done is not None and self.settings.run == "onSave":
             return done  # on-save users see the last saved state until they save again
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.setdefault(uri, []).append(waiter)
-        if uri not in self._timers:  # nothing armed: start now (a pending timer will start it soon)
-            self.start(uri)
+        if uri not in self._timers:
+            self.start(uri)  # nothing armed: start now (a no-op if this revision is running)
         return await waiter
 
     def shutdown(self) -> None:
         for timer in self._timers.values():
             timer.cancel()
+        for uri in list(self._live):
+            self._cancel(uri)
         self.executor.shutdown(wait=False, cancel_futures=True)

@@ -2,13 +2,16 @@
 interpreter knows about the name under the cursor (`describe_at`: tag, shape, dtype, mask).
 
 The rule lookup is instant and happens on the message loop; `describe_at` interprets the kernel,
-so the server runs it on a worker thread. `describe_at` may answer None (nothing known, or the
-interpreter does not model that name yet): then there is no hover at all.
+so the server runs it on a thread of its own (never behind a check). `describe_at` may answer None
+(nothing known, or the interpreter does not model that name yet): then there is no hover at all.
+Its answer is remembered per document revision and identifier (`HoverMemo`): an editor asks again
+as the pointer moves along a name, and the text has not changed in between.
 """
 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 
 from lsprotocol import types
 
@@ -55,3 +58,43 @@ def variable_hover(source: bytes, offset: int) -> types.Hover | None:
     """Run `describe_at` (slow: call it off the message loop)."""
     text = describe_at(source, offset)
     return _markdown(text) if text else None
+
+
+_WORD = re.compile(rb"[A-Za-z_0-9]+")
+
+
+def word_span(source: bytes, offset: int) -> tuple[int, int] | None:
+    """Byte span of the identifier-like run around `offset` (None when there is none)."""
+    start = max(0, offset - 64)
+    for m in _WORD.finditer(source, start, offset + 64):
+        if m.start() <= offset <= m.end() and m.end() > m.start():
+            return m.start(), m.end()
+    return None
+
+
+class HoverMemo:
+    """Variable hovers by (uri, revision, identifier span), least recently used dropped first."""
+
+    def __init__(self, capacity: int = 256) -> None:
+        self.capacity = capacity
+        self._data: OrderedDict[tuple[str, int, int, int], types.Hover | None] = OrderedDict()
+
+    def key(self, uri: str, revision: int, source: bytes, offset: int) -> tuple[str, int, int, int] | None:
+        span = word_span(source, offset)
+        return None if span is None else (uri, revision, *span)
+
+    def get(self, key: tuple[str, int, int, int]) -> tuple[bool, types.Hover | None]:
+        if key in self._data:
+            self._data.move_to_end(key)
+            return True, self._data[key]
+        return False, None
+
+    def put(self, key: tuple[str, int, int, int], value: types.Hover | None) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.capacity:
+            self._data.popitem(last=False)
+
+    def drop(self, uri: str) -> None:
+        for k in [k for k in self._data if k[0] == uri]:
+            del self._data[k]

@@ -10,17 +10,80 @@
 --
 -- `settings` answers the server's workspace/configuration requests (section "argus");
 -- `init_options` is sent as initializationOptions.
+--
+-- Safety: the server runs in `cmd_cwd` (default: stdpath("cache")/argus), never in the project,
+-- so nothing in the project can shadow a module it imports (with `python -m argus_lsp.server`
+-- the working directory comes first on sys.path). Profiling runs the project's code, so it is
+-- off unless the project is trusted: list its root in `trusted_roots` (or pass `trust`, a
+-- function(root) -> boolean). The server is told `trusted = true|false` in initializationOptions
+-- and treats silence as untrusted.
 local M = {}
 
 M.config = {
   name = "argus",
   cmd = { "argus", "serve" },
+  cmd_cwd = nil, -- nil: stdpath("cache") .. "/argus"
   filetypes = { "python" },
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
   settings = { argus = {} },
   init_options = {},
+  trusted_roots = {}, -- project roots where profiling may run, e.g. { "~/src/my-kernels" }
+  trust = nil, -- or function(root) return true/false end; wins over trusted_roots
   on_attach = nil,
 }
+
+-- A directory the project does not control, created on first use.
+local function safe_cwd()
+  local dir = M.config.cmd_cwd or (vim.fn.stdpath("cache") .. "/argus")
+  vim.fn.mkdir(dir, "p")
+  return dir
+end
+
+local function normalize(path)
+  local full = vim.fn.fnamemodify(vim.fn.expand(path), ":p")
+  return (full:gsub("/+$", ""))
+end
+
+-- Trusted when `trust(root)` says so, or when root is one of `trusted_roots` or inside one.
+function M.is_trusted(root)
+  if M.config.trust ~= nil then
+    return M.config.trust(root) == true
+  end
+  local r = normalize(root)
+  for _, t in ipairs(M.config.trusted_roots) do
+    local n = normalize(t)
+    if r == n or r:sub(1, #n + 1) == n .. "/" then
+      return true
+    end
+  end
+  return false
+end
+
+-- Neovim 0.7 encodes an empty Lua table as a JSON array; the server wants objects.
+local function as_object(t)
+  if type(t) == "table" and next(t) == nil then
+    return vim.empty_dict()
+  end
+  return t
+end
+
+-- initializationOptions for a root: the user's, with the trust decision added where the server
+-- reads it (under "argus" when the user nests options there, else at the top level).
+function M.init_options(root)
+  local opts = vim.deepcopy(M.config.init_options or {})
+  if type(opts.argus) == "table" then
+    opts.argus.trusted = M.is_trusted(root)
+  else
+    opts.trusted = M.is_trusted(root)
+  end
+  return opts
+end
+
+local function settings()
+  local s = vim.deepcopy(M.config.settings or {})
+  s.argus = as_object(s.argus or {})
+  return s
+end
 
 local clients = {} -- root_dir -> client id
 
@@ -53,10 +116,11 @@ function M.attach(bufnr)
     id = vim.lsp.start_client({
       name = M.config.name,
       cmd = M.config.cmd,
+      cmd_cwd = safe_cwd(),
       root_dir = root,
       workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-      settings = M.config.settings,
-      init_options = M.config.init_options,
+      settings = settings(),
+      init_options = M.init_options(root),
       on_attach = M.config.on_attach,
     })
     if id == nil then

@@ -8,6 +8,11 @@ local argus = dofile(here .. "/argus.lua")
 local out = os.getenv("ARGUS_NVIM_OUT")
 local timeout_ms = tonumber(os.getenv("ARGUS_NVIM_TIMEOUT_MS") or "30000")
 local published = false
+local messages = {}
+
+vim.lsp.handlers["window/showMessage"] = function(_, result)
+  table.insert(messages, result.message)
+end
 
 local default_publish = vim.lsp.handlers["textDocument/publishDiagnostics"]
 vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
@@ -15,16 +20,30 @@ vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx,
   published = true
 end
 
+local trusted_roots = {}
+if os.getenv("ARGUS_NVIM_TRUSTED_ROOT") then
+  trusted_roots = { os.getenv("ARGUS_NVIM_TRUSTED_ROOT") }
+end
+
 argus.setup({
   cmd = vim.fn.json_decode(os.getenv("ARGUS_LSP_CMD") or '["argus", "serve"]'),
   init_options = { argus = { debounceMs = 0 } },
+  trusted_roots = trusted_roots,
 })
 
 local function finish()
   local ok = vim.wait(timeout_ms, function()
     return published
   end, 20)
-  local report = { published = ok, diagnostics = {} }
+  local report = { published = ok, diagnostics = {}, clients = {}, messages = messages }
+  for _, client in pairs(vim.lsp.get_active_clients()) do
+    table.insert(report.clients, {
+      cmd = client.config.cmd,
+      cmd_cwd = client.config.cmd_cwd,
+      init_options = client.config.init_options,
+      root_dir = client.config.root_dir,
+    })
+  end
   for _, d in ipairs(vim.diagnostic.get(0)) do
     local lsp = (d.user_data or {}).lsp or {}
     table.insert(report.diagnostics, {

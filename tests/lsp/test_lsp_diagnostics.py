@@ -131,10 +131,13 @@ async def test_pull_clients_are_not_pushed_to(session: Session) -> None:
         assert session.client.published  # type: ignore[attr-defined]
         return
     assert session.client.published == []  # type: ignore[attr-defined]
-    report = await session.client.text_document_diagnostic_async(
-        types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=f"{uri}@1"
-        )
+    ident = types.TextDocumentIdentifier(uri=uri)
+    full = await session.client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=ident)
     )
-    assert report.kind == "unchanged" and report.result_id == f"{uri}@1", report
+    assert full.kind == "full" and full.result_id.startswith(f"{uri}@1"), full
+    report = await session.client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=ident, previous_result_id=full.result_id)
+    )
+    assert report.kind == "unchanged" and report.result_id == full.result_id, report
     assert first

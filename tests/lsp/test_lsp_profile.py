@@ -66,7 +66,7 @@ async def lsp(lsp_client: LanguageClient):
     config=ClientServerConfig(server_command=[sys.executable, "-c", REPLAY], client_factory=_client),
 )
 async def replay_lsp(lsp_client: LanguageClient, request):
-    await _init(lsp_client, {"argus": {"debounceMs": 0}}, request.param)
+    await _init(lsp_client, {"argus": {"debounceMs": 0, "trusted": True}}, request.param)
     yield lsp_client
     await lsp_client.shutdown_session()
 
@@ -125,7 +125,7 @@ async def _hover(client: LanguageClient, uri: str, text: str, name: str) -> type
 
 # -- lenses and trust (no code runs) ----------------------------------------------------------------
 async def test_lens_only_above_kernels_with_a_task(lsp: LanguageClient, tmp_path: Path) -> None:
-    await _init(lsp, {"argus": {"debounceMs": 0}})
+    await _init(lsp, {"argus": {"debounceMs": 0, "trusted": True}})
     text = VADD.read_text()
     uri = _open(lsp, VADD)
     lenses = await _lenses(lsp, uri)
@@ -156,8 +156,18 @@ async def test_untrusted_workspace_is_refused(lsp: LanguageClient) -> None:
     assert any("not trusted" in m.message for m in lsp.messages)
 
 
+async def test_silence_about_trust_means_untrusted(lsp: LanguageClient) -> None:
+    # A client that says nothing (Neovim without an opt-in, any generic LSP client) gets no
+    # lenses and no profiling: those run the workspace's code.
+    await _init(lsp, {"argus": {"debounceMs": 0}})
+    uri = _open(lsp, VADD)
+    assert await _lenses(lsp, uri) == {}
+    with pytest.raises(JsonRpcException, match="not trusted"):
+        await _profile(lsp, uri, "add_kernel")
+
+
 async def test_unknown_kernel_is_an_error(lsp: LanguageClient) -> None:
-    await _init(lsp, {})
+    await _init(lsp, {"trusted": True})
     uri = _open(lsp, VADD)
     with pytest.raises(JsonRpcException, match="no task for 'nope'"):
         await _profile(lsp, uri, "nope")
@@ -165,7 +175,9 @@ async def test_unknown_kernel_is_an_error(lsp: LanguageClient) -> None:
 
 # -- real runs on the CPU (Triton interpreter) ------------------------------------------------------
 async def test_profile_cpu_task_progress_lens_and_hover(lsp: LanguageClient, tpy: str) -> None:
-    await _init(lsp, {"argus": {"debounceMs": 0, "profile": {"python": tpy, "timeout": 240}}})
+    await _init(
+        lsp, {"argus": {"debounceMs": 0, "trusted": True, "profile": {"python": tpy, "timeout": 240}}}
+    )
     text = VADD.read_text()
     uri = _open(lsp, VADD)
     assert (await _lenses(lsp, uri))["add_kernel"].command.title == "▶ Profile"
@@ -191,7 +203,7 @@ async def test_profile_cpu_task_progress_lens_and_hover(lsp: LanguageClient, tpy
 
 
 async def test_cancel_through_the_progress_token(lsp: LanguageClient, tpy: str) -> None:
-    await _init(lsp, {"argus": {"profile": {"python": tpy, "timeout": 300}}})
+    await _init(lsp, {"argus": {"trusted": True, "profile": {"python": tpy, "timeout": 300}}})
     uri = _open(lsp, VADD)
     running = asyncio.ensure_future(_profile(lsp, uri, "slow", timeout=60))  # the launcher sleeps 600 s
     loop = asyncio.get_running_loop()
@@ -211,7 +223,7 @@ async def test_cancel_through_the_progress_token(lsp: LanguageClient, tpy: str) 
 
 
 async def test_timeout_setting_stops_the_worker(lsp: LanguageClient, tpy: str) -> None:
-    await _init(lsp, {"argus": {"profile.python": tpy, "profile.timeout": 4}})
+    await _init(lsp, {"argus": {"trusted": True, "profile.python": tpy, "profile.timeout": 4}})
     uri = _open(lsp, VADD)
     out = await _profile(lsp, uri, "slow", timeout=40)
     assert out["status"] == "error" and "timed out after 4 s" in out["message"]

@@ -15,7 +15,7 @@ import {
 import { hasArgusPackage, isExecutable, which } from './probes';
 import { pythonExtensionInterpreter } from './pythonExtension';
 import { RestartPolicy } from './restartPolicy';
-import { type ServerCommand, expandHome, resolveServerCommand } from './serverCommand';
+import { type ServerCommand, expandHome, launchSpec, resolveServerCommand } from './serverCommand';
 import { initializationOptions, toServerSettings } from './settings';
 import type { StatusItem } from './status';
 
@@ -27,9 +27,15 @@ export class ArgusClient implements vscode.Disposable {
     private notified = false;
     private busy: Promise<void> = Promise.resolve();
 
+    /**
+     * `safeDir` answers a directory the workspace does not control (extension.ts: the global
+     * storage folder, else the extension's install folder). The server and the interpreter probe
+     * run there, never in the workspace folder.
+     */
     constructor(
         private readonly output: vscode.LogOutputChannel,
         private readonly status: StatusItem,
+        private readonly safeDir: () => Promise<string>,
     ) {}
 
     get running(): boolean {
@@ -89,6 +95,7 @@ export class ArgusClient implements vscode.Disposable {
         const cfg = vscode.workspace.getConfiguration('argus');
         const folder = vscode.workspace.workspaceFolders?.[0];
         this.status.set('starting', undefined, !trusted);
+        const safeDir = await this.safeDir();
         const res = await resolveServerCommand({
             // In an untrusted workspace VS Code already hides workspace values of these two
             // (restrictedConfigurations in package.json), so only the user's own settings count.
@@ -97,7 +104,7 @@ export class ArgusClient implements vscode.Disposable {
             trusted,
             pythonExtensionInterpreter: () => pythonExtensionInterpreter(folder?.uri),
             isExecutable,
-            hasArgusPackage: (py) => hasArgusPackage(py),
+            hasArgusPackage: (py) => hasArgusPackage(py, safeDir),
             which: (name) => which(name),
         });
         for (const t of res.tried) this.log(`tried ${t}`);
@@ -109,14 +116,17 @@ export class ArgusClient implements vscode.Disposable {
             return;
         }
         this.server = res.server;
-        const { command, args, source } = res.server;
-        this.log(`starting ${command} ${args.join(' ')} (from ${source})${trusted ? '' : ' in restricted mode'}`);
+        const { command, args, cwd } = launchSpec(res.server, safeDir);
+        const source = res.server.source;
+        this.log(`starting ${command} ${args.join(' ')} in ${cwd} (from ${source})${trusted ? '' : ' in restricted mode'}`);
 
         const serverOptions: ServerOptions = {
             command,
             args,
             transport: TransportKind.stdio,
-            options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+            // Never the workspace folder: see launchSpec. The server learns the workspace from
+            // initialize (rootUri / workspaceFolders), not from its working directory.
+            options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
         };
         const clientOptions: LanguageClientOptions = {
             documentSelector: [

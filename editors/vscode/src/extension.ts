@@ -1,5 +1,6 @@
 // Entry point. Activation happens for any Python file (package.json), but the server starts only
 // once a Python file with a Triton kernel is open, or when a command asks for it.
+import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import { ArgusClient } from './client';
 import { onInterpreterChange } from './pythonExtension';
@@ -13,7 +14,7 @@ let argus: ArgusClient | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     const output = vscode.window.createOutputChannel('Argus', { log: true });
     const status = new StatusItem();
-    const client = new ArgusClient(output, status);
+    const client = new ArgusClient(output, status, () => safeDirectory(context));
     argus = client;
     context.subscriptions.push(output, status);
 
@@ -59,6 +60,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (sub) context.subscriptions.push(sub);
 
     for (const doc of vscode.workspace.textDocuments) consider(doc);
+}
+
+/**
+ * Where the server process runs: the extension's global storage (created on first use), else its
+ * install folder. Both belong to the user's VS Code, not to the workspace that is open.
+ */
+async function safeDirectory(context: vscode.ExtensionContext): Promise<string> {
+    const dir = context.globalStorageUri.fsPath;
+    try {
+        await fs.mkdir(dir, { recursive: true });
+        return dir;
+    } catch {
+        return context.extensionPath;
+    }
 }
 
 export async function deactivate(): Promise<void> {

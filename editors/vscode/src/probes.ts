@@ -31,8 +31,17 @@ export async function which(name: string, envPath = process.env.PATH ?? ''): Pro
 // find_spec on the top-level package locates it without importing (running) any of its code.
 const HAS_ARGUS = 'import importlib.util, sys; sys.exit(0 if importlib.util.find_spec("argus_lsp") else 3)';
 
-export function hasArgusPackage(python: string, timeoutMs = 15000): Promise<boolean> {
+/**
+ * The probe's argv. `-c` puts '' (the working directory) first on sys.path; `-P` keeps it off, so
+ * an `argus_lsp.py` in the working directory can neither answer "installed" nor run.
+ */
+export function hasArgusArgs(): string[] {
+    return ['-P', '-c', HAS_ARGUS];
+}
+
+/** `cwd` must be a directory the workspace does not control (see serverCommand.launchSpec). */
+export function hasArgusPackage(python: string, cwd: string, timeoutMs = 15000): Promise<boolean> {
     return new Promise((resolve) => {
-        execFile(python, ['-c', HAS_ARGUS], { timeout: timeoutMs, windowsHide: true }, (err) => resolve(!err));
+        execFile(python, hasArgusArgs(), { cwd, timeout: timeoutMs, windowsHide: true }, (err) => resolve(!err));
     });
 }

@@ -29,7 +29,7 @@ export interface ResolveInputs {
     /** The Python extension's interpreter for the workspace, if it is installed and has one. */
     pythonExtensionInterpreter: () => Promise<string | undefined>;
     isExecutable: (file: string) => Promise<boolean>;
-    /** Does this Python have the argus_lsp package (without importing it)? */
+    /** Does this Python have the argus_lsp package (without importing it or anything of the workspace)? */
     hasArgusPackage: (python: string) => Promise<boolean>;
     /** PATH lookup of a bare command name. */
     which: (name: string) => Promise<string | undefined>;
@@ -37,6 +37,30 @@ export interface ResolveInputs {
 
 /** The module guaranteed by the server package; `python -m argus_lsp.server` speaks LSP on stdio. */
 export const SERVER_MODULE = 'argus_lsp.server';
+
+/**
+ * `-P` (Python >= 3.11, which the server requires): do not put the working directory (for `-m`)
+ * or '' (for `-c`) first on sys.path. Without it a workspace file named `numpy.py`,
+ * `argus_lsp.py` or `analyzers/__init__.py` would be imported, that is run, by the server.
+ * Unlike `-I` it keeps PYTHONPATH and the user site-packages, where a user install may live.
+ */
+export const SAFE_PATH_FLAG = '-P';
+
+/** The exact process the extension spawns: executable, arguments and working directory. */
+export interface LaunchSpec {
+    command: string;
+    args: string[];
+    cwd: string;
+}
+
+/**
+ * How a resolved server is started. `safeDir` is a directory the workspace does not control (the
+ * extension's global storage, else its install directory): never the workspace folder, so neither
+ * the working directory nor anything derived from it can shadow a module the server imports.
+ */
+export function launchSpec(server: ServerCommand, safeDir: string): LaunchSpec {
+    return { command: server.command, args: [...server.args], cwd: safeDir };
+}
 
 export const INSTALL_HINT =
     'Install the server with `pip install argus-lsp` (in the environment you use for Triton), ' +
@@ -74,7 +98,7 @@ export async function resolveServerCommand(inp: ResolveInputs): Promise<Resoluti
                 problem: `The Python in "argus.interpreter" (${interpreter}) does not have the argus-lsp package: run \`${interpreter} -m pip install argus-lsp\`, or change the setting.`,
             };
         }
-        return { server: { command: interpreter, args: ['-m', SERVER_MODULE], source: 'argus.interpreter' }, tried };
+        return { server: { command: interpreter, args: [SAFE_PATH_FLAG, '-m', SERVER_MODULE], source: 'argus.interpreter' }, tried };
     }
 
     if (inp.trusted) {
@@ -86,7 +110,7 @@ export async function resolveServerCommand(inp: ResolveInputs): Promise<Resoluti
         }
         if (py) {
             if ((await inp.isExecutable(py)) && (await inp.hasArgusPackage(py))) {
-                return { server: { command: py, args: ['-m', SERVER_MODULE], source: 'python-extension' }, tried };
+                return { server: { command: py, args: [SAFE_PATH_FLAG, '-m', SERVER_MODULE], source: 'python-extension' }, tried };
             }
             tried.push(`Python extension interpreter ${py}: no argus_lsp package`);
         } else {

@@ -3,7 +3,9 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { hasArgusPackage, isExecutable, which } from '../../src/probes';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { hasArgusArgs, hasArgusPackage, isExecutable, which } from '../../src/probes';
 
 describe('probes', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'argus-probe-'));
@@ -31,8 +33,32 @@ describe('probes', () => {
         const fake = path.join(dir, 'fakepy');
         writeFileSync(fake, '#!/bin/sh\nexit 3\n');
         chmodSync(fake, 0o755);
-        assert.equal(await hasArgusPackage(fake), false);
-        assert.equal(await hasArgusPackage(path.join(dir, 'missing')), false);
-        assert.equal(await hasArgusPackage(exe), true);
+        assert.equal(await hasArgusPackage(fake, dir), false);
+        assert.equal(await hasArgusPackage(path.join(dir, 'missing'), dir), false);
+        assert.equal(await hasArgusPackage(exe, dir), true);
+    });
+
+    it('hasArgusPackage is not fooled by an argus_lsp.py in its working directory', async (t) => {
+        const python = ['/usr/bin/python3', '/usr/local/bin/python3'].find((p) => existsSync(p));
+        if (!python) return t.skip('no python3');
+        const version = execFileSync(python, ['-c', 'import sys; print(sys.version_info >= (3, 11))']).toString();
+        if (!version.includes('True')) return t.skip('-P needs Python 3.11');
+        // The system Python must not find a real argus_lsp elsewhere (a PYTHONPATH pointing at a checkout).
+        const saved = process.env.PYTHONPATH;
+        delete process.env.PYTHONPATH;
+        t.after(() => {
+            if (saved !== undefined) process.env.PYTHONPATH = saved;
+        });
+        const hostile = mkdtempSync(path.join(tmpdir(), 'argus-hostile-'));
+        const marker = path.join(hostile, 'imported');
+        writeFileSync(path.join(hostile, 'argus_lsp.py'), `open(${JSON.stringify(marker)}, "w").close()\n`);
+        // Without -P, `-c` finds the workspace's file: the probe would answer "installed".
+        const naive = execFileSync(python, ['-c', 'import importlib.util as u; print(bool(u.find_spec("argus_lsp")))'], {
+            cwd: hostile,
+        }).toString();
+        assert.match(naive, /True/);
+        assert.equal(await hasArgusPackage(python, hostile), false);
+        assert.equal(existsSync(marker), false);
+        assert.deepEqual(hasArgusArgs().slice(0, 2), ['-P', '-c']);
     });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ResolveInputs, SERVER_MODULE, expandHome, resolveServerCommand } from '../../src/serverCommand';
+import { type ResolveInputs, SAFE_PATH_FLAG, SERVER_MODULE, expandHome, launchSpec, resolveServerCommand } from '../../src/serverCommand';
 
 // A fake machine: which files are executable, which Pythons have argus_lsp, what is on PATH.
 function inputs(over: Partial<ResolveInputs> & { exe?: string[]; withArgus?: string[]; onPath?: string }): ResolveInputs {
@@ -36,7 +36,8 @@ describe('resolveServerCommand', () => {
     it('uses argus.interpreter with the server module', async () => {
         const py = '/venv/bin/python';
         const r = await resolveServerCommand(inputs({ interpreter: py, exe: [py], withArgus: [py] }));
-        assert.deepEqual(r.server, { command: py, args: ['-m', SERVER_MODULE], source: 'argus.interpreter' });
+        assert.deepEqual(r.server, { command: py, args: ['-P', '-m', SERVER_MODULE], source: 'argus.interpreter' });
+        assert.equal(SAFE_PATH_FLAG, '-P');
         assert.equal(SERVER_MODULE, 'argus_lsp.server');
     });
 
@@ -54,6 +55,7 @@ describe('resolveServerCommand', () => {
         );
         assert.equal(r.server?.source, 'python-extension');
         assert.equal(r.server?.command, py);
+        assert.deepEqual(r.server?.args, ['-P', '-m', SERVER_MODULE]);
     });
 
     it('falls through to PATH when the Python extension interpreter lacks argus', async () => {
@@ -101,6 +103,23 @@ describe('resolveServerCommand', () => {
     it('ignores whitespace-only settings', async () => {
         const r = await resolveServerCommand(inputs({ path: '  ', interpreter: ' ', onPath: '/bin/argus' }));
         assert.equal(r.server?.source, 'PATH');
+    });
+});
+
+describe('launchSpec', () => {
+    it('runs every kind of server in the safe directory, never the workspace', () => {
+        const sources = [
+            { command: '/opt/argus', args: ['serve'], source: 'argus.path' as const },
+            { command: '/venv/bin/python', args: ['-P', '-m', SERVER_MODULE], source: 'argus.interpreter' as const },
+            { command: '/proj/.venv/bin/python', args: ['-P', '-m', SERVER_MODULE], source: 'python-extension' as const },
+            { command: '/bin/argus', args: ['serve'], source: 'PATH' as const },
+        ];
+        for (const server of sources) {
+            const spec = launchSpec(server, '/home/u/.vscode/globalStorage/argus-dev.argus');
+            assert.deepEqual(spec, { command: server.command, args: server.args, cwd: '/home/u/.vscode/globalStorage/argus-dev.argus' });
+            spec.args.push('mutated');
+            assert.notEqual(server.args.at(-1), 'mutated');
+        }
     });
 });
 

@@ -1,0 +1,142 @@
+"""Real Triton files for the latency benchmark, and the edits replayed on them.
+
+The files come from two pinned wheels, downloaded once with pip into benchmarks/.realworld/
+(git-ignored; nothing of them is committed): the five largest files with a `@triton.jit` kernel of
+each package, among those of at most 1,450 lines (the range of the issue's measurement).
+
+Edits are what a person does while working on a kernel file, each typed and then undone, so the
+file stays the same over the run: a character appended to a line inside a kernel body, a new line
+opened inside a kernel body (which moves everything below it), and the same two in launcher code
+(a Python function that launches a kernel, `kernel[grid](...)`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from analyzers import list_kernels
+from analyzers.frontend.parse import parse
+from analyzers.frontend.queries import launch_calls
+
+HERE = Path(__file__).resolve().parent
+STORE = HERE / ".realworld"  # the same folder and layout as the checker's real-world benchmark
+# name -> (version, sha256 of the wheel pip downloaded on 2026-12-01)
+WHEELS = {
+    "liger-kernel": ("0.8.5", "60789cd576af073ab9b192b570d2597fd0cdad489cd62fb44fb16256d43754c9"),
+    "fla-core": ("0.6.0", "b0708b70e0b119cd58a0a5146ea56cb175cef6ed969d8ac60267e3e077ce3ebd"),
+}
+MAX_LINES = 1450
+PER_PACKAGE = 5
+
+
+def fetch() -> list[Path]:
+    """The wheels' .py files unpacked under STORE (downloaded with pip on first use, hash-checked)."""
+    STORE.mkdir(exist_ok=True)
+    roots = []
+    for name, (ver, sha256) in WHEELS.items():
+        dist = name.replace("-", "_")
+        wheel = next(STORE.glob(f"{dist}-{ver}-*.whl"), None)
+        if wheel is None:
+            pip = [sys.executable, "-m", "pip", "download", "--no-deps", "-q"]
+            subprocess.run([*pip, f"{name}=={ver}", "-d", str(STORE)], check=True)
+            wheel = next(STORE.glob(f"{dist}-{ver}-*.whl"))
+        got = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        if got != sha256:
+            raise SystemExit(f"{wheel}: sha256 {got} is not the pinned {sha256}; delete it and run again")
+        root = STORE / f"{dist}-{ver}"
+        if not root.exists():
+            with zipfile.ZipFile(wheel) as z:
+                z.extractall(root, [n for n in z.namelist() if n.endswith(".py")])
+        roots.append(root)
+    return roots
+
+
+def pick_files() -> list[Path]:
+    out = []
+    for root in fetch():
+        sized = []
+        for path in sorted(root.rglob("*.py")):
+            text = path.read_bytes()
+            lines = text.count(b"\n")
+            if b"triton.jit" in text and lines <= MAX_LINES:
+                sized.append((lines, str(path), path))
+        sized.sort(key=lambda t: (-t[0], t[1]))
+        out += [p for _, _, p in sized[:PER_PACKAGE]]
+    return out
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Type `text` at (line, col) and then undo it: two didChange notifications."""
+
+    kind: str  # kernel-char, kernel-newline, launcher-char, launcher-newline
+    line: int
+    col: int
+    text: str
+
+
+def _code_lines(lines: list[str], start: int, end: int) -> list[int]:
+    """Lines in [start, end) with a statement (not blank, not a comment, not a decorator or def)."""
+    out = []
+    for i in range(start, min(end, len(lines))):
+        s = lines[i].strip()
+        if s and not s.startswith(("#", "@", "def ", '"', "'")) and not s.endswith(("\\", ",", "(", "[")):
+            out.append(i)
+    return out
+
+
+def regions(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(kernel body line ranges, launcher function line ranges), 0-based, end exclusive."""
+    kernels = [(k.span.start_point[0], k.span.end_point[0] + 1) for k in list_kernels(text)]
+    tree = parse(text.encode())
+    launchers = set()
+    for _, call in launch_calls(tree.root_node):
+        node = call
+        while node.parent is not None and node.type != "function_definition":
+            node = node.parent
+        if node.type == "function_definition":
+            launchers.add((node.start_point[0], node.end_point[0] + 1))
+    inside = [(s, e) for s, e in launchers if not any(ks <= s < ke for ks, ke in kernels)]
+    return kernels, sorted(inside)
+
+
+def edits_for(text: str, per_kind: int, seed: int) -> list[Edit]:
+    rng = random.Random(seed)
+    lines = text.split("\n")
+    kernels, launchers = regions(text)
+    out: list[Edit] = []
+    for where, kind in ((kernels, "kernel"), (launchers, "launcher")):
+        candidates = [i for s, e in where for i in _code_lines(lines, s + 1, e)]
+        if not candidates:
+            continue
+        for _ in range(per_kind):
+            row = rng.choice(candidates)
+            out.append(Edit(f"{kind}-char", row, len(lines[row]), " "))
+        for _ in range(per_kind):
+            row = rng.choice(candidates)
+            indent = lines[row][: len(lines[row]) - len(lines[row].lstrip())]
+            out.append(Edit(f"{kind}-newline", row, len(lines[row]), "\n" + indent))
+    rng.shuffle(out)
+    return out
+
+
+def identifiers_in_kernels(text: str, count: int, seed: int) -> list[tuple[int, int]]:
+    """(line, col) of names inside kernel bodies, for hover."""
+    rng = random.Random(seed)
+    lines = text.split("\n")
+    kernels, _ = regions(text)
+    spots = []
+    for s, e in kernels:
+        for i in _code_lines(lines, s + 1, e):
+            stripped = lines[i].lstrip()
+            name = stripped.split("=")[0].strip()
+            if name.isidentifier():
+                spots.append((i, len(lines[i]) - len(stripped)))
+    rng.shuffle(spots)
+    return spots[:count]

@@ -1,0 +1,218 @@
+"""Live-diagnostics latency on real files, argus next to ruff's server on the same edits.
+
+Run through `python benchmarks/lsp_latency.py --real` (see that file's usage). Both servers run
+pinned to one CPU, each in its own run over the same ten files and the same edit script
+(lsp_files.py): every edit is typed and then undone, and each of those didChange notifications
+waits for the publishDiagnostics carrying its version. For each one the benchmark records the wall
+time from writing the didChange to reading the publish, and the CPU time the server spent
+meanwhile (all its threads, from /proc schedstat). Then, per file, the document is reopened under
+a new name, which makes argus check it from scratch (its longest check), and hovers on names in
+kernel bodies are sent one after another until that check publishes: their latency is "hover while
+a long check runs". Resident memory is read at start, with all ten files open after the edits, and
+after closing them all.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsp_client import LspProcess
+from lsp_files import STORE, Edit, edits_for, identifiers_in_kernels, pick_files
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Samples:
+    wall: dict[str, list[float]] = field(default_factory=dict)  # kind -> ms
+    cpu: dict[str, list[float]] = field(default_factory=dict)
+    worst: tuple[float, str] = (0.0, "")
+    hover: list[float] = field(default_factory=list)
+    long_checks: list[float] = field(default_factory=list)
+    rss: dict[str, float] = field(default_factory=dict)
+    floods: list[tuple[float, float, int]] = field(default_factory=list)  # (final publish, hover) ms, edits
+
+    def add(self, kind: str, wall: float, cpu: float, where: str) -> None:
+        self.wall.setdefault(kind, []).append(wall)
+        self.cpu.setdefault(kind, []).append(cpu)
+        if cpu > self.worst[0]:
+            self.worst = (cpu, where)
+
+
+def percentile(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))] if s else float("nan")
+
+
+def utf16(s: str) -> int:
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in s)
+
+
+def _timed_change(server: LspProcess, uri: str, version: int, rng: dict, text: str) -> tuple[float, float]:
+    cpu0 = server.cpu_ns()
+    sent = server.change(uri, version, rng, text)
+    got, _ = server.wait_published(uri, version)
+    return (got - sent) * 1000, (server.cpu_ns() - cpu0) / 1e6
+
+
+def replay_file(server: LspProcess, path: Path, edits: list[Edit], out: Samples) -> None:
+    text = path.read_text()
+    lines = text.split("\n")
+    uri = path.as_uri()
+    server.open(uri, text)
+    server.wait_published(uri, 1)
+    version = 1
+    for e in edits:
+        col = utf16(lines[e.line][: e.col])
+        at = {"line": e.line, "character": col}
+        version += 1
+        wall, cpu = _timed_change(server, uri, version, {"start": at, "end": at}, e.text)
+        out.add(e.kind, wall, cpu, f"{path.name}:{e.line + 1} {e.kind}")
+        if "\n" in e.text:
+            end = {"line": e.line + 1, "character": utf16(e.text.split("\n", 1)[1])}
+        else:
+            end = {"line": e.line, "character": col + utf16(e.text)}
+        version += 1
+        wall, cpu = _timed_change(server, uri, version, {"start": at, "end": end}, "")
+        out.add(e.kind, wall, cpu, f"{path.name}:{e.line + 1} {e.kind} (undo)")
+
+
+def hover_during_long_check(
+    server: LspProcess, path: Path, spots: list[tuple[int, int]], out: Samples
+) -> None:
+    """Reopen the file under a new name (a cold check) and hover until that check publishes."""
+    text = path.read_text()
+    uri = path.with_name(f"{path.stem}__cold{path.suffix}").as_uri()
+    t0 = server.open(uri, text)
+    done = None
+    i = 0
+    while done is None and spots:
+        line, col = spots[i % len(spots)]
+        i += 1
+        rid, sent = server.request_async(
+            "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": line, "character": col}}
+        )
+        got, _ = server.wait(lambda m, rid=rid: m.get("id") == rid)
+        out.hover.append((got - sent) * 1000)
+        try:
+            done, _ = server.wait_published(uri, 1, timeout=0.001)
+        except TimeoutError:
+            continue
+    if done is None:
+        done, _ = server.wait_published(uri, 1)
+    out.long_checks.append((done - t0) * 1000)
+    server.close_doc(uri)
+
+
+def flood(server: LspProcess, path: Path, edits: list[Edit], out: Samples, gap_s: float = 0.02) -> None:
+    """A burst of typing: every edit (typed, then undone) sent `gap_s` apart without waiting; then
+    how long until the final version is published, and how long a hover sent at once takes."""
+    text = path.read_text()
+    lines = text.split("\n")
+    uri = path.with_name(f"{path.stem}__flood{path.suffix}").as_uri()
+    server.open(uri, text)
+    server.wait_published(uri, 1)
+    version = 1
+    last = 0.0
+    for e in edits:
+        if "\n" in e.text:
+            continue
+        at = {"line": e.line, "character": utf16(lines[e.line][: e.col])}
+        end = {"line": e.line, "character": at["character"] + 1}
+        for rng, new in (({"start": at, "end": at}, e.text), ({"start": at, "end": end}, "")):
+            version += 1
+            last = server.change(uri, version, rng, new)
+            time.sleep(gap_s)
+    (line, col), *_ = identifiers_in_kernels(text, 1, 0) or [(0, 0)]
+    rid, sent = server.request_async(
+        "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": line, "character": col}}
+    )
+    got, _ = server.wait(lambda m: m.get("id") == rid)
+    done, _ = server.wait_published(uri, version)
+    out.floods.append(((done - last) * 1000, (got - sent) * 1000, version - 1))
+    server.close_doc(uri)
+
+
+def run_server(
+    argv: list[str], files: list[Path], per_kind: int, seed: int, cpu: int, hover: bool
+) -> Samples:
+    out = Samples()
+    server = LspProcess(argv, cwd=REPO, cpu=cpu)
+    try:
+        server.initialize(REPO, {"argus": {"debounceMs": 0}})
+        time.sleep(0.5)
+        out.rss["start"] = server.rss_mib()
+        for i, path in enumerate(files):
+            edits = edits_for(path.read_text(), per_kind, seed + i)
+            replay_file(server, path, edits, out)
+        out.rss["all open, after the edits"] = server.rss_mib()
+        if hover:
+            for i, path in enumerate(files):
+                hover_during_long_check(
+                    server, path, identifiers_in_kernels(path.read_text(), 40, seed + i), out
+                )
+            for i, path in enumerate(files):
+                flood(server, path, edits_for(path.read_text(), 10, seed + i), out)
+        for path in files:
+            server.close_doc(path.as_uri())
+        time.sleep(1.0)
+        out.rss["after closing all"] = server.rss_mib()
+    finally:
+        server.close()
+    return out
+
+
+def _row(name: str, values: list[float]) -> str:
+    if not values:
+        return f"{name:<18} {'-':>8}"
+    return (
+        f"{name:<18} {statistics.median(values):8.1f} {percentile(values, 0.95):8.1f} {max(values):8.1f}"
+        f"  (n={len(values)})"
+    )
+
+
+def report(name: str, s: Samples) -> None:
+    every_cpu = [v for vs in s.cpu.values() for v in vs]
+    every_wall = [v for vs in s.wall.values() for v in vs]
+    print(f"\n{name}: didChange -> publishDiagnostics, ms     median      p95    worst")
+    for label, table in (("CPU", s.cpu), ("wall", s.wall)):
+        print(f"  {label}")
+        for kind in sorted(table):
+            print("    " + _row(kind, table[kind]))
+        print("    " + _row("all edits", every_cpu if label == "CPU" else every_wall))
+    print(f"  worst CPU: {s.worst[0]:.1f} ms at {s.worst[1]}")
+    if s.hover:
+        print("  " + _row("hover during check", s.hover).replace("(n=", "ms (n="))
+        print(
+            f"  cold checks meanwhile: median {statistics.median(s.long_checks):.0f} ms, max {max(s.long_checks):.0f} ms"
+        )
+    if s.floods:
+        finals = [f for f, _, _ in s.floods]
+        hovers = [h for _, h, _ in s.floods]
+        print(
+            f"  bursts of {statistics.median([n for _, _, n in s.floods]):.0f} edits 20 ms apart, per file: "
+            f"last edit -> its publish median {statistics.median(finals):.0f} ms, worst {max(finals):.0f} ms; "
+            f"a hover sent right after: median {statistics.median(hovers):.0f} ms, worst {max(hovers):.0f} ms"
+        )
+    print("  RSS: " + ", ".join(f"{k} {v:.0f} MiB" for k, v in s.rss.items()))
+
+
+def main(per_kind: int, seed: int) -> int:
+    files = pick_files()
+    cpu = min(os.sched_getaffinity(0))
+    print(f"files ({len(files)}), both servers pinned to CPU {cpu}, server debounce 0 ms:")
+    for p in files:
+        print(f"  {p.read_text().count(chr(10)):5d} lines  {p.relative_to(STORE)}")
+    argus = run_server(
+        [sys.executable, "-P", "-m", "argus_lsp.server"], files, per_kind, seed, cpu, hover=True
+    )
+    ruff_exe = Path(sys.executable).with_name("ruff")
+    ruff = run_server([str(ruff_exe), "server"], files, per_kind, seed, cpu, hover=False)
+    report("argus", argus)
+    report("ruff server", ruff)
+    return 0

@@ -1,0 +1,164 @@
+"""A small synchronous LSP client over a real server process (stdio), for tests that need the exact
+argv and working directory of an editor's launch path, or many edits in one hypothesis run.
+
+pytest-lsp drives the feature tests; this one exists because those two needs are awkward there:
+hypothesis examples are synchronous, and the launch-path tests start the server the way a
+particular editor does (its argv, its cwd, its environment), not as `python -m argus_lsp.server`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+Message = dict[str, Any]
+
+
+class RpcClient:
+    def __init__(self, argv: list[str], cwd: Path | str, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self._cond = threading.Condition()
+        self._write = threading.Lock()  # the reader thread answers server requests too
+        self._inbox: list[Message] = []
+        self._next_id = 0
+        self.stderr = b""
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+
+    # -- transport ----------------------------------------------------------------------------
+    def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = 0
+            while (line := out.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            if not line:
+                with self._cond:
+                    self._cond.notify_all()
+                return
+            msg = json.loads(out.read(length))
+            if "method" in msg and "id" in msg:
+                self._answer(msg)
+                continue
+            with self._cond:
+                self._inbox.append(msg)
+                self._cond.notify_all()
+
+    def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for chunk in iter(lambda: self.proc.stderr.read(4096), b""):  # type: ignore[union-attr]
+            self.stderr += chunk
+
+    def _answer(self, msg: Message) -> None:
+        """Server -> client requests: no configuration, and every other request acknowledged."""
+        if msg["method"] == "workspace/configuration":
+            result: Any = [None] * len(msg.get("params", {}).get("items", []))
+        else:
+            result = None
+        self._send({"id": msg["id"], "result": result})
+
+    def _send(self, msg: Message) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **msg}).encode()
+        assert self.proc.stdin is not None
+        with self._write:
+            self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            self.proc.stdin.flush()
+
+    def wait(self, pred: Callable[[Message], bool], timeout: float = 60) -> Message:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for i, m in enumerate(self._inbox):
+                    if pred(m):
+                        del self._inbox[i]
+                        return m
+                left = deadline - time.monotonic()
+                if left <= 0 or self.proc.poll() is not None:
+                    err = self.stderr.decode(errors="replace")[-3000:]
+                    raise TimeoutError(f"no matching message (server rc={self.proc.poll()}):\n{err}")
+                self._cond.wait(min(left, 0.5))
+
+    # -- LSP ------------------------------------------------------------------------------------
+    def request(self, method: str, params: Any, timeout: float = 60) -> Any:
+        self._next_id += 1
+        rid = self._next_id
+        self._send({"id": rid, "method": method, "params": params})
+        reply = self.wait(lambda m: m.get("id") == rid, timeout)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply.get("result")
+
+    def notify(self, method: str, params: Any) -> None:
+        self._send({"method": method, "params": params})
+
+    def initialize(self, root: Path, encodings: list[str], options: dict | None = None) -> dict:
+        result = self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+                "capabilities": {"general": {"positionEncodings": encodings}},
+                "initializationOptions": options or {"argus": {"debounceMs": 0}},
+            },
+        )
+        self.notify("initialized", {})
+        return result
+
+    def open(self, uri: str, text: str, version: int = 1) -> None:
+        self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": text}},
+        )
+
+    def change(self, uri: str, version: int, changes: list[dict]) -> None:
+        self.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": version}, "contentChanges": changes},
+        )
+
+    def published(self, uri: str, version: int | None, timeout: float = 60) -> list[dict]:
+        def pred(m: Message) -> bool:
+            p = m.get("params") or {}
+            return (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and p.get("uri") == uri
+                and (version is None or p.get("version") == version)
+            )
+
+        return self.wait(pred, timeout)["params"]["diagnostics"]
+
+    def text_of(self, uri: str) -> str | None:
+        reply = self.request("argus/documentText", {"textDocument": {"uri": uri}})
+        return None if reply is None else reply["text"]
+
+    def rss_kib(self) -> int:
+        """Resident set size of the server process (Linux /proc)."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError("no VmRSS")
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None, timeout=10)
+            self.notify("exit", None)
+            self.proc.wait(10)
+        except Exception:
+            self.proc.kill()
+            self.proc.wait(10)

@@ -1,0 +1,174 @@
+"""Scheduling (issue 13): a superseded check stops between kernels, a repeated version number is
+checked again, and closing a document gives back what was kept for it.
+
+The first and last run the scheduler in-process on a real asyncio loop with the real checker (no
+stand-ins: only the cache that the checker consults between kernels is observed); the repeated
+version goes through a real server process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from typing import Any
+
+from lsp_support import REPO, mutant
+from lsprotocol import types
+from rpc_client import RpcClient
+
+from analyzers import KernelCache
+from argus_lsp.documents import DocumentStore
+from argus_lsp.features.diagnostics import CheckpointCache, DiagnosticsScheduler, Job, Superseded
+
+
+def many_kernels(n: int = 6) -> str:
+    add, _, _ = mutant("vector_add_v2")
+    head, _, body = add.partition("@triton.jit")
+    out = [head]
+    for i in range(n):
+        out.append(
+            ("@triton.jit" + body).replace("add_kernel", f"add{i}_kernel").replace("def add(", f"def add{i}(")
+        )
+    return "\n\n".join(out)
+
+
+class CountingCache(KernelCache):
+    """The real cache, counting lookups (one per kernel), calling `on_get` before each."""
+
+    def __init__(self, on_get) -> None:
+        super().__init__()
+        self.gets = 0
+        self.on_get = on_get
+
+    def get(self, key: str) -> Any:
+        self.gets += 1
+        self.on_get(self.gets)
+        return super().get(key)
+
+
+def job_for(store: DocumentStore, uri: str) -> Job:
+    doc = store.get(uri)
+    assert doc is not None
+    from argus_lsp.settings import Settings
+
+    return Job(uri, doc.version, doc.revision, 0, doc.source, doc.parse(), Settings(), "utf-16")
+
+
+def open_doc(store: DocumentStore, uri: str, text: str) -> None:
+    store.open(types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+
+
+def test_a_superseded_check_stops_at_the_next_kernel() -> None:
+    text = many_kernels(6)
+    store = DocumentStore()
+    open_doc(store, "file:///k.py", text)
+    sched = DiagnosticsScheduler(store, lambda *a: None, lambda m: None)
+    job = job_for(store, "file:///k.py")
+
+    def cancel_after_two(n: int) -> None:
+        if n == 2:
+            job.cancelled.set()  # what a newer edit does (DiagnosticsScheduler._cancel)
+
+    inner = CountingCache(cancel_after_two)
+    assert sched._work(job, inner) is None
+    assert inner.gets == 2  # two kernels looked up, the third lookup stopped the check
+
+    fresh = job_for(store, "file:///k.py")
+    full = CountingCache(lambda n: None)
+    result = sched._work(fresh, full)
+    assert result is not None and full.gets == 6
+    sched.shutdown()
+
+
+def test_checkpoint_raises_only_once_cancelled() -> None:
+    flag = threading.Event()
+    cache = CheckpointCache(KernelCache(), flag)
+    cache.put("k", ["x"])
+    assert cache.get("k") == ["x"]
+    flag.set()
+    try:
+        cache.get("k")
+    except Superseded:
+        pass
+    else:
+        raise AssertionError("a cancelled job's lookup must raise Superseded")
+
+
+def test_closing_every_document_drops_results_caches_and_jobs() -> None:
+    async def scenario() -> DiagnosticsScheduler:
+        store = DocumentStore()
+        published: list[tuple[str, int | None, list]] = []
+        sched = DiagnosticsScheduler(store, lambda u, v, d: published.append((u, v, d)), lambda m: None)
+        uris = [f"file:///d{i}.py" for i in range(3)]
+        for uri in uris:
+            open_doc(store, uri, many_kernels(2))
+            sched.opened(uri)
+        for uri in uris:
+            assert await asyncio.wait_for(sched.current(uri), 60) is not None
+        assert set(sched._caches) == set(uris) and set(sched._results) == set(uris)
+        open_doc(store, "file:///late.py", many_kernels(2))
+        sched.opened("file:///late.py")  # still running when it is closed
+        for uri in [*uris, "file:///late.py"]:
+            store.close(uri)
+            sched.closed(uri)
+        assert (uri, None, []) in [(u, v, d) for u, v, d in published]
+        return sched
+
+    sched = asyncio.run(scenario())
+    assert sched._caches == {} and sched._results == {} and sched._live == {} and sched._timers == {}
+    sched.shutdown()
+
+
+def test_a_repeated_version_number_is_checked_again(tmp_path) -> None:
+    import os
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=env)
+    try:
+        client.initialize(tmp_path, ["utf-16"])
+        text, expect, _ = mutant("vector_add_v2")
+        uri = (tmp_path / "v.py").as_uri()
+        client.open(uri, text)
+        assert any(d["code"] == "MB002" for d in client.published(uri, 1))
+        whole = {"start": {"line": 0, "character": 0}, "end": {"line": 10_000, "character": 0}}
+        client.change(uri, 2, [{"range": whole, "text": "x = 1\n"}])
+        assert client.published(uri, 2) == []
+        client.change(uri, 2, [{"range": whole, "text": text}])  # the same version again
+        assert any(d["code"] == "MB002" for d in client.published(uri, 2))
+    finally:
+        client.close()
+
+
+def test_hover_does_not_queue_behind_checks(tmp_path) -> None:
+    # Two long checks occupy both check workers; a hover on a third document is answered on its
+    # own thread before either of them publishes (they used to share one pool: it waited).
+    import os
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=env)
+    try:
+        client.initialize(tmp_path, ["utf-16"])
+        small, _, _ = mutant("vector_add_v2")
+        near = (tmp_path / "small.py").as_uri()
+        client.open(near, small)
+        client.published(near, 1)
+        long_uris = [(tmp_path / f"long{i}.py").as_uri() for i in range(2)]
+        for uri in long_uris:
+            client.open(uri, many_kernels(40))
+        row = small.split("\n").index("    mask = offsets < n_elements")
+        hover = client.request(
+            "textDocument/hover", {"textDocument": {"uri": near}, "position": {"line": row, "character": 4}}
+        )
+        assert hover is not None and "mask" in hover["contents"]["value"]
+        still_running = [
+            uri
+            for uri in long_uris
+            if not any(
+                m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+                for m in client._inbox
+            )
+        ]
+        assert still_running == long_uris, "a long check finished before the hover was answered"
+    finally:
+        client.close()
