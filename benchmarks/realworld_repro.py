@@ -1,0 +1,109 @@
+"""Reproductions of the real bugs the real-world triage found, run under Triton's CPU interpreter.
+
+    TRITON_INTERPRET=1 python benchmarks/realworld_repro.py [--dir benchmarks/.realworld]
+
+Needs torch and triton (the dev extras) and the packages unpacked by `realworld.py`. The kernels
+are not copied here: each one is read from the downloaded package's own file (its source text,
+found by name with `ast`) and compiled by `triton.jit` as the package would, then launched with
+inputs that make the bug visible. Each case prints what a correct kernel gives, what this one
+gives, and exits 1 if any case shows the bug (so a fixed upstream version would exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def load_jit_function(path: Path, name: str):
+    """The `@triton.jit` function `name` of `path`, compiled from the file's own text."""
+    import triton
+    import triton.language as tl
+
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    start = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
+    text = "\n".join(source.splitlines()[start : node.end_lineno])
+    # triton.jit reads the function's source again through `inspect`, which needs a file: write
+    # the extracted text to a scratch module in a temporary folder.
+    scratch = Path(tempfile.mkdtemp(prefix="argus-repro-")) / f"_argus_repro_{name}.py"
+    scratch.write_text("import triton\nimport triton.language as tl\n\n\n" + text + "\n", encoding="utf-8")
+    namespace: dict = {"triton": triton, "tl": tl, "__name__": f"_argus_repro_{name}"}
+    exec(compile(scratch.read_text(), str(scratch), "exec"), namespace)  # noqa: S102 - the package's own kernel
+    return namespace[name]
+
+
+def poly_norm_npu_backward_dw(root: Path) -> bool:
+    """liger-kernel 0.8.5, ops/backends/_ascend/ops/poly_norm.py, `_poly_norm_backward_kernel_npu`.
+
+    The launcher runs min(num_cores, n_rows) programs over a grid-stride loop of rows and
+    expects dW and dB summed over all rows ("column blocking with atomic operations"), but each
+    program ends with a plain `tl.store` of its own partial sums: the last program to finish
+    wins, and dW/dB hold the sum over one program's rows only (GR002 at the four stores)."""
+    import torch
+
+    kernel = load_jit_function(
+        root / "liger_kernel/ops/backends/_ascend/ops/poly_norm.py", "_poly_norm_backward_kernel_npu"
+    )
+    torch.manual_seed(0)
+    n_rows, n_cols, block = 8, 2304, 1024  # n_cols > 2048: the launcher picks this kernel
+    x = torch.randn(n_rows, n_cols)
+    dy = torch.randn(n_rows, n_cols)
+    w = torch.tensor([0.5, 0.25, 1.0])
+    rstd = torch.rand(n_rows, 3) + 0.5  # columns: rstd of x^3, x^2, x (as the forward saves them)
+
+    def run(grid: int) -> tuple[torch.Tensor, torch.Tensor]:
+        dx = torch.zeros_like(dy)
+        dw = torch.zeros(3)
+        db = torch.zeros(1)
+        kernel[(grid,)](
+            dy, dy.stride(0), dx, dx.stride(0), x, x.stride(0), w, rstd, rstd.stride(0), dw, db,
+            n_rows, n_cols, BLOCK_SIZE=block,
+        )  # fmt: skip
+        return dw, db
+
+    expect_dw = torch.stack([(rstd[:, p, None] * dy * x ** (3 - p)).sum() for p in range(3)])
+    expect_db = dy.sum()
+    one_dw, one_db = run(1)
+    four_dw, four_db = run(4)
+    print("poly_norm NPU backward, n_rows=8 n_cols=2304 BLOCK_SIZE=1024")
+    print(f"  expected dW {expect_dw.tolist()}  dB {expect_db.item():.4f}")
+    print(f"  grid (1,)  dW {one_dw.tolist()}  dB {one_db.item():.4f}")
+    print(f"  grid (4,)  dW {four_dw.tolist()}  dB {four_db.item():.4f}  (the launcher's grid when 4 cores)")
+    one_ok = torch.allclose(one_dw, expect_dw, rtol=1e-4, atol=1e-4)
+    four_ok = torch.allclose(four_dw, expect_dw, rtol=1e-4, atol=1e-4)
+    print(f"  grid 1 matches: {one_ok}; grid 4 matches: {four_ok}")
+    return one_ok and not four_ok
+
+
+CASES = {"poly_norm_npu_backward_dw": (poly_norm_npu_backward_dw, "liger_kernel-0.8.5")}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", type=Path, default=HERE / ".realworld")
+    args = ap.parse_args()
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        print("run with TRITON_INTERPRET=1 (the kernels run on the CPU interpreter)", file=sys.stderr)
+        return 2
+    shown = 0
+    for name, (case, package) in CASES.items():
+        root = args.dir / "src" / package
+        if not root.is_dir():
+            print(f"{name}: {root} not found; run benchmarks/realworld.py first", file=sys.stderr)
+            return 2
+        bug = case(root)
+        print(f"{name}: {'BUG REPRODUCED' if bug else 'not reproduced'}\n")
+        shown += bug
+    return 1 if shown else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
