@@ -29,7 +29,10 @@ def load_jit_function(path: Path, name: str):
     source = path.read_text(encoding="utf-8")
     tree = ast.parse(source)
     node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
-    start = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
+    # from the `@triton.jit` decorator on: the package's own wrappers above it (autotune with
+    # its device configs, `libentry`) are not needed to run the kernel once
+    jit = [d for d in node.decorator_list if ast.unparse(d).startswith(("triton.jit", "jit"))]
+    start = (jit[0].lineno if jit else node.lineno) - 1
     text = "\n".join(source.splitlines()[start : node.end_lineno])
     # triton.jit reads the function's source again through `inspect`, which needs a file: write
     # the extracted text to a scratch module in a temporary folder.
@@ -83,7 +86,50 @@ def poly_norm_npu_backward_dw(root: Path) -> bool:
     return one_ok and not four_ok
 
 
-CASES = {"poly_norm_npu_backward_dw": (poly_norm_npu_backward_dw, "liger_kernel-0.8.5")}
+def nll_ignore_index_read(root: Path) -> bool:
+    """flag-gems 5.0.2, runtime/backend/_cambricon/fused/cross_entropy_loss.py,
+    `nllloss_without_weight_kernel`.
+
+    The kernel computes `ignore_mask` for targets equal to `ignore_index` but loads
+    `inp[n, tgt]` under `tgt_mask` alone, so an ignored target (-100) reads 100 elements before
+    its row: before the tensor itself for row 0 (MB005). The store is masked, so the value is
+    dropped, but the read is out of bounds (a fault on a device that checks). Run with the
+    interpreter patch of tests/corpus_own/_check.py, which raises on any lane outside the
+    launch's tensors."""
+    import torch
+
+    sys.path.insert(0, str(HERE.parent / "tests" / "corpus_own"))
+    import _check  # noqa: F401 - patches the interpreter to raise IllegalAccess
+
+    kernel = load_jit_function(
+        root / "flag_gems/runtime/backend/_cambricon/fused/cross_entropy_loss.py",
+        "nllloss_without_weight_kernel",
+    )
+    n, c, d, ignore = 4, 5, 1, -100
+    inp = torch.randn(n, c, d)
+    final_max = inp.amax(1)
+    final_sum = torch.exp(inp - final_max[:, None]).sum(1)  # the values do not matter here
+    out = torch.zeros(n, d)
+
+    def run(tgt: torch.Tensor) -> str:
+        try:
+            kernel[(1,)](inp, tgt, final_max, final_sum, out, ignore, n, c, d, BLOCK_N=4)
+        except Exception as exc:  # noqa: BLE001 - the interpreter's error is what we report
+            return f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1][:160]}"
+        return "no illegal access"
+
+    clean = run(torch.tensor([[1], [2], [0], [4]]))
+    ignored = run(torch.tensor([[ignore], [2], [0], [4]]))
+    print("flag-gems cambricon nll loss, N=4 C=5 D=1, ignore_index=-100")
+    print(f"  targets [1, 2, 0, 4]:    {clean}")
+    print(f"  targets [-100, 2, 0, 4]: {ignored}")
+    return clean == "no illegal access" and "IllegalAccess" in ignored
+
+
+CASES = {
+    "poly_norm_npu_backward_dw": (poly_norm_npu_backward_dw, "liger_kernel-0.8.5"),
+    "nll_ignore_index_read": (nll_ignore_index_read, "flag_gems-5.0.2"),
+}
 
 
 def main() -> int:
