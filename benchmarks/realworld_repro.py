@@ -126,9 +126,52 @@ def nll_ignore_index_read(root: Path) -> bool:
     return clean == "no illegal access" and "IllegalAccess" in ignored
 
 
+def smooth_ce_zero_max(root: Path) -> bool:
+    """flag-gems 5.0.2, runtime/backend/_enflame/fused/gcu400/cross_entropy_loss.py,
+    `celoss_indices_smooth_kernel`.
+
+    The running max of the log-sum-exp starts at 0 (`tl.zeros`) instead of -inf, so the shift is
+    max(0, row max) (DF003: the 0 lanes reach `tl.max`). Any shift gives the same log-sum-exp
+    in exact arithmetic, but when a whole row is far below 0 every `exp(x - 0)` underflows in
+    fp32, the sum is 0 and the loss is -inf instead of about log(C)."""
+    import torch
+
+    kernel = load_jit_function(
+        root / "flag_gems/runtime/backend/_enflame/fused/gcu400/cross_entropy_loss.py",
+        "celoss_indices_smooth_kernel",
+    )
+    # C a multiple of BLOCK_C: the kernel's masks use Python `and`, which the compiler turns into
+    # an elementwise and but the interpreter evaluates as Python; with full tiles both agree.
+    n, c, d, smoothing = 2, 8, 1, 0.1
+
+    def run(offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+        torch.manual_seed(0)
+        inp = (torch.randn(n, c, d) + offset).contiguous()
+        tgt = torch.tensor([[1], [3]])
+        out = torch.zeros(n, d)
+        w_tgt = torch.zeros(n, d)
+        kernel[(1, 1)](
+            inp, tgt, None, out, w_tgt, -100, smoothing, c, d, n, 1, BLOCK_C=4, BLOCK_D=1
+        )  # fmt: skip
+        want = torch.nn.functional.cross_entropy(
+            inp.squeeze(-1), tgt.squeeze(-1), reduction="none", label_smoothing=smoothing
+        )
+        return out.squeeze(-1), want
+
+    got0, want0 = run(0.0)
+    got1, want1 = run(-120.0)
+    print("flag-gems enflame gcu400 label-smoothed cross entropy, N=2 C=8")
+    print(f"  logits ~ N(0, 1):      kernel {got0.tolist()}  torch {want0.tolist()}")
+    print(f"  logits ~ N(-120, 1):   kernel {got1.tolist()}  torch {want1.tolist()}")
+    ok0 = torch.allclose(got0, want0, rtol=1e-4, atol=1e-4)
+    ok1 = torch.allclose(got1, want1, rtol=1e-4, atol=1e-4)
+    return ok0 and not ok1
+
+
 CASES = {
     "poly_norm_npu_backward_dw": (poly_norm_npu_backward_dw, "liger_kernel-0.8.5"),
-    "nll_ignore_index_read": (nll_ignore_index_read, "flag_gems-5.0.2"),
+    "smooth_ce_zero_max": (smooth_ce_zero_max, "flag_gems-5.0.2"),
+    "nll_ignore_index_read": (nll_ignore_index_read, "flag_gems-5.0.2"),  # last: it patches the interpreter
 }
 
 
