@@ -21,8 +21,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def load_jit_function(path: Path, name: str):
-    """The `@triton.jit` function `name` of `path`, compiled from the file's own text."""
+def load_jit_function(path: Path, name: str, extra: dict | None = None):
+    """The `@triton.jit` function `name` of `path`, compiled from the file's own text.
+
+    `extra` adds names the kernel's module imports (flag-gems' `tle`, its language extension,
+    whose `program_id` is Triton's)."""
     import triton
     import triton.language as tl
 
@@ -38,7 +41,7 @@ def load_jit_function(path: Path, name: str):
     # the extracted text to a scratch module in a temporary folder.
     scratch = Path(tempfile.mkdtemp(prefix="argus-repro-")) / f"_argus_repro_{name}.py"
     scratch.write_text("import triton\nimport triton.language as tl\n\n\n" + text + "\n", encoding="utf-8")
-    namespace: dict = {"triton": triton, "tl": tl, "__name__": f"_argus_repro_{name}"}
+    namespace: dict = {"triton": triton, "tl": tl, "__name__": f"_argus_repro_{name}", **(extra or {})}
     exec(compile(scratch.read_text(), str(scratch), "exec"), namespace)  # noqa: S102 - the package's own kernel
     return namespace[name]
 
@@ -168,10 +171,83 @@ def smooth_ce_zero_max(root: Path) -> bool:
     return ok0 and not ok1
 
 
+def default_ce_indices(root: Path) -> bool:
+    """flag-gems 5.0.2, fused/cross_entropy_loss.py, `celoss_indices_kernel` (the default path).
+
+    The same running max started at 0 as above: a row of logits far below 0 gives an infinite
+    loss. (Its ignored targets also read `inp[n, -100]` under `tgt_mask` alone, like the
+    cambricon NLL kernel.)"""
+    import torch
+    import triton.language as tl
+
+    kernel = load_jit_function(
+        root / "flag_gems/fused/cross_entropy_loss.py", "celoss_indices_kernel", {"tle": tl}
+    )
+    n, c, d = 2, 8, 1  # C a multiple of BLOCK_C (see smooth_ce_zero_max)
+
+    def run(offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+        torch.manual_seed(0)
+        inp = (torch.randn(n, c, d) + offset).contiguous()
+        tgt = torch.tensor([[1], [3]])
+        out, w_tgt = torch.zeros(n, d), torch.zeros(n, d)
+        kernel[(1, n)](inp, tgt, None, out, w_tgt, -100, c, d, BLOCK_C=4, BLOCK_D=1)
+        want = torch.nn.functional.cross_entropy(inp.squeeze(-1), tgt.squeeze(-1), reduction="none")
+        return out.squeeze(-1), want
+
+    got0, want0 = run(0.0)
+    got1, want1 = run(-120.0)
+    print("flag-gems default cross entropy (class indices), N=2 C=8")
+    print(f"  logits ~ N(0, 1):      kernel {got0.tolist()}  torch {want0.tolist()}")
+    print(f"  logits ~ N(-120, 1):   kernel {got1.tolist()}  torch {want1.tolist()}")
+    return torch.allclose(got0, want0, rtol=1e-4, atol=1e-4) and not torch.allclose(
+        got1, want1, rtol=1e-4, atol=1e-4
+    )
+
+
+def outer_row_tail_store(root: Path) -> bool:
+    """flag-gems 5.0.2, runtime/backend/_metax/ops/outer.py, `mul_outer_kernel`.
+
+    Each program writes BLOCK_SIZE_M = 8 rows of out (M, N), but the store's mask is the column
+    mask alone (`mask_1`, the row mask, is only on the load of `inp`), so when M is not a
+    multiple of 8 the last program writes rows M..8k-1, past the end of `out` (MB002). Run with
+    the interpreter patch of tests/corpus_own/_check.py."""
+    import torch
+
+    sys.path.insert(0, str(HERE.parent / "tests" / "corpus_own"))
+    import _check  # noqa: F401 - patches the interpreter to raise IllegalAccess
+
+    kernel = load_jit_function(root / "flag_gems/runtime/backend/_metax/ops/outer.py", "mul_outer_kernel")
+
+    def run(m: int, n: int) -> str:
+        inp, weight = torch.randn(m, 1), torch.randn(1, n)
+        out = torch.empty(m, n)
+        grid = (triton_cdiv(m, 8), triton_cdiv(n, 512))
+        try:
+            kernel[grid](
+                inp, weight, out, m, n, out.stride(0), out.stride(1), BLOCK_SIZE_M=8, BLOCK_SIZE_N=512
+            )
+        except Exception as exc:  # noqa: BLE001 - the interpreter's error is what we report
+            return f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1][:160]}"
+        return "ok" if torch.allclose(out, inp * weight) else "wrong values"
+
+    full, tail = run(16, 5), run(9, 5)
+    print("flag-gems metax outer product, BLOCK_SIZE_M=8")
+    print(f"  M=16 N=5: {full}")
+    print(f"  M=9  N=5: {tail}")
+    return full == "ok" and "IllegalAccess" in tail
+
+
+def triton_cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
 CASES = {
     "poly_norm_npu_backward_dw": (poly_norm_npu_backward_dw, "liger_kernel-0.8.5"),
     "smooth_ce_zero_max": (smooth_ce_zero_max, "flag_gems-5.0.2"),
-    "nll_ignore_index_read": (nll_ignore_index_read, "flag_gems-5.0.2"),  # last: it patches the interpreter
+    "default_ce_indices": (default_ce_indices, "flag_gems-5.0.2"),
+    # the last two patch the interpreter to raise on any lane outside the launch's tensors
+    "nll_ignore_index_read": (nll_ignore_index_read, "flag_gems-5.0.2"),
+    "outer_row_tail_store": (outer_row_tail_store, "flag_gems-5.0.2"),
 }
 
 
