@@ -199,7 +199,8 @@ _BACKTICKED = re.compile(r"`([^`]*)`")
 
 def ar001_group(message: str) -> str:
     """The construct an AR001 names, with the user's own identifiers and numbers taken out, so
-    that messages about one construct in different kernels fall into one group."""
+    that messages about one construct in different kernels fall into one group (a global name
+    the kernel calls but the checker cannot resolve is kept: it is what needs modelling)."""
     head = re.split(r" is not modelled| is not known without running", message, maxsplit=1)[0]
     head = re.sub(r"\(internal: (\w+): .*\)$", r"(internal: \1)", head)
 
@@ -211,7 +212,9 @@ def ar001_group(message: str) -> str:
             return "`NAME`"
         return "`" + re.sub(r"(?<![\w.])[A-Za-z_]\w*", "x", inner) + "`"
 
-    head = _BACKTICKED.sub(_name, head)
+    # An unresolved global (`the name `exp``, a bare `sort`) is itself the construct: keep it.
+    if not (head.startswith("the name `") or re.fullmatch(r"`[^`]+`", head)):
+        head = _BACKTICKED.sub(_name, head)
     return re.sub(r"(?<![\w.])\d[\d,]*", "N", head)
 
 
@@ -356,6 +359,24 @@ def run_pins(pins: list[Pin], folder: Path, timeout_s: float, pip_args: tuple[st
     return {pin.label: run_pin(pin, folder, timeout_s, pip_args) for pin in pins}
 
 
+def write_results(path: Path, results: dict) -> None:
+    data = (json.dumps(results, indent=1) + "\n").encode()
+    if path.suffix == ".gz":
+        import gzip
+
+        data = gzip.compress(data, mtime=0)
+    path.write_bytes(data)
+
+
+def read_results(path: Path) -> dict:
+    """Results written by `--json` (plain, or gzip-compressed when the name ends in `.gz`)."""
+    if path.suffix == ".gz":
+        import gzip
+
+        return json.loads(gzip.decompress(path.read_bytes()))
+    return json.loads(path.read_text())
+
+
 def _from_dicts(files: list[dict]) -> list[FileResult]:
     return [FileResult(**{**f, "kernels": [KernelResult(**k) for k in f["kernels"]]}) for f in files]
 
@@ -367,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--timeout", type=float, default=60.0, help="CPU seconds per file before it counts as a hang"
     )
-    ap.add_argument("--json", type=Path, help="write the raw results (every finding) here")
+    ap.add_argument("--json", type=Path, help="write the raw results (every finding) here (.gz: compressed)")
     ap.add_argument(
         "--from-json", type=Path, action="append", help="read results written by --json (repeatable)"
     )
@@ -379,9 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.from_json:
         wanted = {n.strip() for n in args.packages.split(",") if n.strip()}
         for path in args.from_json:
-            results.update(
-                {k: v for k, v in json.loads(path.read_text()).items() if not wanted or v["name"] in wanted}
-            )
+            results.update({k: v for k, v in read_results(path).items() if not wanted or v["name"] in wanted})
     else:
         for pin in _pins(args.packages):
             try:
@@ -390,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"realworld: {exc}", file=sys.stderr)
                 return 2
             if args.json:  # after each package, so a long run that is stopped keeps what it did
-                args.json.write_text(json.dumps(results, indent=1) + "\n")
+                write_results(args.json, results)
     for label, pkg in results.items():
         print_summary(label, summarize(_from_dicts(pkg["files"])))
     for label, pkg in results.items() if args.sample else ():

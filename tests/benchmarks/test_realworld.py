@@ -171,6 +171,11 @@ def test_undecodable_file_is_counted_not_raised(tmp_path: Path) -> None:
             "the value of `NAME` (_next_pow2)",
         ),
         ("`tl.sort` is not modelled: findings that depend on it are not judged", "`tl.sort`"),
+        ("`sort` is not modelled: findings that depend on it are not judged", "`sort`"),
+        (
+            "the name `exp2` (not a parameter, local or module constant) is not modelled: x",
+            "the name `exp2` (not a parameter, local or module constant)",
+        ),
         ("the grid `(n_rows, 3 * h)` is not modelled: findings ...", "the grid `(x, N * x)`"),
         (
             "part of this kernel (internal: IndexError: index 16 is out of bounds) is not modelled: x",
@@ -208,6 +213,14 @@ def test_cli_reads_json_and_prints_summary_and_sample(index: Path, tmp_path: Pat
     assert run.returncode == 0, run.stderr
     assert "== fakekern==1.0: 2 files, 2 kernels" in run.stdout
     assert "fakekern/ops/buggy.py:" in run.stdout and "MB002 scale_kernel" in run.stdout
+
+
+def test_results_round_trip_compressed(tmp_path: Path) -> None:
+    results = {"x==1": {"name": "x", "version": "1", "files": [], "summary": {}}}
+    for name in ("r.json", "r.json.gz"):
+        realworld.write_results(tmp_path / name, results)
+        assert realworld.read_results(tmp_path / name) == results
+    assert (tmp_path / "r.json.gz").read_bytes()[:2] == b"\x1f\x8b"
 
 
 def test_unknown_package_is_a_usage_error() -> None:
