@@ -366,7 +366,6 @@ def table(rows: list[dict], means: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
-
 def write_results(out: Path, gpu: str, meta: dict, rows: list, errors: list) -> dict:
     """Write kernels-<gpu>.json and .md from the rows so far; returns the geomeans."""
     means = geomeans(rows)
@@ -380,6 +379,7 @@ def write_results(out: Path, gpu: str, meta: dict, rows: list, errors: list) -> 
     (out / f"kernels-{gpu}.json").write_text(json.dumps(payload, indent=1))
     (out / f"kernels-{gpu}.md").write_text(table(rows, means) + "\n")
     return means
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
