@@ -32,6 +32,7 @@ DELEGATES: dict[str, tuple[str, str]] = {
     "knowledge": ("knowledge.cli", "technique cards: list, show ID, search TEXT"),
     "profile": ("agent.profile.cli", "profile a kernel on a GPU: FILE::KERNEL ..."),
     "optimize": ("argus_lsp.cli_optimize", "optimize a kernel: candidates gated by invariants, tests, timing"),
+    "mcp": ("argus_lsp.cli_mcp", "Model Context Protocol tools for coding agents (stdio)"),
 }
 
 
