@@ -274,10 +274,11 @@ class OptimizeFeature:
             text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=prepared.version),
             edits=line_edits(old, prepared.result.new_source),
         )])
-        self.prepared.pop((uri, kernel), None)  # one result, applied once
+        self.prepared.pop((uri, kernel), None)  # one result, applied once (also under concurrent requests)
         answer = await self.server.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=edit, label=f"Argus: optimize {kernel}"))
-        if not answer.applied:
+        if not answer.applied:  # the client declined: the result stays, to be applied later
+            self.prepared.setdefault((uri, kernel), prepared)
             return {"status": "not-applied", "kernel": kernel, "message": answer.failure_reason or "the client declined"}
         return {"status": "applied", "kernel": kernel, "edits": len(edit.document_changes[0].edits)}
 

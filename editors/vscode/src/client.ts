@@ -16,6 +16,7 @@ import { hasArgusPackage, isExecutable, which } from './probes';
 import { pythonExtensionInterpreter } from './pythonExtension';
 import { RestartPolicy } from './restartPolicy';
 import { type ServerCommand, expandHome, resolveServerCommand } from './serverCommand';
+import { OPTIMIZE_COMMAND, optimizeThenPreview } from './optimize';
 import { initializationOptions, toServerSettings } from './settings';
 import type { StatusItem } from './status';
 
@@ -172,7 +173,8 @@ export class ArgusClient implements vscode.Disposable {
                         );
                         return undefined;
                     }
-                    return next(command, args);
+                    // "Optimize this kernel": preview the server's diff and apply only on "Apply".
+                    return command === OPTIMIZE_COMMAND ? optimizeThenPreview(args, next) : next(command, args);
                 },
             },
         };

@@ -2,6 +2,7 @@
 // once a Python file with a Triton kernel is open, or when a command asks for it.
 import * as vscode from 'vscode';
 import { ArgusClient } from './client';
+import { registerOptimize } from './optimize';
 import { onInterpreterChange } from './pythonExtension';
 import { openRuleDocumentation } from './ruleDocs';
 import { LIVE_KEYS, RESTART_KEYS } from './settings';
@@ -16,6 +17,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const client = new ArgusClient(output, status);
     argus = client;
     context.subscriptions.push(output, status);
+    registerOptimize(context);
 
     let started = false;
     const ensureStarted = () => {
