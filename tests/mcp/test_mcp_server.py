@@ -4,7 +4,8 @@ Checked: the five tools are listed; `check` on source text and on a folder gives
 --format json` findings; `explain_finding` returns the rule's page; `knowledge_search` ranks the
 cards; `profile` is refused unless the server was started with `--allow-run`; `evaluate_candidate`
 runs gate 1 only without that flag (and rejects a stale reduction pointer with its witness), and all
-gates with it (gate 2 under the Triton interpreter, so it needs an interpreter with torch + triton).
+gates with it, where `profile` also runs (both under the Triton interpreter: they need an interpreter
+with torch + triton).
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ async def test_evaluate_candidate_gate1_only_without_allow_run() -> None:
         assert err and "FILE::KERNEL" in msg
 
 
-async def test_evaluate_candidate_runs_gate2_with_allow_run() -> None:
+async def test_running_tools_with_allow_run() -> None:
     if triton_python() is None:
         pytest.skip("no interpreter with torch + triton (scripts/setup.d/30-triton-cpu.sh installs them)")
     good = MATMUL.read_text().replace("32, 32, 32", "64, 64, 32")
@@ -107,3 +108,8 @@ async def test_evaluate_candidate_runs_gate2_with_allow_run() -> None:
         err, out = await call(client, "evaluate_candidate", target=f"{MATMUL}::matmul_kernel",
                               candidate_source=zeros, backend="cpu")
         assert not err and out["rejected_at"] in ("invariants", "correctness")
+
+        vadd = REPO / "tests" / "profile" / "tasks" / "vadd.py"
+        err, out = await call(client, "profile", target=f"{vadd}::add_kernel", backend="cpu")
+        assert not err, out
+        assert out["kernel"] == "add_kernel" and out["median_ms"] > 0 and out["lens"]
