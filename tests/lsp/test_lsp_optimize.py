@@ -26,6 +26,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from argus_lsp.features.optimize import OptimizeSettings, line_edits, parse_settings
 from tests.profile.conftest import triton_python
 
 sys.path.insert(0, str(REPO / "tests" / "agent"))
@@ -64,8 +65,8 @@ async def lsp(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _needs_triton() -> None:
+@pytest.fixture(scope="module")
+def needs_triton() -> None:
     if triton_python() is None:
         pytest.skip("no interpreter with torch + triton (scripts/setup.d/30-triton-cpu.sh installs them)")
 
@@ -159,6 +160,7 @@ async def test_untrusted_workspace_is_refused(lsp: LanguageClient, kernel_file: 
         await _command(lsp, "argus.optimize.apply", uri)
 
 
+@pytest.mark.usefixtures("needs_triton")
 async def test_improved_result_previewed_then_applied(lsp: LanguageClient, kernel_file: Path) -> None:
     with ScriptedOpenAI([reply("faster")]) as llm:
         await _init(lsp, llm.base_url)
@@ -188,6 +190,7 @@ async def test_improved_result_previewed_then_applied(lsp: LanguageClient, kerne
         await _command(lsp, "argus.optimize.apply", uri)
 
 
+@pytest.mark.usefixtures("needs_triton")
 async def test_apply_refused_unless_every_gate_passed_and_unchanged(lsp: LanguageClient, kernel_file: Path) -> None:
     with ScriptedOpenAI([reply("slower"), reply("faster")]) as llm:
         await _init(lsp, llm.base_url)
@@ -219,6 +222,7 @@ async def test_unsaved_buffer_refused_before_anything_runs(lsp: LanguageClient, 
         await _command(lsp, "argus.optimize", uri, timeout=30)
 
 
+@pytest.mark.usefixtures("needs_triton")
 async def test_cancel_stops_the_run(lsp: LanguageClient, kernel_file: Path) -> None:
     with ScriptedOpenAI([reply("faster")]) as llm:
         await _init(lsp, llm.base_url)
@@ -235,3 +239,31 @@ async def test_cancel_stops_the_run(lsp: LanguageClient, kernel_file: Path) -> N
     assert out["status"] == "cancelled"
     with pytest.raises(JsonRpcException, match="no finished optimization"):
         await _command(lsp, "argus.optimize.apply", uri)
+
+
+# -- pure parts: the edit and the settings (no server) ------------------------------------------------
+@pytest.mark.parametrize(("old", "new"), [
+    ("a\nb\nc\n", "a\nB\nc\n"),            # one line replaced
+    ("a\nb\nc\n", "a\nb\nx\ny\nc\n"),      # lines inserted
+    ("a\nb\nc\nd\n", "a\nd\n"),             # lines deleted
+    ("a\r\nb\r\n", "a\r\nz\r\n"),           # CRLF kept as it is
+    ("", "x\n"),
+])
+def test_line_edits_turn_old_into_new(old: str, new: str) -> None:
+    edits = line_edits(old, new)
+    assert _apply_edits(old, edits) == new
+    assert all(e.range.start.character == 0 for e in edits)
+
+
+def test_line_edits_without_final_newline_replace_the_whole_text() -> None:
+    (edit,) = line_edits("a\nb", "a\nc")
+    assert edit.new_text == "a\nc" and (edit.range.end.line, edit.range.end.character) == (1, 1)
+
+
+def test_settings_read_from_either_shape_and_bad_values_reported() -> None:
+    s, problems = parse_settings({"argus": {"optimize": {"policy": "llm", "baseUrl": " http://h/v1 ", "budget": 3}}})
+    assert s == OptimizeSettings(policy="llm", base_url="http://h/v1", budget=3) and problems == []
+    s, problems = parse_settings({"policy": "magic", "budget": 0, "model": 7, "minutes": "x"})
+    assert s == OptimizeSettings()
+    assert len(problems) == 4 and "argus.optimize.policy" in problems[0]
+    assert parse_settings(None) == (OptimizeSettings(), [])
