@@ -227,18 +227,19 @@ class OptimizeFeature:
         key = (uri, kernel)
         if key in self.runs:
             return {"status": "running", "kernel": kernel}
-        settings = await self._settings()
-        request = OptimizeRequest(
-            target=f"{task.path}::{kernel}", policy=settings.policy, budget=settings.budget, minutes=settings.minutes,
-            llm=LLMSettings(base_url=settings.base_url, model=settings.model, api_key_env=settings.api_key_env),
-        )
+        version, source = doc.version, doc.source  # what an apply must still find, taken before any await
         run = self.runs[key] = Run(token=f"argus-optimize-{next(self._tokens)}")
-        version, source = doc.version, doc.source
         self.prepared.pop(key, None)
         self._refresh_lenses()
         try:
             from agent.optimize.api import optimize  # the agent loads when first asked for, not at startup
 
+            settings = await self._settings()
+            request = OptimizeRequest(
+                target=f"{task.path}::{kernel}", policy=settings.policy, budget=settings.budget,
+                minutes=settings.minutes,
+                llm=LLMSettings(base_url=settings.base_url, model=settings.model, api_key_env=settings.api_key_env),
+            )
             progress = await self._begin(run, kernel, settings)
             call = functools.partial(optimize, request, progress=progress, cancel=run.cancel, timer=TIMER)
             result = await asyncio.get_running_loop().run_in_executor(self.executor, call)
