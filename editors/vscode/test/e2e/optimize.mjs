@@ -2,7 +2,7 @@
 // The real-editor test of "Optimize this kernel" (issue 14): the packaged .vsix in code-server,
 // driven through headless Chromium. It opens the naive matmul example (with its task sidecar),
 // clicks the server's "✨ Optimize" code lens, waits for the diff preview (the file against the
-// candidate), clicks "Apply" in the notification, saves, and checks that the candidate's change is
+// candidate), clicks "Apply" in the notification, saves (File: Save All), and checks that the candidate's change is
 // in the file on disk. No GPU: the server under test (ARGUS_E2E_ARGUS) is
 // tests/lsp/optimize_server.py, whose gate 3 uses a fake clock, and the `llm` policy talks to the
 // scripted chat-completions server the pytest wrapper started (ARGUS_E2E_BASE_URL). Gates 1 and 2
@@ -192,15 +192,15 @@ async function main() {
 
         step('clicking Apply');
         await apply.first().click();
-        // The server's workspace/applyEdit changes the buffer; then save it from its own editor.
+        // The server's workspace/applyEdit changes the buffer (the user saves as usual): "File: Save
+        // All" from the command palette, which saves the file whichever side of the diff has focus.
         await page.waitForTimeout(2000);
-        await page.keyboard.press('Control+P');
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Control+Shift+P');
         await page.locator('.quick-input-widget input').waitFor({ timeout: 20000 });
-        await page.keyboard.type(fileName);
-        await page.locator('.quick-input-list .monaco-list-row', { hasText: fileName }).first().waitFor({ timeout: 20000 });
+        await page.keyboard.type('File: Save All');
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'File: Save All' }).first().waitFor({ timeout: 20000 });
         await page.keyboard.press('Enter');
-        await page.waitForTimeout(1000);
-        await page.keyboard.press('Control+S');
         const end = Date.now() + 20000;
         let saved = original;
         while (Date.now() < end && (saved = readFileSync(filePath, 'utf8')) === original) await new Promise((r) => setTimeout(r, 250));
