@@ -12,9 +12,14 @@ def main(argv: list[str]) -> int:
         description="Serve Argus's tools (check, explain_finding, knowledge_search, evaluate_candidate, "
         "profile) to a coding agent over the Model Context Protocol, on stdin/stdout.",
     )
-    parser.add_argument("--allow-run", action="store_true",
-                        help="allow the tools that run the user's code: profile, and gates 2-3 of evaluate_candidate")
-    parser.add_argument("--root", help="where relative paths in tool arguments start (default: the current directory)")
+    parser.add_argument(
+        "--allow-run",
+        action="store_true",
+        help="allow the tools that run the user's code: profile, and gates 2-3 of evaluate_candidate",
+    )
+    parser.add_argument(
+        "--root", help="where relative paths in tool arguments start (default: the current directory)"
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:

@@ -28,7 +28,9 @@ from argus_lsp.discover import Candidate, candidates
 from argus_lsp.render.json import render as render_json
 from argus_lsp.render.report import Report
 
-RUN_REFUSED = "refused: this tool runs the user's code; start the server with `argus mcp --allow-run` to allow it"
+RUN_REFUSED = (
+    "refused: this tool runs the user's code; start the server with `argus mcp --allow-run` to allow it"
+)
 
 
 class ToolInputError(ValueError):
@@ -46,12 +48,20 @@ class Tools:
         p = Path(path).expanduser()
         return p if p.is_absolute() else self.root / p
 
-    def check(self, path: str | None = None, source: str | None = None, filename: str = "kernel.py",
-              select: list[str] | None = None, ignore: list[str] | None = None) -> dict[str, Any]:
+    def check(
+        self,
+        path: str | None = None,
+        source: str | None = None,
+        filename: str = "kernel.py",
+        select: list[str] | None = None,
+        ignore: list[str] | None = None,
+    ) -> dict[str, Any]:
         from argus_lsp.cli import RunProblems, check_file, tool_version
 
         if (path is None) == (source is None):
-            raise ToolInputError("check wants exactly one of `path` (a file or folder) or `source` (Python text)")
+            raise ToolInputError(
+                "check wants exactly one of `path` (a file or folder) or `source` (Python text)"
+            )
         report, problems = Report(tool_version=tool_version()), RunProblems()
         sel = [c.upper() for c in select] if select else None
         ign = [c.upper() for c in ignore] if ignore else None
@@ -76,32 +86,68 @@ class Tools:
         load_rule_docs()
         info = find_rule(code)
         if info is None:
-            raise ToolInputError(f"explain_finding: no rule {code!r} (codes look like DF002; `argus rules` lists them)")
-        return {"code": info.code, "name": info.name, "severity": info.severity.value, "summary": info.summary,
-                "documentation": info.markdown(), "url": info.docs_url}
+            raise ToolInputError(
+                f"explain_finding: no rule {code!r} (codes look like DF002; `argus rules` lists them)"
+            )
+        return {
+            "code": info.code,
+            "name": info.name,
+            "severity": info.severity.value,
+            "summary": info.summary,
+            "documentation": info.markdown(),
+            "url": info.docs_url,
+        }
 
-    def knowledge_search(self, query: str, code: str | None = None, bottleneck: str | None = None,
-                         pattern: str | None = None, limit: int = 5) -> dict[str, Any]:
+    def knowledge_search(
+        self,
+        query: str,
+        code: str | None = None,
+        bottleneck: str | None = None,
+        pattern: str | None = None,
+        limit: int = 5,
+    ) -> dict[str, Any]:
         from knowledge.retrieve import recommend
 
         if not query.strip() and not (code or bottleneck or pattern):
             raise ToolInputError("knowledge_search wants a query (or a code, bottleneck or pattern)")
-        hits = recommend([code.upper()] if code else [], bottleneck=bottleneck, pattern=pattern, text=query,
-                         limit=max(1, min(limit, 20)))
-        return {"cards": [{**h.to_dict(), "codes": list(h.card.codes), "bottlenecks": list(h.card.bottlenecks),
-                           "patterns": list(h.card.patterns), "kernel": h.card.kernel, "body": h.card.body}
-                          for h in hits]}
+        hits = recommend(
+            [code.upper()] if code else [],
+            bottleneck=bottleneck,
+            pattern=pattern,
+            text=query,
+            limit=max(1, min(limit, 20)),
+        )
+        return {
+            "cards": [
+                {
+                    **h.to_dict(),
+                    "codes": list(h.card.codes),
+                    "bottlenecks": list(h.card.bottlenecks),
+                    "patterns": list(h.card.patterns),
+                    "kernel": h.card.kernel,
+                    "body": h.card.body,
+                }
+                for h in hits
+            ]
+        }
 
-    def evaluate_candidate(self, target: str, candidate_source: str, task: str | None = None,
-                           backend: str = "auto", timeout_s: float = 600.0) -> dict[str, Any]:
+    def evaluate_candidate(
+        self,
+        target: str,
+        candidate_source: str,
+        task: str | None = None,
+        backend: str = "auto",
+        timeout_s: float = 600.0,
+    ) -> dict[str, Any]:
         file, kernel = self._target(target)
         if not self.allow_run:
             return self._gate1_only(file, kernel, candidate_source, task)
         from agent.optimize.api import OptimizeError, evaluate_candidate
 
         try:
-            attempt = evaluate_candidate(f"{file}::{kernel}", candidate_source, task=task, backend=backend,
-                                         timeout_s=timeout_s)
+            attempt = evaluate_candidate(
+                f"{file}::{kernel}", candidate_source, task=task, backend=backend, timeout_s=timeout_s
+            )
         except OptimizeError as exc:
             raise ToolInputError(f"evaluate_candidate: {exc}") from None
         return {**_attempt_json(attempt), "ran": [g.gate for g in attempt.gates]}
@@ -120,9 +166,14 @@ class Tools:
         candidate = Candidate("candidate", source, "external")
         protected = tuple(n for n in (t.reference,) if n)
         required = tuple(n for n in (t.launcher,) if n)
-        attempt = Attempt(candidate, [check_invariants(original, candidate, str(t.path), protected, required)])
-        return {**_attempt_json(attempt), "ran": ["invariants"],
-                "not_run": {"correctness": RUN_REFUSED, "performance": RUN_REFUSED}}
+        attempt = Attempt(
+            candidate, [check_invariants(original, candidate, str(t.path), protected, required)]
+        )
+        return {
+            **_attempt_json(attempt),
+            "ran": ["invariants"],
+            "not_run": {"correctness": RUN_REFUSED, "performance": RUN_REFUSED},
+        }
 
     def profile(self, target: str, backend: str = "auto", timeout_s: float = 600.0) -> dict[str, Any]:
         if not self.allow_run:
@@ -146,8 +197,13 @@ class Tools:
 
 
 def _attempt_json(attempt) -> dict[str, Any]:
-    return {"passed_all": attempt.passed, "verified": attempt.verified, "rejected_at": attempt.rejected_at,
-            "speedup": attempt.speedup, "gates": [asdict(g) for g in attempt.gates]}
+    return {
+        "passed_all": attempt.passed,
+        "verified": attempt.verified,
+        "rejected_at": attempt.rejected_at,
+        "speedup": attempt.speedup,
+        "gates": [asdict(g) for g in attempt.gates],
+    }
 
 
 def build_server(tools: Tools):
@@ -164,37 +220,67 @@ def build_server(tools: Tools):
         except ToolInputError as exc:
             raise ToolError(str(exc)) from None
 
-    server = MCPServer("argus", version=tool_version(), instructions=(
-        "Argus checks data-flow invariants of Triton GPU kernels. Use `check` on every kernel you write "
-        "and fix error and warning findings (each comes with a witness); `explain_finding` explains a code; "
-        "`evaluate_candidate` gates a rewrite of a kernel against the user's own."))
+    server = MCPServer(
+        "argus",
+        version=tool_version(),
+        instructions=(
+            "Argus checks data-flow invariants of Triton GPU kernels. Use `check` on every kernel you write "
+            "and fix error and warning findings (each comes with a witness); `explain_finding` explains a code; "
+            "`evaluate_candidate` gates a rewrite of a kernel against the user's own."
+        ),
+    )
 
-    @server.tool(description="Check Triton kernels: `path` (file or folder) or `source` text. Returns findings "
-                             "(code, severity, 1-based line/column, message, witness, fix) as `argus check --format json`.")
-    def check(path: str | None = None, source: str | None = None, filename: str = "kernel.py",
-              select: list[str] | None = None, ignore: list[str] | None = None) -> dict[str, Any]:
+    @server.tool(
+        description="Check Triton kernels: `path` (file or folder) or `source` text. Returns findings "
+        "(code, severity, 1-based line/column, message, witness, fix) as `argus check --format json`."
+    )
+    def check(
+        path: str | None = None,
+        source: str | None = None,
+        filename: str = "kernel.py",
+        select: list[str] | None = None,
+        ignore: list[str] | None = None,
+    ) -> dict[str, Any]:
         return answer(tools.check, path, source, filename, select, ignore)
 
-    @server.tool(description="The documentation of an Argus rule by code (DF002) or name: what it checks, why, "
-                             "an example, the fix.")
+    @server.tool(
+        description="The documentation of an Argus rule by code (DF002) or name: what it checks, why, "
+        "an example, the fix."
+    )
     def explain_finding(code: str) -> dict[str, Any]:
         return answer(tools.explain_finding, code)
 
-    @server.tool(description="Search the knowledge library's technique cards (autotuning, pid swizzle, "
-                             "pipelining, ...) for a query, optionally filtered by code, bottleneck, pattern.")
-    def knowledge_search(query: str, code: str | None = None, bottleneck: str | None = None,
-                         pattern: str | None = None, limit: int = 5) -> dict[str, Any]:
+    @server.tool(
+        description="Search the knowledge library's technique cards (autotuning, pid swizzle, "
+        "pipelining, ...) for a query, optionally filtered by code, bottleneck, pattern."
+    )
+    def knowledge_search(
+        query: str,
+        code: str | None = None,
+        bottleneck: str | None = None,
+        pattern: str | None = None,
+        limit: int = 5,
+    ) -> dict[str, Any]:
         return answer(tools.knowledge_search, query, code, bottleneck, pattern, limit)
 
-    @server.tool(description="Gate a candidate: the full new text of FILE (target FILE::KERNEL). Gate 1 "
-                             "(invariants: no error finding, none the user's kernel lacks) always; gates 2 "
-                             "(correctness) and 3 (speed) only when the server allows running code.")
-    def evaluate_candidate(target: str, candidate_source: str, task: str | None = None,
-                           backend: str = "auto", timeout_s: float = 600.0) -> dict[str, Any]:
+    @server.tool(
+        description="Gate a candidate: the full new text of FILE (target FILE::KERNEL). Gate 1 "
+        "(invariants: no error finding, none the user's kernel lacks) always; gates 2 "
+        "(correctness) and 3 (speed) only when the server allows running code."
+    )
+    def evaluate_candidate(
+        target: str,
+        candidate_source: str,
+        task: str | None = None,
+        backend: str = "auto",
+        timeout_s: float = 600.0,
+    ) -> dict[str, Any]:
         return answer(tools.evaluate_candidate, target, candidate_source, task, backend, timeout_s)
 
-    @server.tool(description="Profile FILE::KERNEL's task: time, TFLOP/s, TB/s, roofline class. Runs the "
-                             "user's code: refused unless the server was started with --allow-run.")
+    @server.tool(
+        description="Profile FILE::KERNEL's task: time, TFLOP/s, TB/s, roofline class. Runs the "
+        "user's code: refused unless the server was started with --allow-run."
+    )
     def profile(target: str, backend: str = "auto", timeout_s: float = 600.0) -> dict[str, Any]:
         return answer(tools.profile, target, backend, timeout_s)
 

@@ -175,7 +175,8 @@ async def diagnostic(
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
     types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite], resolve_provider=False
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite],
+        resolve_provider=False,
     ),
 )
 def code_action(ls: ArgusServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
@@ -207,8 +208,8 @@ async def on_hover(ls: ArgusServer, params: types.HoverParams) -> types.Hover | 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
 def code_lens(ls: ArgusServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
-    uri = params.text_document.uri
-    return ls.optimizer.code_lenses(uri) + ls.profiles.code_lenses(uri) or None  # shown "✨ Optimize | ▶ Profile"
+    uri = params.text_document.uri  # shown as "✨ Optimize | ▶ Profile"
+    return ls.optimizer.code_lenses(uri) + ls.profiles.code_lenses(uri) or None
 
 
 @server.command(profile_lens.COMMAND)

@@ -1,4 +1,4 @@
-""""Optimize this kernel": run the agent on request, hand back a diff, apply it only on confirmation.
+""" "Optimize this kernel": run the agent on request, hand back a diff, apply it only on confirmation.
 
 A code lens ("✨ Optimize") and a code action (kind `refactor.rewrite`) appear on each kernel that
 has a task, the same tasks the Profile lens reads (`ProfileFeature.tasks`). Optimizing runs the
@@ -86,7 +86,9 @@ def parse_settings(raw: Any) -> tuple[OptimizeSettings, list[str]]:
         if raw["policy"] in POLICIES:
             values["policy"] = raw["policy"]
         else:
-            problems.append(f"argus.optimize.policy must be one of {', '.join(POLICIES)}, got {raw['policy']!r}")
+            problems.append(
+                f"argus.optimize.policy must be one of {', '.join(POLICIES)}, got {raw['policy']!r}"
+            )
     for key, attr in (("baseUrl", "base_url"), ("model", "model"), ("apiKeyEnv", "api_key_env")):
         v = raw.get(key)
         if isinstance(v, str) and v.strip():
@@ -126,7 +128,9 @@ def _lines(text: str) -> list[str]:
 
 def _whole(text: str) -> types.Range:
     lines = text.split("\n")
-    return types.Range(types.Position(0, 0), types.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2))
+    return types.Range(
+        types.Position(0, 0), types.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
+    )
 
 
 @dataclass
@@ -184,15 +188,21 @@ class OptimizeFeature:
             at = doc.index().position(lens_anchor(doc.source, span[0]), self.server.encoding)
             args = [{"uri": uri, "kernel": kernel}]
             if (uri, kernel) in self.runs:
-                cmd = types.Command(title=f"Optimizing {kernel}… (cancel)", command=CANCEL_COMMAND, arguments=args)
+                cmd = types.Command(
+                    title=f"Optimizing {kernel}… (cancel)", command=CANCEL_COMMAND, arguments=args
+                )
             else:
-                cmd = types.Command(title="✨ Optimize", command=COMMAND, arguments=args,
-                                    tooltip=f"Search for a faster {kernel} that passes every gate (runs this file's code)")
+                cmd = types.Command(
+                    title="✨ Optimize",
+                    command=COMMAND,
+                    arguments=args,
+                    tooltip=f"Search for a faster {kernel} that passes every gate (runs this file's code)",
+                )
             out.append(types.CodeLens(range=types.Range(start=at, end=at), command=cmd))
         return out
 
     def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
-        """"Optimize this kernel" when the range touches a kernel with a task (from its def to the next)."""
+        """ "Optimize this kernel" when the range touches a kernel with a task (from its def to the next)."""
         doc = self.server.store.get(params.text_document.uri)
         kernels = self._kernels(params.text_document.uri)
         if doc is None or not kernels:
@@ -200,14 +210,20 @@ class OptimizeFeature:
         index, enc = doc.index(), self.server.encoding
         line = params.range.start.line
         starts = sorted((index.position(span[0], enc).line, kernel) for kernel, span in kernels)
-        inside = [k for i, (first, k) in enumerate(starts)
-                  if first - 3 <= line and (i + 1 == len(starts) or line < starts[i + 1][0] - 3)]
+        inside = [
+            k
+            for i, (first, k) in enumerate(starts)
+            if first - 3 <= line and (i + 1 == len(starts) or line < starts[i + 1][0] - 3)
+        ]
         return [
             types.CodeAction(
                 title=f"Optimize this kernel ({k}) with Argus",
                 kind=types.CodeActionKind.RefactorRewrite,
-                command=types.Command(title="Optimize this kernel", command=COMMAND,
-                                      arguments=[{"uri": params.text_document.uri, "kernel": k}]),
+                command=types.Command(
+                    title="Optimize this kernel",
+                    command=COMMAND,
+                    arguments=[{"uri": params.text_document.uri, "kernel": k}],
+                ),
             )
             for k in inside
         ]
@@ -223,7 +239,9 @@ class OptimizeFeature:
         if doc is None:
             raise JsonRpcInvalidParams(message=f"{COMMAND}: {uri} is not open")
         if doc.source != _read(task.path):
-            raise JsonRpcInvalidRequest(message=f"{COMMAND}: save {task.path.name} first: the agent optimizes the file as saved")
+            raise JsonRpcInvalidRequest(
+                message=f"{COMMAND}: save {task.path.name} first: the agent optimizes the file as saved"
+            )
         key = (uri, kernel)
         if key in self.runs:
             return {"status": "running", "kernel": kernel}
@@ -236,9 +254,13 @@ class OptimizeFeature:
 
             settings = await self._settings()
             request = OptimizeRequest(
-                target=f"{task.path}::{kernel}", policy=settings.policy, budget=settings.budget,
+                target=f"{task.path}::{kernel}",
+                policy=settings.policy,
+                budget=settings.budget,
                 minutes=settings.minutes,
-                llm=LLMSettings(base_url=settings.base_url, model=settings.model, api_key_env=settings.api_key_env),
+                llm=LLMSettings(
+                    base_url=settings.base_url, model=settings.model, api_key_env=settings.api_key_env
+                ),
             )
             progress = await self._begin(run, kernel, settings)
             call = functools.partial(optimize, request, progress=progress, cancel=run.cancel, timer=TIMER)
@@ -271,16 +293,27 @@ class OptimizeFeature:
             raise JsonRpcInvalidRequest(message=f"{APPLY_COMMAND} refused: {reason}")
         assert prepared is not None and prepared.result.new_source is not None
         old = prepared.source.decode("utf-8")
-        edit = types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=prepared.version),
-            edits=line_edits(old, prepared.result.new_source),
-        )])
+        edit = types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(
+                        uri=uri, version=prepared.version
+                    ),
+                    edits=line_edits(old, prepared.result.new_source),
+                )
+            ]
+        )
         self.prepared.pop((uri, kernel), None)  # one result, applied once (also under concurrent requests)
         answer = await self.server.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=edit, label=f"Argus: optimize {kernel}"))
+            types.ApplyWorkspaceEditParams(edit=edit, label=f"Argus: optimize {kernel}")
+        )
         if not answer.applied:  # the client declined: the result stays, to be applied later
             self.prepared.setdefault((uri, kernel), prepared)
-            return {"status": "not-applied", "kernel": kernel, "message": answer.failure_reason or "the client declined"}
+            return {
+                "status": "not-applied",
+                "kernel": kernel,
+                "message": answer.failure_reason or "the client declined",
+            }
         return {"status": "applied", "kernel": kernel, "edits": len(edit.document_changes[0].edits)}
 
     def _why_not_apply(self, uri: str, prepared: Prepared | None) -> str | None:
@@ -319,7 +352,8 @@ class OptimizeFeature:
         if self.server.supports("workspace.configuration"):
             try:
                 items = await self.server.workspace_configuration_async(
-                    types.ConfigurationParams(items=[types.ConfigurationItem(section="argus.optimize")]))
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="argus.optimize")])
+                )
                 raw = items[0] if items and items[0] is not None else raw
             except Exception as exc:  # a client that cannot answer: initializationOptions
                 log.warning("workspace/configuration failed: %s", exc)
@@ -338,9 +372,15 @@ class OptimizeFeature:
                 log.warning("workDoneProgress/create failed: %s", exc)
                 run.shown = False
         if run.shown:
-            server.work_done_progress.begin(run.token, types.WorkDoneProgressBegin(
-                title=f"Optimizing {kernel}", message=f"policy {settings.policy}, budget {settings.budget}",
-                cancellable=True, percentage=0))
+            server.work_done_progress.begin(
+                run.token,
+                types.WorkDoneProgressBegin(
+                    title=f"Optimizing {kernel}",
+                    message=f"policy {settings.policy}, budget {settings.budget}",
+                    cancellable=True,
+                    percentage=0,
+                ),
+            )
             future = server.work_done_progress.tokens.get(run.token)
             if future is not None:
                 future.add_done_callback(lambda f: run.cancel.set() if f.cancelled() else None)
@@ -348,9 +388,14 @@ class OptimizeFeature:
         def report(stage: str, candidates: int) -> None:  # on the message loop
             if run.shown:
                 pct = min(99, int(100 * candidates / max(settings.budget, 1)))
-                server.work_done_progress.report(run.token, types.WorkDoneProgressReport(
-                    message=f"{stage}: {candidates} candidate{'s' * (candidates != 1)}", percentage=pct,
-                    cancellable=True))
+                server.work_done_progress.report(
+                    run.token,
+                    types.WorkDoneProgressReport(
+                        message=f"{stage}: {candidates} candidate{'s' * (candidates != 1)}",
+                        percentage=pct,
+                        cancellable=True,
+                    ),
+                )
 
         def from_worker(stage: str, candidates: int) -> None:  # on the agent's thread
             with contextlib.suppress(RuntimeError):  # the loop closed: shutting down
@@ -375,15 +420,26 @@ def outcome_json(kernel: str, result: OptimizeResult) -> dict[str, Any]:
     """What the client needs to preview and decide: the diff, the new text, whether it may apply."""
     best = result.best.summary() if result.best else None
     applicable = result.status == "improved" and result.new_source is not None
-    why = "" if applicable else {
-        "unmeasured": "gates 1 and 2 passed but performance was not measured (no GPU): not applied",
-        "no-better": "no candidate passed every gate",
-    }.get(result.status, result.status)
+    why = (
+        ""
+        if applicable
+        else {
+            "unmeasured": "gates 1 and 2 passed but performance was not measured (no GPU): not applied",
+            "no-better": "no candidate passed every gate",
+        }.get(result.status, result.status)
+    )
     return {
-        "status": result.status, "kernel": kernel, "applicable": applicable, "reason": why,
-        "patch": result.patch, "newText": result.new_source if result.best else None,
-        "best": best, "candidates": len(result.attempts), "rejected": result.rejected_counts(),
-        "stopReason": result.stop_reason, "notes": result.notes,
+        "status": result.status,
+        "kernel": kernel,
+        "applicable": applicable,
+        "reason": why,
+        "patch": result.patch,
+        "newText": result.new_source if result.best else None,
+        "best": best,
+        "candidates": len(result.attempts),
+        "rejected": result.rejected_counts(),
+        "stopReason": result.stop_reason,
+        "notes": result.notes,
     }
 
 

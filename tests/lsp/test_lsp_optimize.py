@@ -1,4 +1,4 @@
-""""Optimize this kernel" end to end: a real server process driven by pytest-lsp, no GPU.
+""" "Optimize this kernel" end to end: a real server process driven by pytest-lsp, no GPU.
 
 The server is tests/lsp/optimize_server.py (the real server with gate 3's clock replaced: a `# FAST`
 candidate takes half the time); the `llm` policy talks to a real local chat-completions server with
@@ -76,30 +76,51 @@ def kernel_file(tmp_path: Path) -> Path:
     """A copy of the naive matmul example and its task, so applying a patch changes only the copy."""
     dest = tmp_path / EXAMPLE.name
     shutil.copyfile(EXAMPLE, dest)
-    shutil.copyfile(EXAMPLE.with_name(EXAMPLE.name + ".argus.toml"), tmp_path / (EXAMPLE.name + ".argus.toml"))
+    shutil.copyfile(
+        EXAMPLE.with_name(EXAMPLE.name + ".argus.toml"), tmp_path / (EXAMPLE.name + ".argus.toml")
+    )
     return dest
 
 
-async def _init(client: LanguageClient, base_url: str = "http://127.0.0.1:9/v1", trusted: bool = True) -> None:
+async def _init(
+    client: LanguageClient, base_url: str = "http://127.0.0.1:9/v1", trusted: bool = True
+) -> None:
     client.set_configuration(
-        {"policy": "llm", "baseUrl": base_url, "model": "scripted", "apiKeyEnv": "ARGUS_TEST_KEY", "budget": 1},
+        {
+            "policy": "llm",
+            "baseUrl": base_url,
+            "model": "scripted",
+            "apiKeyEnv": "ARGUS_TEST_KEY",
+            "budget": 1,
+        },
         section="argus.optimize",
     )
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"),
-        initialization_options={"argus": {"debounceMs": 0, "trusted": trusted}},
-    ))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            initialization_options={"argus": {"debounceMs": 0, "trusted": trusted}},
+        )
+    )
 
 
 def _open(client: LanguageClient, path: Path) -> str:
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=path.as_uri(), language_id="python", version=1, text=path.read_text())))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=path.as_uri(), language_id="python", version=1, text=path.read_text()
+            )
+        )
+    )
     return path.as_uri()
 
 
 async def _command(client: LanguageClient, command: str, uri: str, timeout: float = 300) -> dict:
-    return await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command=command, arguments=[{"uri": uri, "kernel": "matmul_kernel"}])), timeout)
+    return await asyncio.wait_for(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command, arguments=[{"uri": uri, "kernel": "matmul_kernel"}])
+        ),
+        timeout,
+    )
 
 
 def _apply_edits(text: str, edits: list[types.TextEdit]) -> str:
@@ -127,15 +148,19 @@ def _action_titles(actions) -> list[str]:
 
 
 async def _code_actions(client: LanguageClient, uri: str, line: int):
-    return await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=types.Range(types.Position(line, 0), types.Position(line, 0)),
-        context=types.CodeActionContext(diagnostics=[])))
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(types.Position(line, 0), types.Position(line, 0)),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
 
 
 async def _lens_titles(client: LanguageClient, uri: str) -> list[str]:
-    got = await client.text_document_code_lens_async(types.CodeLensParams(
-        text_document=types.TextDocumentIdentifier(uri=uri)))
+    got = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     return [lens.command.title for lens in got or [] if lens.command]
 
 
@@ -145,7 +170,9 @@ async def test_offered_on_kernels_with_a_task(lsp: LanguageClient, kernel_file: 
     assert "✨ Optimize" in await _lens_titles(lsp, uri)
     lines = kernel_file.read_text().split("\n")
     inside = next(i for i, s in enumerate(lines) if s.startswith("def matmul_kernel(")) + 3
-    assert _action_titles(await _code_actions(lsp, uri, inside)) == ["Optimize this kernel (matmul_kernel) with Argus"]
+    assert _action_titles(await _code_actions(lsp, uri, inside)) == [
+        "Optimize this kernel (matmul_kernel) with Argus"
+    ]
     before = next(i for i, s in enumerate(lines) if s.startswith("import"))
     assert _action_titles(await _code_actions(lsp, uri, before)) == []
 
@@ -183,15 +210,20 @@ async def test_improved_result_previewed_then_applied(lsp: LanguageClient, kerne
     assert change.text_document.uri == uri and change.text_document.version == 1
     new = _apply_edits(old, change.edits)
     assert new == out["newText"]
-    patch = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "a/" + kernel_file.name,
-                                         "b/" + kernel_file.name))
+    patch = "".join(
+        difflib.unified_diff(
+            old.splitlines(True), new.splitlines(True), "a/" + kernel_file.name, "b/" + kernel_file.name
+        )
+    )
     assert patch.split("\n")[2:] == out["patch"].split("\n")[2:]  # the same hunks as the agent's patch
     with pytest.raises(JsonRpcException, match="no finished optimization"):  # applied once
         await _command(lsp, "argus.optimize.apply", uri)
 
 
 @pytest.mark.usefixtures("needs_triton")
-async def test_apply_refused_unless_every_gate_passed_and_unchanged(lsp: LanguageClient, kernel_file: Path) -> None:
+async def test_apply_refused_unless_every_gate_passed_and_unchanged(
+    lsp: LanguageClient, kernel_file: Path
+) -> None:
     with ScriptedOpenAI([reply("slower"), reply("faster")]) as llm:
         await _init(lsp, llm.base_url)
         uri = _open(lsp, kernel_file)
@@ -203,9 +235,14 @@ async def test_apply_refused_unless_every_gate_passed_and_unchanged(lsp: Languag
 
         faster = await _command(lsp, "argus.optimize", uri)
         assert faster["status"] == "improved"
-    lsp.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=kernel_file.read_text() + "# edited\n")]))
+    lsp.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangeWholeDocument(text=kernel_file.read_text() + "# edited\n")
+            ],
+        )
+    )
     await asyncio.sleep(0.2)
     with pytest.raises(JsonRpcException, match="document changed since the optimization started"):
         await _command(lsp, "argus.optimize.apply", uri)
@@ -215,9 +252,14 @@ async def test_apply_refused_unless_every_gate_passed_and_unchanged(lsp: Languag
 async def test_unsaved_buffer_refused_before_anything_runs(lsp: LanguageClient, kernel_file: Path) -> None:
     await _init(lsp)
     uri = _open(lsp, kernel_file)
-    lsp.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=kernel_file.read_text() + "\n")]))
+    lsp.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangeWholeDocument(text=kernel_file.read_text() + "\n")
+            ],
+        )
+    )
     with pytest.raises(JsonRpcException, match="save naive_matmul.py first"):
         await _command(lsp, "argus.optimize", uri, timeout=30)
 
@@ -229,7 +271,9 @@ async def test_cancel_stops_the_run(lsp: LanguageClient, kernel_file: Path) -> N
         uri = _open(lsp, kernel_file)
         running = asyncio.ensure_future(_command(lsp, "argus.optimize", uri))
         for _ in range(300):  # the run has begun once its progress shows
-            if any(isinstance(r, types.WorkDoneProgressBegin) for rs in lsp.progress_reports.values() for r in rs):
+            if any(
+                isinstance(r, types.WorkDoneProgressBegin) for rs in lsp.progress_reports.values() for r in rs
+            ):
                 break
             await asyncio.sleep(0.1)
         (token,) = lsp.progress_reports
@@ -242,13 +286,16 @@ async def test_cancel_stops_the_run(lsp: LanguageClient, kernel_file: Path) -> N
 
 
 # -- pure parts: the edit and the settings (no server) ------------------------------------------------
-@pytest.mark.parametrize(("old", "new"), [
-    ("a\nb\nc\n", "a\nB\nc\n"),            # one line replaced
-    ("a\nb\nc\n", "a\nb\nx\ny\nc\n"),      # lines inserted
-    ("a\nb\nc\nd\n", "a\nd\n"),             # lines deleted
-    ("a\r\nb\r\n", "a\r\nz\r\n"),           # CRLF kept as it is
-    ("", "x\n"),
-])
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("a\nb\nc\n", "a\nB\nc\n"),  # one line replaced
+        ("a\nb\nc\n", "a\nb\nx\ny\nc\n"),  # lines inserted
+        ("a\nb\nc\nd\n", "a\nd\n"),  # lines deleted
+        ("a\r\nb\r\n", "a\r\nz\r\n"),  # CRLF kept as it is
+        ("", "x\n"),
+    ],
+)
 def test_line_edits_turn_old_into_new(old: str, new: str) -> None:
     edits = line_edits(old, new)
     assert _apply_edits(old, edits) == new
@@ -261,7 +308,9 @@ def test_line_edits_without_final_newline_replace_the_whole_text() -> None:
 
 
 def test_settings_read_from_either_shape_and_bad_values_reported() -> None:
-    s, problems = parse_settings({"argus": {"optimize": {"policy": "llm", "baseUrl": " http://h/v1 ", "budget": 3}}})
+    s, problems = parse_settings(
+        {"argus": {"optimize": {"policy": "llm", "baseUrl": " http://h/v1 ", "budget": 3}}}
+    )
     assert s == OptimizeSettings(policy="llm", base_url="http://h/v1", budget=3) and problems == []
     s, problems = parse_settings({"policy": "magic", "budget": 0, "model": 7, "minutes": "x"})
     assert s == OptimizeSettings()
