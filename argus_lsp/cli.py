@@ -38,6 +38,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     "knowledge": Subcommand("knowledge.cli", "technique cards: list, show ID, search TEXT"),
     "profile": Subcommand("agent.profile.cli", "profile a kernel's task on a GPU: FILE::KERNEL ...", "agent"),
     "optimize": Subcommand("argus_lsp.cli_optimize", "optimize a kernel: FILE::KERNEL --policy knowledge|llm", "agent"),
+    "mcp": Subcommand("argus_lsp.cli_mcp", "Model Context Protocol tools for coding agents (stdio)", "agent"),
     "record": Subcommand("argus_lsp.cli_record", "run a command once, recording its Triton launches"),
 }
 

@@ -26,6 +26,7 @@ from argus_lsp import config as config_mod
 from argus_lsp import settings as settings_mod
 from argus_lsp.documents import DocumentStore
 from argus_lsp.features import code_actions, hover, profile_lens
+from argus_lsp.features import optimize as optimize_feature
 from argus_lsp.features.diagnostics import DiagnosticsScheduler
 
 try:
@@ -85,6 +86,7 @@ class ArgusServer(LanguageServer):
         # hover interprets one kernel: its own thread, so it never queues behind a check
         self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
         self.hover_memo = hover.HoverMemo()
+        self.optimizer = optimize_feature.OptimizeFeature(self)
 
     @property
     def encoding(self) -> str:
@@ -161,6 +163,7 @@ def initialize(ls: ArgusServer, params: types.InitializeParams) -> None:
     ls.diagnostics.pull = ls.supports("text_document.diagnostic")
     ls.profiles.configure(params.initialization_options)
     ls.profiles.trusted = client_trusts(params.initialization_options)
+    ls.optimizer.configure(params.initialization_options)
 
 
 @server.feature(types.INITIALIZED)
@@ -235,14 +238,18 @@ async def diagnostic(
 
 @server.feature(
     types.TEXT_DOCUMENT_CODE_ACTION,
-    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=False),
+    types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite],
+        resolve_provider=False,
+    ),
 )
 def code_action(ls: ArgusServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     doc = ls.store.get(params.text_document.uri)
     if doc is None:
         return None
     versioned = ls.supports("workspace.workspace_edit.document_changes")
-    return code_actions.code_actions(doc, params, ls.encoding, versioned) or None
+    found = code_actions.code_actions(doc, params, ls.encoding, versioned) + ls.optimizer.code_actions(params)
+    return found or None
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -271,7 +278,8 @@ async def on_hover(ls: ArgusServer, params: types.HoverParams) -> types.Hover | 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
 def code_lens(ls: ArgusServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
-    return ls.profiles.code_lenses(params.text_document.uri) or None
+    uri = params.text_document.uri  # shown as "✨ Optimize | ▶ Profile"
+    return ls.optimizer.code_lenses(uri) + ls.profiles.code_lenses(uri) or None
 
 
 @server.command(profile_lens.COMMAND)
@@ -284,9 +292,25 @@ def profile_cancel_command(ls: ArgusServer, *args: object) -> bool:
     return ls.profiles.cancel(list(args))
 
 
+@server.command(optimize_feature.COMMAND)
+async def optimize_command(ls: ArgusServer, *args: object) -> dict:
+    return await ls.optimizer.execute(list(args))
+
+
+@server.command(optimize_feature.APPLY_COMMAND)
+async def optimize_apply_command(ls: ArgusServer, *args: object) -> dict:
+    return await ls.optimizer.apply(list(args))
+
+
+@server.command(optimize_feature.CANCEL_COMMAND)
+def optimize_cancel_command(ls: ArgusServer, *args: object) -> bool:
+    return ls.optimizer.cancel(list(args))
+
+
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: ArgusServer, params: None) -> None:
     ls.profiles.shutdown()
+    ls.optimizer.shutdown()
     ls.diagnostics.shutdown()
     ls.hover_executor.shutdown(wait=False, cancel_futures=True)
 

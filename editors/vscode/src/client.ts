@@ -16,6 +16,7 @@ import { hasArgusPackage, isExecutable, which } from './probes';
 import { pythonExtensionInterpreter } from './pythonExtension';
 import { RestartPolicy } from './restartPolicy';
 import { type ServerCommand, expandHome, launchSpec, resolveServerCommand } from './serverCommand';
+import { OPTIMIZE_COMMAND, optimizeThenPreview } from './optimize';
 import { initializationOptions, toServerSettings } from './settings';
 import type { StatusItem } from './status';
 
@@ -182,7 +183,8 @@ export class ArgusClient implements vscode.Disposable {
                         );
                         return undefined;
                     }
-                    return next(command, args);
+                    // "Optimize this kernel": preview the server's diff and apply only on "Apply".
+                    return command === OPTIMIZE_COMMAND ? optimizeThenPreview(args, next) : next(command, args);
                 },
             },
         };

@@ -3,6 +3,7 @@
 import { promises as fs } from 'node:fs';
 import * as vscode from 'vscode';
 import { ArgusClient } from './client';
+import { registerOptimize } from './optimize';
 import { onInterpreterChange } from './pythonExtension';
 import { openRuleDocumentation } from './ruleDocs';
 import { LIVE_KEYS, RESTART_KEYS } from './settings';
@@ -17,6 +18,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const client = new ArgusClient(output, status, () => safeDirectory(context));
     argus = client;
     context.subscriptions.push(output, status);
+    registerOptimize(context);
 
     let started = false;
     const ensureStarted = () => {

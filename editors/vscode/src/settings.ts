@@ -116,7 +116,8 @@ export function initializationOptions(settings: ServerSettings, trusted: boolean
 /** Settings that need a server restart rather than a live update (they change what is started). */
 export const RESTART_KEYS = ['argus.path', 'argus.interpreter'];
 /** Settings the running server picks up live through workspace/didChangeConfiguration. */
-export const LIVE_KEYS = ['argus.select', 'argus.ignore', 'argus.severityOverrides', 'argus.run', 'argus.profile'];
+// (argus.optimize.* is pulled by the server each time a run starts: src/optimize.ts, docs/optimize.md.)
+export const LIVE_KEYS = ['argus.select', 'argus.ignore', 'argus.severityOverrides', 'argus.run', 'argus.profile', 'argus.optimize'];
 /** The profile settings as package.json declares them (each maps to a key of ProfileSettings). */
 export const PROFILE_KEYS = ['argus.profile.target', 'argus.profile.python', 'argus.profile.timeout', 'argus.profile.counters'];
 /**
@@ -124,4 +125,4 @@ export const PROFILE_KEYS = ['argus.profile.target', 'argus.profile.python', 'ar
  * `argus.profile.cancel` only exists while such a run is going. Both are declared in package.json
  * with `"enablement": "isWorkspaceTrusted"`, and the client refuses them when untrusted.
  */
-export const TRUSTED_ONLY_COMMANDS = ['argus.profile', 'argus.profile.cancel'];
+export const TRUSTED_ONLY_COMMANDS = ['argus.profile', 'argus.profile.cancel', 'argus.optimize', 'argus.optimize.apply', 'argus.optimize.cancel'];

@@ -1,0 +1,292 @@
+"""Argus as Model Context Protocol tools, so that coding agents can use it as their gate.
+
+    argus mcp [--allow-run]          # stdio; see docs/mcp.md for a client configuration
+
+Tools (each returns one JSON object):
+- `check`: findings of a file, folder or source text, in the `argus check --format json` shape;
+- `explain_finding`: a rule's documentation by code (`DF002`) or name;
+- `knowledge_search`: technique cards ranked for a query (the agent's own retrieval);
+- `evaluate_candidate`: the optimize gates on a candidate source for FILE::KERNEL;
+- `profile`: time and roofline of FILE::KERNEL on the local GPU (or the Triton interpreter).
+
+`check`, `explain_finding` and `knowledge_search` never run code. `profile` runs the user's task and
+is refused unless the server was started with `--allow-run`; `evaluate_candidate` without it runs
+gate 1 only (the checker, on the candidate's text) and says that gates 2 and 3 were not run. The
+tool functions are plain Python (`Tools`); `build_server` only registers them with the `mcp` SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from argus_lsp.discover import Candidate, candidates
+from argus_lsp.render.json import render as render_json
+from argus_lsp.render.report import Report
+
+RUN_REFUSED = (
+    "refused: this tool runs the user's code; start the server with `argus mcp --allow-run` to allow it"
+)
+
+
+class ToolInputError(ValueError):
+    """Bad arguments from the calling agent; the message says what to send instead."""
+
+
+class Tools:
+    """The tools' behaviour, independent of the protocol (tests call these directly too)."""
+
+    def __init__(self, allow_run: bool = False, root: Path | None = None) -> None:
+        self.allow_run = allow_run
+        self.root = root or Path.cwd()
+
+    def _path(self, path: str) -> Path:
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else self.root / p
+
+    def check(
+        self,
+        path: str | None = None,
+        source: str | None = None,
+        filename: str = "kernel.py",
+        select: list[str] | None = None,
+        ignore: list[str] | None = None,
+    ) -> dict[str, Any]:
+        from argus_lsp.cli import RunProblems, check_file, tool_version
+
+        if (path is None) == (source is None):
+            raise ToolInputError(
+                "check wants exactly one of `path` (a file or folder) or `source` (Python text)"
+            )
+        report, problems = Report(tool_version=tool_version()), RunProblems()
+        sel = [c.upper() for c in select] if select else None
+        ign = [c.upper() for c in ignore] if ignore else None
+        if source is not None:
+            with tempfile.TemporaryDirectory(prefix="argus-mcp-") as tmp:
+                file = Path(tmp) / Path(filename).name
+                file.write_text(source, encoding="utf-8")
+                check_file(Candidate(filename, file), report, sel, ign, problems)
+        else:
+            target = self._path(path)
+            if not target.exists():
+                raise ToolInputError(f"check: {path} does not exist (relative paths start at {self.root})")
+            for cand in candidates([str(target)]):
+                check_file(cand, report, sel, ign, problems)
+        out = json.loads(render_json(report))
+        out["complete"] = not problems.any
+        return out
+
+    def explain_finding(self, code: str) -> dict[str, Any]:
+        from argus_lsp.render.rules import find_rule, load_rule_docs
+
+        load_rule_docs()
+        info = find_rule(code)
+        if info is None:
+            raise ToolInputError(
+                f"explain_finding: no rule {code!r} (codes look like DF002; `argus rules` lists them)"
+            )
+        return {
+            "code": info.code,
+            "name": info.name,
+            "severity": info.severity.value,
+            "summary": info.summary,
+            "documentation": info.markdown(),
+            "url": info.docs_url,
+        }
+
+    def knowledge_search(
+        self,
+        query: str,
+        code: str | None = None,
+        bottleneck: str | None = None,
+        pattern: str | None = None,
+        limit: int = 5,
+    ) -> dict[str, Any]:
+        from knowledge.retrieve import recommend
+
+        if not query.strip() and not (code or bottleneck or pattern):
+            raise ToolInputError("knowledge_search wants a query (or a code, bottleneck or pattern)")
+        hits = recommend(
+            [code.upper()] if code else [],
+            bottleneck=bottleneck,
+            pattern=pattern,
+            text=query,
+            limit=max(1, min(limit, 20)),
+        )
+        return {
+            "cards": [
+                {
+                    **h.to_dict(),
+                    "codes": list(h.card.codes),
+                    "bottlenecks": list(h.card.bottlenecks),
+                    "patterns": list(h.card.patterns),
+                    "kernel": h.card.kernel,
+                    "body": h.card.body,
+                }
+                for h in hits
+            ]
+        }
+
+    def evaluate_candidate(
+        self,
+        target: str,
+        candidate_source: str,
+        task: str | None = None,
+        backend: str = "auto",
+        timeout_s: float = 600.0,
+    ) -> dict[str, Any]:
+        file, kernel = self._target(target)
+        if not self.allow_run:
+            return self._gate1_only(file, kernel, candidate_source, task)
+        from agent.optimize.api import OptimizeError, evaluate_candidate
+
+        try:
+            attempt = evaluate_candidate(
+                f"{file}::{kernel}", candidate_source, task=task, backend=backend, timeout_s=timeout_s
+            )
+        except OptimizeError as exc:
+            raise ToolInputError(f"evaluate_candidate: {exc}") from None
+        return {**_attempt_json(attempt), "ran": [g.gate for g in attempt.gates]}
+
+    def _gate1_only(self, file: Path, kernel: str, source: str, task: str | None) -> dict[str, Any]:
+        """Gate 1 as the agent runs it (Evaluator.gate1): the checker on the text, nothing executed."""
+        from agent.optimize.api import OptimizeError, OptimizeRequest, load_request_task
+        from agent.optimize.gate_invariants import check_invariants
+        from agent.optimize.types import Attempt, Candidate
+
+        try:
+            t = load_request_task(OptimizeRequest(target=f"{file}::{kernel}", task=task))
+            original = Path(t.path).read_text(encoding="utf-8")
+        except (OptimizeError, OSError) as exc:
+            raise ToolInputError(f"evaluate_candidate: {exc}") from None
+        candidate = Candidate("candidate", source, "external")
+        protected = tuple(n for n in (t.reference,) if n)
+        required = tuple(n for n in (t.launcher,) if n)
+        attempt = Attempt(
+            candidate, [check_invariants(original, candidate, str(t.path), protected, required)]
+        )
+        return {
+            **_attempt_json(attempt),
+            "ran": ["invariants"],
+            "not_run": {"correctness": RUN_REFUSED, "performance": RUN_REFUSED},
+        }
+
+    def profile(self, target: str, backend: str = "auto", timeout_s: float = 600.0) -> dict[str, Any]:
+        if not self.allow_run:
+            raise ToolInputError(f"profile {RUN_REFUSED}")
+        from agent.profile.api import ProfileError, profile
+
+        file, kernel = self._target(target)
+        try:
+            return profile(f"{file}::{kernel}", backend=backend, timeout=timeout_s).to_json()
+        except ProfileError as exc:
+            raise ToolInputError(f"profile: {exc}") from None
+
+    def _target(self, target: str) -> tuple[Path, str]:
+        file, sep, kernel = target.rpartition("::")
+        if not sep or not file or not kernel:
+            raise ToolInputError(f"target must be FILE::KERNEL, got {target!r}")
+        path = self._path(file)
+        if not path.is_file():
+            raise ToolInputError(f"{file} is not a file (relative paths start at {self.root})")
+        return path, kernel
+
+
+def _attempt_json(attempt) -> dict[str, Any]:
+    return {
+        "passed_all": attempt.passed,
+        "verified": attempt.verified,
+        "rejected_at": attempt.rejected_at,
+        "speedup": attempt.speedup,
+        "gates": [asdict(g) for g in attempt.gates],
+    }
+
+
+def build_server(tools: Tools):
+    """The MCP server with the five tools registered (the `mcp` package is imported only here)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from argus_lsp.cli import tool_version
+
+    def answer(tool, *args: Any) -> dict[str, Any]:
+        """A bad argument is an anticipated failure: the agent reads the message, no traceback is logged."""
+        try:
+            return tool(*args)
+        except ToolInputError as exc:
+            raise ToolError(str(exc)) from None
+
+    server = MCPServer(
+        "argus",
+        version=tool_version(),
+        instructions=(
+            "Argus checks data-flow invariants of Triton GPU kernels. Use `check` on every kernel you write "
+            "and fix error and warning findings (each comes with a witness); `explain_finding` explains a code; "
+            "`evaluate_candidate` gates a rewrite of a kernel against the user's own."
+        ),
+    )
+
+    @server.tool(
+        description="Check Triton kernels: `path` (file or folder) or `source` text. Returns findings "
+        "(code, severity, 1-based line/column, message, witness, fix) as `argus check --format json`."
+    )
+    def check(
+        path: str | None = None,
+        source: str | None = None,
+        filename: str = "kernel.py",
+        select: list[str] | None = None,
+        ignore: list[str] | None = None,
+    ) -> dict[str, Any]:
+        return answer(tools.check, path, source, filename, select, ignore)
+
+    @server.tool(
+        description="The documentation of an Argus rule by code (DF002) or name: what it checks, why, "
+        "an example, the fix."
+    )
+    def explain_finding(code: str) -> dict[str, Any]:
+        return answer(tools.explain_finding, code)
+
+    @server.tool(
+        description="Search the knowledge library's technique cards (autotuning, pid swizzle, "
+        "pipelining, ...) for a query, optionally filtered by code, bottleneck, pattern."
+    )
+    def knowledge_search(
+        query: str,
+        code: str | None = None,
+        bottleneck: str | None = None,
+        pattern: str | None = None,
+        limit: int = 5,
+    ) -> dict[str, Any]:
+        return answer(tools.knowledge_search, query, code, bottleneck, pattern, limit)
+
+    @server.tool(
+        description="Gate a candidate: the full new text of FILE (target FILE::KERNEL). Gate 1 "
+        "(invariants: no error finding, none the user's kernel lacks) always; gates 2 "
+        "(correctness) and 3 (speed) only when the server allows running code."
+    )
+    def evaluate_candidate(
+        target: str,
+        candidate_source: str,
+        task: str | None = None,
+        backend: str = "auto",
+        timeout_s: float = 600.0,
+    ) -> dict[str, Any]:
+        return answer(tools.evaluate_candidate, target, candidate_source, task, backend, timeout_s)
+
+    @server.tool(
+        description="Profile FILE::KERNEL's task: time, TFLOP/s, TB/s, roofline class. Runs the "
+        "user's code: refused unless the server was started with --allow-run."
+    )
+    def profile(target: str, backend: str = "auto", timeout_s: float = 600.0) -> dict[str, Any]:
+        return answer(tools.profile, target, backend, timeout_s)
+
+    return server
+
+
+def serve(allow_run: bool = False, root: str | None = None) -> None:
+    """Serve on stdio until the client closes the connection."""
+    build_server(Tools(allow_run, Path(root) if root else Path(os.getcwd()))).run("stdio")
