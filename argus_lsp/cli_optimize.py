@@ -33,15 +33,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="argus optimize", description="Optimize a Triton kernel: propose candidates, gate them, report.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("target", metavar="FILE::KERNEL")
+    p.add_argument("target", metavar="FILE::KERNEL", help="the kernel to optimize: its file and its name")
     p.add_argument("--task", metavar="SIDECAR", help="task spec when it is not FILE.argus.toml")
-    p.add_argument("--policy", choices=("knowledge", "llm"), required=True)
+    p.add_argument("--policy", choices=("knowledge", "llm"), required=True,
+                   help="knowledge: offline rewrites from the cards; llm: an OpenAI-compatible endpoint")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (llm policy)")
     p.add_argument("--model", help="model name (llm policy)")
     p.add_argument("--api-key-env", metavar="VAR", help="variable holding the key (default OPENAI_API_KEY)")
     p.add_argument("--budget", type=int, default=12, metavar="N", help="candidates at most (default 12)")
     p.add_argument("--minutes", type=float, default=30.0, metavar="M", help="wall-clock budget (default 30)")
-    p.add_argument("--target", dest="runner", default="local", metavar="local|ssh://HOST")
+    p.add_argument("--target", dest="runner", default="local", metavar="local|ssh://HOST",
+                   help="where candidates run: this machine (default) or a host over SSH")
     p.add_argument("--ssh-config", metavar="FILE", help="ssh -F FILE for an ssh:// target")
     p.add_argument("--ssh-identity", metavar="FILE", help="ssh -i FILE for an ssh:// target")
     p.add_argument("--ray", metavar="ADDRESS", help="fan candidates out on a Ray cluster (one task each)")
@@ -54,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compare", action="append", default=[], metavar="CALLABLE",
                    help="also time this callable on the same inputs (e.g. torch.matmul); repeatable")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per candidate subprocess")
-    p.add_argument("--report-stem", default="optimize", help=argparse.SUPPRESS)
+    p.add_argument("--report-stem", default="optimize", metavar="NAME",
+                   help="file name stem of the --report files (default optimize)")
     return p
 
 

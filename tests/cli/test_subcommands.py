@@ -141,19 +141,27 @@ def test_profile_backend_nvidia_without_a_gpu_is_one_line(tmp_path):
 # --- the bundled examples' tasks ----------------------------------------------------------------
 
 
-def test_every_bundled_example_has_a_task_for_its_kernel():
-    from agent.task import load_task
+def test_every_bundled_example_has_a_task():
+    from agent.task import TaskError, load_task
     from analyzers import list_kernels
 
     examples = sorted((REPO / "examples").glob("*.py"))
     assert examples
     for path in examples:
+        tasks = []
         for kernel in list_kernels(path.read_bytes()):
-            task = load_task(f"{path}::{kernel.name}")
-            assert task.kind == "spec" and task.launcher == "gemm", path
-            request = task.request("small")
-            assert [i["shape"] for i in request["inputs"]] == [[128, 128], [128, 128]]
-            assert request["flops"] == 2 * 128**3
+            try:
+                tasks.append(load_task(f"{path}::{kernel.name}"))
+            except TaskError:  # a helper kernel that the task's launcher runs (naive_moe's down GEMM)
+                continue
+        assert tasks, f"{path}: no kernel of it has a task"
+        for task in tasks:
+            assert task.kind == "spec", path
+            if path.name.startswith("gemm"):  # the checker's examples: a small shape set to profile on the CPU
+                assert task.launcher == "gemm", path
+                request = task.request("small")
+                assert [i["shape"] for i in request["inputs"]] == [[128, 128], [128, 128]]
+                assert request["flops"] == 2 * 128**3
 
 
 @pytest.mark.slow
