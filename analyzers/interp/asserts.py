@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from analyzers.interp import tags as tagops
+from analyzers.interp.ops_core import tag_keys
 from analyzers.interp.values import Ptr, Val
 
 if TYPE_CHECKING:
@@ -20,8 +21,6 @@ def _coords_along(v: Val | Ptr, axis: int) -> dict[str, np.ndarray]:
     if isinstance(v, Ptr):
         t = v.tensor
         coords, valid = t.unravel(np.asarray(v.offsets))
-        from analyzers.interp.ops_memory import tag_keys
-
         tags = {k: np.where(valid, coords[..., d], np.nan).astype(float) for d, k in enumerate(tag_keys(t))}
         shape = v.offsets.shape
     else:

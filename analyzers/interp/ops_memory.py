@@ -13,42 +13,35 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from analyzers.errors import Unevaluable
 from analyzers.interp import tags as tagops
-from analyzers.interp.ops import Retype, bc, bshape, light_float, to_val
-from analyzers.interp.values import BlockPtr, Descriptor, FullRun, Ptr, TensorInfo, Unmodelled, Val, is_float
+from analyzers.interp.coverage import record_coverage
+from analyzers.interp.facts import Fact
+from analyzers.interp.opdecl import declare
+from analyzers.interp.ops_core import Retype, bc, bshape, light_float, tag_keys, to_val
+from analyzers.interp.values import BlockPtr, Descriptor, FullRun, Ptr, TensorInfo, Val, is_float
 
 if TYPE_CHECKING:
     from analyzers.interp.interpreter import Interpreter
-
-
-def tag_keys(t: TensorInfo) -> list[str]:
-    """One tag key per dimension; a symbol repeated in one tensor gets primes (S, S')."""
-    keys: list[str] = []
-    for s in t.symbols:
-        k = s
-        while k in keys:
-            k += "'"
-        keys.append(k)
-    return keys
 
 
 def pointer_arith(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:
     if isinstance(a, Ptr) and isinstance(b, Ptr):
         if isinstance(op, ast.Sub):
             return Val(a.offsets - b.offsets, "int64")
-        raise Unmodelled("adding two pointers", node)
+        raise Unevaluable("adding two pointers", node)
     if not isinstance(op, ast.Add | ast.Sub):
-        raise Unmodelled(f"pointer arithmetic with {type(op).__name__}", node)
+        raise Unevaluable(f"pointer arithmetic with {type(op).__name__}", node)
     ptr, v = (a, b) if isinstance(a, Ptr) else (b, a)
     if isinstance(op, ast.Sub) and not isinstance(a, Ptr):
-        raise Unmodelled("an integer minus a pointer", node)
+        raise Unevaluable("an integer minus a pointer", node)
     v = to_val(v, node)
     if is_float(v.dtype):
         if v.src:
             raise Retype(v.src)
         if interp.address_only:
             raise FullRun()
-        raise Unmodelled("a floating-point pointer offset", node)
+        raise Unevaluable("a floating-point pointer offset", node)
     delta = v.data.astype(np.int64)
     if isinstance(op, ast.Sub):
         delta = -delta
@@ -80,7 +73,7 @@ def _mask(
         return np.ones(shape, dtype=bool), None
     m = to_val(mask, node)
     if m.unknown:
-        raise Unmodelled(f"a mask computed from {m.unknown}", node)
+        raise Unevaluable(f"a mask computed from {m.unknown}", node)
     return bc(m.data.astype(bool), bshape(shape, m.shape)), m
 
 
@@ -90,8 +83,6 @@ def _check_common(
     """MB003 (an int32 product in the address) and MB005 (an unchecked loaded index)."""
     if ptr.overflow_site is not None and active.any():
         onode, osmap, side, operands = ptr.overflow_site
-        from analyzers.interp.facts import Fact
-
         interp.sink.add(
             Fact(
                 "int32-offset",
@@ -116,8 +107,6 @@ def _check_common(
         missing = needed - covered
         if missing and ptr.index_site is not None:
             inode, ismap = ptr.index_site
-            from analyzers.interp.facts import Fact
-
             src = interp.site_name.get(next(iter(missing)), "memory")
             pol = interp.scan.policies.get(src)
             interp.sink.add(
@@ -203,9 +192,9 @@ def load(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast
     if isinstance(ptr, BlockPtr):
         return block_load(interp, ptr, kwargs, node)
     if not isinstance(ptr, Ptr):
-        raise Unmodelled(f"a load from {type(ptr).__name__}", node)
+        raise Unevaluable(f"a load from {type(ptr).__name__}", node)
     if ptr.unknown:
-        raise Unmodelled(f"a load through a pointer computed from {ptr.unknown}", node)
+        raise Unevaluable(f"a load through a pointer computed from {ptr.unknown}", node)
     shape = ptr.offsets.shape
     active, mval = _mask(interp, mask, shape, node)
     shape = active.shape
@@ -299,9 +288,9 @@ def store(
     if isinstance(ptr, BlockPtr):
         return block_store(interp, ptr, value, kwargs, node)
     if not isinstance(ptr, Ptr):
-        raise Unmodelled(f"a store to {type(ptr).__name__}", node)
+        raise Unevaluable(f"a store to {type(ptr).__name__}", node)
     if ptr.unknown:
-        raise Unmodelled(f"a store through a pointer computed from {ptr.unknown}", node)
+        raise Unevaluable(f"a store through a pointer computed from {ptr.unknown}", node)
     v = to_val(value, node)
     shape = bshape(ptr.offsets.shape, v.shape)
     active, mval = _mask(interp, mask, shape, node)
@@ -344,8 +333,6 @@ def record_store(
             nan &= ~bc(v.undef, shape)
         if nan.any():
             snode, ssmap = v.nan_site
-            from analyzers.interp.facts import Fact
-
             lane = np.argwhere(nan)[0].tolist()
             interp.sink.add(
                 Fact(
@@ -426,8 +413,6 @@ def record_store(
     writer[offs] = interp.program_index
     interp.mem.last_store[t.index] = (node, interp.smap)
     if v.kcover is not None and not v.kcover.get("invalid"):
-        from analyzers.interp.ops_linalg import record_coverage
-
         record_coverage(interp, t, offs, coords[ok], v, plain=not atomic, store=(node, interp.smap))
 
 
@@ -566,7 +551,7 @@ def _check_store_tags(
 def atomic(name: str) -> Any:
     def run(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
         if name == "atomic_cas":
-            raise Unmodelled("`tl.atomic_cas`", node)
+            raise Unevaluable("`tl.atomic_cas`", node)
         return store(interp, args, kwargs, node, atomic=name)
 
     return run
@@ -580,7 +565,7 @@ def _ints(interp: Interpreter, x: Any, node: ast.AST) -> tuple[int, ...]:
     for v in x:
         vv = to_val(v, node)
         if vv.unknown or not vv.is_scalar:
-            raise Unmodelled("a block pointer or descriptor with non-scalar geometry", node)
+            raise Unevaluable("a block pointer or descriptor with non-scalar geometry", node)
         out.append(int(vv.item()))
     return tuple(out)
 
@@ -591,7 +576,7 @@ def make_block_ptr(interp: Interpreter, args: list[Any], kwargs: dict[str, Any],
     vals.update(kwargs)
     base = vals["base"]
     if not isinstance(base, Ptr) or base.offsets.ndim != 0:
-        raise Unmodelled("a block pointer whose base is not a scalar pointer", node)
+        raise Unevaluable("a block pointer whose base is not a scalar pointer", node)
     for k in ("shape", "strides", "offsets"):
         for v in vals[k] if isinstance(vals[k], tuple | list) else [vals[k]]:
             vv = to_val(v, node)
@@ -614,7 +599,7 @@ def make_block_ptr(interp: Interpreter, args: list[Any], kwargs: dict[str, Any],
 def advance(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> BlockPtr:
     bp = args[0] if args else kwargs["base"]
     if not isinstance(bp, BlockPtr):
-        raise Unmodelled("tl.advance of something that is not a block pointer", node)
+        raise Unevaluable("tl.advance of something that is not a block pointer", node)
     delta = _ints(interp, args[1] if len(args) > 1 else kwargs["offsets"], node)
     out = BlockPtr(
         bp.tensor,
@@ -701,7 +686,7 @@ def make_descriptor(
     vals.update(kwargs)
     base = vals["base"]
     if not isinstance(base, Ptr) or base.offsets.ndim != 0:
-        raise Unmodelled("a tensor descriptor whose base is not a scalar pointer", node)
+        raise Unevaluable("a tensor descriptor whose base is not a scalar pointer", node)
     d = Descriptor(
         base.tensor,
         int(base.offsets),
@@ -716,7 +701,7 @@ def descriptor_method(
     interp: Interpreter, base: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
 ) -> Any:
     if not isinstance(base, Descriptor):
-        raise Unmodelled(f"`.{name}()` on {type(base).__name__}", node)
+        raise Unevaluable(f"`.{name}()` on {type(base).__name__}", node)
     offsets = _ints(interp, args[0] if args else kwargs["offsets"], node)
     phys, inside = _block_geometry(base, offsets)
     t = base.tensor
@@ -742,18 +727,31 @@ def descriptor_method(
     return None
 
 
-MEMORY: dict[str, Any] = {
-    "load": load,
-    "store": store,
-    "atomic_add": atomic("atomic_add"),
-    "atomic_max": atomic("atomic_max"),
-    "atomic_min": atomic("atomic_min"),
-    "atomic_xchg": atomic("atomic_xchg"),
-    "atomic_and": atomic("atomic_and"),
-    "atomic_or": atomic("atomic_or"),
-    "atomic_xor": atomic("atomic_xor"),
-    "atomic_cas": atomic("atomic_cas"),
-    "make_block_ptr": make_block_ptr,
-    "advance": advance,
-    "make_tensor_descriptor": make_descriptor,
-}
+OPS = [
+    *declare(
+        "memory",
+        {
+            "load": load,
+            "store": store,
+            "atomic_add": atomic("atomic_add"),
+            "atomic_max": atomic("atomic_max"),
+            "atomic_min": atomic("atomic_min"),
+        },
+        takes_pointer=True,
+        mask_fix=True,
+    ),
+    *declare(
+        "memory",
+        {
+            "atomic_xchg": atomic("atomic_xchg"),
+            "atomic_and": atomic("atomic_and"),
+            "atomic_or": atomic("atomic_or"),
+            "atomic_xor": atomic("atomic_xor"),
+            "atomic_cas": atomic("atomic_cas"),
+            "make_block_ptr": make_block_ptr,
+            "make_tensor_descriptor": make_descriptor,
+        },
+        takes_pointer=True,
+    ),
+    *declare("memory", {"advance": advance}),
+]
