@@ -345,12 +345,15 @@ def _int_builtin(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], n
     return v.with_(data=np.asarray(int(v.item())), dtype="int32")
 
 
-OPS = declare(
-    "arithmetic",
-    {
-        "cast": _cast_call,
-        "cast_to": lambda i, a, k, n: cast(i, a[0], a[1].name, n),
-        "float": _float_builtin,
-        "int": _int_builtin,
-    },
-)
+OPS = [
+    # `tl.cast(x, dtype)` and the tensor method `x.cast(dtype)` (liger-kernel's grpo_loss, geglu)
+    *declare("arithmetic", {"cast": _cast_call}, method=True),
+    *declare(
+        "arithmetic",
+        {
+            "cast_to": lambda i, a, k, n: cast(i, a[0], a[1].name, n),
+            "float": _float_builtin,
+            "int": _int_builtin,
+        },
+    ),
+]
