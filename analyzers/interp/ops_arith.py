@@ -13,17 +13,6 @@ from analyzers.errors import Unevaluable
 from analyzers.interp import softmax as sm
 from analyzers.interp.coverage import merge_cover
 from analyzers.interp.opdecl import declare
-from analyzers.interp.ops_memory import pointer_arith
-from analyzers.interp.values import (
-    FullRun,
-    Ptr,
-    Val,
-    is_float,
-    scalar,
-)
-
-if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
 from analyzers.interp.ops_core import (
     LIGHT_OPS,
     Retype,
@@ -40,6 +29,17 @@ from analyzers.interp.ops_core import (
     trunc_div,
     trunc_mod,
 )
+from analyzers.interp.ops_memory import pointer_arith
+from analyzers.interp.values import (
+    FullRun,
+    Ptr,
+    Val,
+    is_float,
+    scalar,
+)
+
+if TYPE_CHECKING:
+    from analyzers.interp.interpreter import Interpreter
 
 
 def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:

@@ -13,6 +13,9 @@ import numpy as np
 from analyzers.errors import Unevaluable
 from analyzers.interp import softmax as sm
 from analyzers.interp.opdecl import declare
+from analyzers.interp.ops_arith import binop
+from analyzers.interp.ops_core import dtype_arg, np_dtype, to_val
+from analyzers.interp.ops_shapes import shape_arg
 from analyzers.interp.values import (
     DType,
     Val,
@@ -22,9 +25,6 @@ from analyzers.interp.values import (
 
 if TYPE_CHECKING:
     from analyzers.interp.interpreter import Interpreter
-from analyzers.interp.ops_arith import binop
-from analyzers.interp.ops_core import dtype_arg, np_dtype, to_val
-from analyzers.interp.ops_shapes import shape_arg
 
 
 def _program_id(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:

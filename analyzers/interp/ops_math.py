@@ -12,6 +12,8 @@ import numpy as np
 
 from analyzers.interp import softmax as sm
 from analyzers.interp.opdecl import declare, named
+from analyzers.interp.ops_arith import binop
+from analyzers.interp.ops_core import bc, bshape, derive, light_float, np_dtype, or_masks, promote, to_val
 from analyzers.interp.values import (
     FullRun,
     Val,
@@ -20,8 +22,6 @@ from analyzers.interp.values import (
 
 if TYPE_CHECKING:
     from analyzers.interp.interpreter import Interpreter
-from analyzers.interp.ops_arith import binop
-from analyzers.interp.ops_core import bc, bshape, derive, light_float, np_dtype, or_masks, promote, to_val
 
 UNARY_FLOAT = {
     "sqrt": np.sqrt,

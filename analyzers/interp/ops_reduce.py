@@ -15,6 +15,7 @@ from analyzers.interp import softmax as sm
 from analyzers.interp import tags as tagops
 from analyzers.interp.facts import Fact
 from analyzers.interp.opdecl import declare, named
+from analyzers.interp.ops_core import bc, derive, light_float, np_dtype, to_val
 from analyzers.interp.ops_math import minmax
 from analyzers.interp.values import (
     FullRun,
@@ -24,7 +25,6 @@ from analyzers.interp.values import (
 
 if TYPE_CHECKING:
     from analyzers.interp.interpreter import Interpreter
-from analyzers.interp.ops_core import bc, derive, light_float, np_dtype, to_val
 
 REDUCTIONS = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce", "cumsum", "cumprod", "prod"}
 

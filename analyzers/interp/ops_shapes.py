@@ -11,6 +11,7 @@ import numpy as np
 
 from analyzers.errors import Unevaluable
 from analyzers.interp.opdecl import declare
+from analyzers.interp.ops_core import bshape, derive, map_ptr, promote, to_val, transform
 from analyzers.interp.values import (
     Ptr,
     Val,
@@ -18,7 +19,6 @@ from analyzers.interp.values import (
 
 if TYPE_CHECKING:
     from analyzers.interp.interpreter import Interpreter
-from analyzers.interp.ops_core import bshape, derive, map_ptr, promote, to_val, transform
 
 
 def subscript(interp: Interpreter, base: Any, sl: ast.expr, node: ast.AST, env: dict[str, Any]) -> Any:
