@@ -18,11 +18,11 @@ from analyzers.interp.ops_core import bc, tag_keys
 from analyzers.interp.values import Ptr, TensorInfo, Val, is_float
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 
 def check_access(
-    interp: Interpreter, ptr: Ptr, mask_val: Val | None, active: np.ndarray, node: ast.AST, kind: str
+    interp: OpContext, ptr: Ptr, mask_val: Val | None, active: np.ndarray, node: ast.AST, kind: str
 ) -> None:
     """MB003 (an int32 product in the address) and MB005 (an unchecked loaded index)."""
     if ptr.overflow_site is not None and active.any():
@@ -72,7 +72,7 @@ def check_access(
 
 
 def report_out_of_bounds(
-    interp: Interpreter,
+    interp: OpContext,
     t: TensorInfo,
     offsets: np.ndarray,
     active: np.ndarray,
@@ -107,13 +107,13 @@ def report_out_of_bounds(
     return valid
 
 
-def _contract_contents(interp: Interpreter, ptr: Ptr) -> bool:
+def _contract_contents(interp: OpContext, ptr: Ptr) -> bool:
     """Every loaded index behind this pointer comes from a table synthesized to its contract
     (sorted ids: each valid id once; group offsets: a partition of the rows)."""
     return {interp.site_tensor.get(s) for s in ptr.loaded_from} <= interp.contract_tables
 
 
-def _partitioned(interp: Interpreter, ptr: Ptr) -> bool:
+def _partitioned(interp: OpContext, ptr: Ptr) -> bool:
     return any(interp.site_tensor.get(s) in interp.partition_tensors for s in ptr.loaded_from)
 
 
@@ -130,7 +130,7 @@ def _naive_coords(t: TensorInfo, off: int) -> list[int]:
 
 
 def record_store(
-    interp: Interpreter,
+    interp: OpContext,
     t: TensorInfo,
     offsets: np.ndarray,
     ok: np.ndarray,
@@ -243,7 +243,7 @@ _varies = tagops.varies
 
 
 def _scatter_collision(
-    interp: Interpreter,
+    interp: OpContext,
     t: TensorInfo,
     offs: np.ndarray,
     ok: np.ndarray,
@@ -277,7 +277,7 @@ def _scatter_collision(
 
 
 def _check_store_tags(
-    interp: Interpreter,
+    interp: OpContext,
     t: TensorInfo,
     coords: np.ndarray,
     ok: np.ndarray,

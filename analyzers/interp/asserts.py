@@ -12,7 +12,7 @@ from analyzers.interp.ops_core import tag_keys
 from analyzers.interp.values import Ptr, Val
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
     from analyzers.tag_asserts import TagAssertion
 
 
@@ -37,7 +37,7 @@ def _coords_along(v: Val | Ptr, axis: int) -> dict[str, np.ndarray]:
     return out
 
 
-def check_assertion(interp: Interpreter, a: TagAssertion, st: ast.stmt, env: dict[str, Any]) -> None:
+def check_assertion(interp: OpContext, a: TagAssertion, st: ast.stmt, env: dict[str, Any]) -> None:
     if a.kind == "bad":
         interp.fact("tag-assert-bad", st, text=a.text)
         return

@@ -12,7 +12,7 @@ import numpy as np
 from analyzers.interp.values import TensorInfo, Val
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 
 def merge_cover(a: Any, b: Any) -> Any:
@@ -31,7 +31,7 @@ def merge_cover(a: Any, b: Any) -> Any:
 
 
 def record_coverage(
-    interp: Interpreter,
+    interp: OpContext,
     t: TensorInfo,
     offs: np.ndarray,
     coords: np.ndarray,

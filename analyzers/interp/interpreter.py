@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import itertools
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,7 @@ from analyzers.errors import Unevaluable
 from analyzers.interp import ops
 from analyzers.interp.asserts import check_assertion
 from analyzers.interp.contents import SynthesizedMemory
+from analyzers.interp.context import LoopFrame, MemoryLog
 from analyzers.interp.facts import Fact, FactSink
 from analyzers.interp.ops_arith import binop, compare
 from analyzers.interp.ops_core import Retype
@@ -55,25 +55,6 @@ class _Break(Exception):
 
 class _Continue(Exception):
     pass
-
-
-@dataclass
-class LoopFrame:
-    node: ast.For | ast.While
-    iteration: int = 0
-    updates: dict[str, ast.AST] = field(default_factory=dict)
-
-
-@dataclass
-class MemoryLog:
-    """Who wrote which element of each tensor, across the programs of one probe."""
-
-    writer: dict[int, np.ndarray] = field(default_factory=dict)  # tensor -> program index per offset (-1)
-    coverage_unjudged: set[int] = field(default_factory=set)  # written through group offsets
-    atomic: dict[int, np.ndarray] = field(default_factory=dict)
-    last_store: dict[int, tuple[ast.AST, SourceMap]] = field(default_factory=dict)
-    loaded: set[int] = field(default_factory=set)
-    coverage: dict[tuple[int, int], Any] = field(default_factory=dict)
 
 
 _EXPR_DISPATCH: dict[type, Any] = {}  # ast node type -> Interpreter.e_<Type>

@@ -29,7 +29,7 @@ from analyzers.interp.ops_memory import descriptor_method
 from analyzers.interp.values import BlockPtr, Descriptor, DType, Ptr, Val, norm_dtype, scalar
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 FAMILIES = (ops_memory, ops_linalg, ops_reduce, ops_creation, ops_shapes, ops_arith, ops_math)
 
@@ -52,7 +52,7 @@ def op_names(where: Callable[[Op], bool] = lambda op: True) -> frozenset[str]:
     return frozenset(name for name, op in REGISTRY.items() if where(op))
 
 
-def call(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def call(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     op = REGISTRY.get(name)
     if op is None:
         raise Unevaluable(f"`{name}`", node)
@@ -103,7 +103,7 @@ METHOD_ALIASES = {"T": "trans"}
 
 
 def method(
-    interp: Interpreter, base: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+    interp: OpContext, base: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
 ) -> Any:
     """`base.name(*args)`: memory methods of block pointers and descriptors, `x.to(dtype)`, and
     every op declared as a method, called with `base` first."""

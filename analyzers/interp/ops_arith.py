@@ -39,10 +39,10 @@ from analyzers.interp.values import (
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 
-def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:
+def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:
     if isinstance(a, Ptr) or isinstance(b, Ptr):
         return pointer_arith(interp, op, a, b, node)
     if isinstance(a, tuple) and isinstance(b, tuple) and isinstance(op, ast.Add):
@@ -106,7 +106,7 @@ def binop(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) 
     return out
 
 
-def _int_provenance(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: Val, node: ast.AST) -> None:
+def _int_provenance(interp: OpContext, op: ast.operator, a: Val, b: Val, out: Val, node: ast.AST) -> None:
     if is_float(out.dtype):
         return
     if isinstance(op, ast.Mult) and out.dtype == "int32":
@@ -155,7 +155,7 @@ def _operand_facts(grows: Val, factor: Val) -> dict[str, Any]:
     }
 
 
-def _float_semantics(interp: Interpreter, op: ast.operator, a: Val, b: Val, out: Val, node: ast.AST) -> None:
+def _float_semantics(interp: OpContext, op: ast.operator, a: Val, b: Val, out: Val, node: ast.AST) -> None:
     if not is_float(out.dtype):
         return
     # max tokens travel through scaling by constants; subtraction makes a shift or a rescale exponent
@@ -208,7 +208,7 @@ def _float_semantics(interp: Interpreter, op: ast.operator, a: Val, b: Val, out:
 
 
 def _div_scales(
-    sa: Any, sb: Any, node: ast.AST, interp: Interpreter, ta: Any = None, tb: Any = None
+    sa: Any, sb: Any, node: ast.AST, interp: OpContext, ta: Any = None, tb: Any = None
 ) -> tuple[Any, str | None, Any]:
     if ta is not None and tb is not None and ta != tb and sm.is_token(sa) and sm.is_token(sb):
         return sm.ANY, "division", None  # the sum holds other score blocks than the accumulator
@@ -221,7 +221,7 @@ def _div_scales(
     return sa, None, None
 
 
-def _scale_problem(interp: Interpreter, problem: str | None, norm: Any, node: ast.AST) -> None:
+def _scale_problem(interp: OpContext, problem: str | None, norm: Any, node: ast.AST) -> None:
     if problem is None:
         return
     if problem == "normalized":
@@ -240,7 +240,7 @@ def _scale_problem(interp: Interpreter, problem: str | None, norm: Any, node: as
         interp.fact("scale-mismatch", node)
 
 
-def compare(interp: Interpreter, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -> Any:
+def compare(interp: OpContext, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -> Any:
     if isinstance(op, ast.Is | ast.IsNot):
         same = a is b or (a is None and b is None)
         return scalar(same if isinstance(op, ast.Is) else not same, constexpr=True)
@@ -299,7 +299,7 @@ def compare(interp: Interpreter, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -
     return out
 
 
-def cast(interp: Interpreter, x: Any, dtype: str, node: ast.AST, bitcast: bool = False) -> Any:
+def cast(interp: OpContext, x: Any, dtype: str, node: ast.AST, bitcast: bool = False) -> Any:
     if isinstance(x, Ptr):
         raise Unevaluable("a pointer cast", node)
     x = to_val(x, node)
@@ -326,21 +326,21 @@ def cast(interp: Interpreter, x: Any, dtype: str, node: ast.AST, bitcast: bool =
     return out
 
 
-def _cast_call(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def _cast_call(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     dtype = dtype_arg(args[1] if len(args) > 1 else kwargs.get("dtype"))
     return cast(
         interp, args[0], dtype, node, bool(kwargs.get("bitcast") and to_val(kwargs["bitcast"], node).item())
     )
 
 
-def _float_builtin(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _float_builtin(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     a = args[0]
     if isinstance(a, str):
         return scalar(float(a), "fp32", constexpr=True)
     return scalar(float(to_val(a, node).item()), "fp32", constexpr=True)
 
 
-def _int_builtin(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _int_builtin(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     v = to_val(args[0], node)
     return v.with_(data=np.asarray(int(v.item())), dtype="int32")
 

@@ -26,7 +26,7 @@ from analyzers.interp.values import (
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 
 class Retype(Exception):
@@ -307,7 +307,7 @@ def light_float(shape: tuple[int, ...], dtype: str) -> Val:
     return Val(np.zeros(shape), dtype)
 
 
-def probe_fact(interp: Interpreter, kind: str, node: ast.AST, smap: Any, related: list[Any]) -> Any:
+def probe_fact(interp: OpContext, kind: str, node: ast.AST, smap: Any, related: list[Any]) -> Any:
     return Fact(
         kind,
         node,

@@ -24,10 +24,10 @@ from analyzers.interp.values import (
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 
-def _program_id(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _program_id(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     axis = int(to_val(args[0] if args else kwargs.get("axis"), node).item())
     if axis >= interp.launch.grid_axes and not interp.launch.assumed:
         interp.grid_problem = True
@@ -41,26 +41,26 @@ def _program_id(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], no
     return scalar(interp.pid[axis], "int32", grows=True, pid_axis=axis)
 
 
-def _num_programs(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _num_programs(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     axis = int(to_val(args[0] if args else kwargs.get("axis"), node).item())
     return scalar(interp.launch.grid[axis], "int32", runtime=True)
 
 
-def _arange(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _arange(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     lo, hi = (int(to_val(a, node).item()) for a in args[:2])
     if hi - lo > 1 << 16 or hi < lo:
         raise Unevaluable(f"tl.arange({lo}, {hi})", node)
     return Val(np.arange(lo, hi, dtype=np.int64), "int32")
 
 
-def _zeros(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _zeros(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     shape = shape_arg(args[0] if args else kwargs["shape"], node)
     dtype = dtype_arg(args[1] if len(args) > 1 else kwargs.get("dtype"))
     out = Val(np.zeros(shape, dtype=np_dtype(dtype)), dtype, scale=sm.ANY, init_site=(node, interp.smap))
     return out
 
 
-def _full(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _full(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     shape = shape_arg(args[0] if args else kwargs["shape"], node)
     value = to_val(args[1] if len(args) > 1 else kwargs["value"], node)
     dtype = dtype_arg(args[2] if len(args) > 2 else kwargs.get("dtype"), value.dtype)
@@ -74,13 +74,13 @@ def _full(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: as
     return out
 
 
-def _zeros_like(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _zeros_like(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     x = to_val(args[0], node)
     dtype = dtype_arg(kwargs.get("dtype"), x.dtype)
     return Val(np.zeros(x.shape, dtype=np_dtype(dtype)), dtype, scale=sm.ANY, init_site=(node, interp.smap))
 
 
-def _full_like(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _full_like(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     x = to_val(args[0], node)
     return _full(
         interp,
@@ -90,39 +90,39 @@ def _full_like(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], nod
     )
 
 
-def _cdiv(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _cdiv(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     a, b = to_val(args[0], node), to_val(args[1], node)
     s = binop(interp, ast.Add(), a, b, node)
     s = binop(interp, ast.Sub(), s, scalar(1, constexpr=True), node)
     return binop(interp, ast.FloorDiv(), s, b, node)
 
 
-def _identity(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def _identity(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     return args[0]
 
 
-def _nothing(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
+def _nothing(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
     return None
 
 
-def _device_assert(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
+def _device_assert(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
     c = args[0] if args else kwargs.get("cond")
     if isinstance(c, Val):
         interp.branch_checked |= set(c.checked) | set(c.loaded_from)
     return None
 
 
-def _rand(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _rand(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     offs = to_val(args[1], node)
     rng = np.random.default_rng(7)
     return Val(rng.random(offs.shape), "fp32")
 
 
-def _range_call(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def _range_call(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     raise Unevaluable("`range` outside a for loop header", node)
 
 
-def _len(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _len(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     x = args[0]
     if isinstance(x, tuple | list):
         return scalar(len(x), constexpr=True)

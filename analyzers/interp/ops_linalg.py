@@ -19,7 +19,7 @@ from analyzers.interp.ops_core import bc, light_float, tag_keys, to_val
 from analyzers.interp.values import LOW_PRECISION, Val, is_float
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 
 def _base(k: str) -> str:
@@ -38,7 +38,7 @@ def _lane_ok(v: Val) -> np.ndarray:
     return ok
 
 
-def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def dot(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     a, b = to_val(args[0], node), to_val(args[1], node)
     acc = args[2] if len(args) > 2 else kwargs.get("acc")
     acc = to_val(acc, node) if acc is not None else None
@@ -179,7 +179,7 @@ def _profile(v: Val, axis: int) -> tuple[list[str], dict[str, np.ndarray]]:
 def _contraction_keys(
     v: Val,
     axis: int,
-    interp: Interpreter | None = None,
+    interp: OpContext | None = None,
     node: ast.AST | None = None,
     varying: list[str] | None = None,
 ) -> list[str]:
@@ -196,7 +196,7 @@ def _contraction_keys(
 
 
 def _check_contraction(
-    interp: Interpreter,
+    interp: OpContext,
     a: Val,
     b: Val,
     a_ok: np.ndarray,
@@ -313,7 +313,7 @@ def _result_tags(
 
 
 def _coverage(
-    interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST, ka: list[str]
+    interp: OpContext, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST, ka: list[str]
 ) -> Any:
     """Which indices of the contraction extent this product received (for DF003)."""
     if not ka or a.data.ndim != 2:
@@ -340,7 +340,7 @@ def _coverage(
     return {"counts": counts, "key": _base(k), "loop": site, "direct": direct}
 
 
-def _record_operands(interp: Interpreter, a: Val, b: Val, node: ast.AST, accumulates: bool) -> None:
+def _record_operands(interp: OpContext, a: Val, b: Val, node: ast.AST, accumulates: bool) -> None:
     """Remember direct-load operands of an accumulating dot for the pointer-step check (DF002)."""
     if not interp.loops:
         return

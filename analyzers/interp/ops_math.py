@@ -21,7 +21,7 @@ from analyzers.interp.values import (
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 UNARY_FLOAT = {
     "sqrt": np.sqrt,
@@ -62,9 +62,7 @@ UNARY_FLOAT = {
 }
 
 
-def unary_float(
-    interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
-) -> Val:
+def unary_float(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     x = to_val(args[0], node)
     dtype = x.dtype if is_float(x.dtype) else "fp32"
     if name in ("isnan", "isinf", "signbit"):
@@ -88,7 +86,7 @@ def unary_float(
     return out
 
 
-def _exp_semantics(interp: Interpreter, x: Val, out: Val, node: ast.AST) -> None:
+def _exp_semantics(interp: OpContext, x: Val, out: Val, node: ast.AST) -> None:
     shift = x.shift
     if isinstance(shift, tuple) and shift and shift[0] == "rescale":
         out.scale = sm.Rescale(shift[1], shift[2])
@@ -106,7 +104,7 @@ def _exp_semantics(interp: Interpreter, x: Val, out: Val, node: ast.AST) -> None
         out.unstable_exp = (node, interp.smap)
 
 
-def _where(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _where(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     c, x, y = (to_val(a, node) for a in args[:3])
     shape = bshape(c.shape, x.shape, y.shape)
     dtype = promote(x, y)
@@ -151,7 +149,7 @@ def _where(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: a
     return out
 
 
-def minmax(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_max: bool) -> Val:
+def minmax(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_max: bool) -> Val:
     a, b = to_val(args[0], node), to_val(args[1], node)
     dtype = promote(a, b)
     if interp.address_only and is_float(dtype):
@@ -175,26 +173,26 @@ def _all_neg_inf(v: Val) -> bool:
     return is_float(v.dtype) and v.data.size > 0 and bool(np.all(np.isneginf(v.data)))
 
 
-def _fma(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _fma(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     return binop(interp, ast.Add(), binop(interp, ast.Mult(), args[0], args[1], node), args[2], node)
 
 
-def _clamp(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _clamp(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     lo = minmax(interp, [args[0], args[1]], {}, node, True)
     return minmax(interp, [lo, args[2]], {}, node, False)
 
 
-def _umulhi(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _umulhi(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     a, b = to_val(args[0], node), to_val(args[1], node)
     data = (a.data.astype(np.int64) * b.data.astype(np.int64)) >> 32
     return derive([a, b], data, "int32")
 
 
-def _div_rn(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _div_rn(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     return binop(interp, ast.Div(), args[0], args[1], node)
 
 
-def _pow(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _pow(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     return binop(interp, ast.Pow(), args[0], args[1], node)
 
 

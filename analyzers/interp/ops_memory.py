@@ -20,10 +20,10 @@ from analyzers.interp.ops_core import Retype, bc, bshape, light_float, tag_keys,
 from analyzers.interp.values import BlockPtr, Descriptor, FullRun, Ptr, TensorInfo, Val, is_float
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 
-def pointer_arith(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:
+def pointer_arith(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:
     if isinstance(a, Ptr) and isinstance(b, Ptr):
         if isinstance(op, ast.Sub):
             return Val(a.offsets - b.offsets, "int64")
@@ -65,7 +65,7 @@ def pointer_arith(interp: Interpreter, op: ast.operator, a: Any, b: Any, node: a
 
 
 def _mask(
-    interp: Interpreter, mask: Any, shape: tuple[int, ...], node: ast.AST
+    interp: OpContext, mask: Any, shape: tuple[int, ...], node: ast.AST
 ) -> tuple[np.ndarray, Val | None]:
     if mask is None:
         return np.ones(shape, dtype=bool), None
@@ -75,7 +75,7 @@ def _mask(
     return bc(m.data.astype(bool), bshape(shape, m.shape)), m
 
 
-def load(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def load(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     ptr = args[0] if args else kwargs.get("pointer")
     mask = args[1] if len(args) > 1 else kwargs.get("mask")
     other = args[2] if len(args) > 2 else kwargs.get("other")
@@ -97,7 +97,7 @@ def load(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast
 
 
 def _make_loaded(
-    interp: Interpreter,
+    interp: OpContext,
     ptr: Ptr | None,
     t: TensorInfo,
     offsets: np.ndarray,
@@ -170,7 +170,7 @@ def _make_loaded(
 
 
 def store(
-    interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST, atomic: str | None = None
+    interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST, atomic: str | None = None
 ) -> Any:
     ptr = args[0] if args else kwargs.get("pointer")
     value = args[1] if len(args) > 1 else kwargs.get("value", kwargs.get("val"))
@@ -197,7 +197,7 @@ def store(
 
 
 def atomic(name: str) -> Any:
-    def run(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    def run(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
         if name == "atomic_cas":
             raise Unevaluable("`tl.atomic_cas`", node)
         return store(interp, args, kwargs, node, atomic=name)
@@ -205,7 +205,7 @@ def atomic(name: str) -> Any:
     return run
 
 
-def _ints(interp: Interpreter, x: Any, node: ast.AST) -> tuple[int, ...]:
+def _ints(interp: OpContext, x: Any, node: ast.AST) -> tuple[int, ...]:
     if not isinstance(x, tuple | list):
         x = [x]
     out = []
@@ -217,7 +217,7 @@ def _ints(interp: Interpreter, x: Any, node: ast.AST) -> tuple[int, ...]:
     return tuple(out)
 
 
-def make_block_ptr(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> BlockPtr:
+def make_block_ptr(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> BlockPtr:
     names = ["base", "shape", "strides", "offsets", "block_shape", "order"]
     vals = dict(zip(names, args, strict=False))
     vals.update(kwargs)
@@ -243,7 +243,7 @@ def make_block_ptr(interp: Interpreter, args: list[Any], kwargs: dict[str, Any],
     return bp
 
 
-def advance(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> BlockPtr:
+def advance(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> BlockPtr:
     bp = args[0] if args else kwargs["base"]
     if not isinstance(bp, BlockPtr):
         raise Unevaluable("tl.advance of something that is not a block pointer", node)
@@ -305,7 +305,7 @@ def _block_lanes(bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> tuple[n
     return phys, active
 
 
-def block_load(interp: Interpreter, bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> Val:
+def block_load(interp: OpContext, bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> Val:
     phys, active = _block_lanes(bp, kwargs, node)
     t = bp.tensor
     interp.mem.loaded.add(t.index)
@@ -316,7 +316,7 @@ def block_load(interp: Interpreter, bp: BlockPtr, kwargs: dict[str, Any], node: 
     return _make_loaded(interp, ptr, t, phys, active, valid, other, node, phys.shape)
 
 
-def block_store(interp: Interpreter, bp: BlockPtr, value: Any, kwargs: dict[str, Any], node: ast.AST) -> None:
+def block_store(interp: OpContext, bp: BlockPtr, value: Any, kwargs: dict[str, Any], node: ast.AST) -> None:
     phys, active = _block_lanes(bp, kwargs, node)
     t = bp.tensor
     v = to_val(value, node)
@@ -325,9 +325,7 @@ def block_store(interp: Interpreter, bp: BlockPtr, value: Any, kwargs: dict[str,
     record_store(interp, t, phys, active & valid, v, coords, node, phys.shape, None, getattr(bp, "ptr", None))
 
 
-def make_descriptor(
-    interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST
-) -> Descriptor:
+def make_descriptor(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Descriptor:
     names = ["base", "shape", "strides", "block_shape"]
     vals = dict(zip(names, args, strict=False))
     vals.update(kwargs)
@@ -345,7 +343,7 @@ def make_descriptor(
 
 
 def descriptor_method(
-    interp: Interpreter, base: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+    interp: OpContext, base: Any, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
 ) -> Any:
     if not isinstance(base, Descriptor):
         raise Unevaluable(f"`.{name}()` on {type(base).__name__}", node)

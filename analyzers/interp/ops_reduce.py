@@ -24,12 +24,12 @@ from analyzers.interp.values import (
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 REDUCTIONS = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce", "cumsum", "cumprod", "prod"}
 
 
-def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     if (
         interp.address_only
         and name in ("argmax", "argmin")
@@ -223,7 +223,7 @@ def reduce_(interp: Interpreter, name: str, args: list[Any], kwargs: dict[str, A
     return out
 
 
-def associative_scan(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def associative_scan(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     """`tl.associative_scan(x, axis, combine)` when `combine` is a jit helper that adds,
     multiplies, or takes the max or min of its two arguments: a cumulative reduction."""
     x = args[0] if args else kwargs.get("input")
@@ -263,7 +263,7 @@ def _combine_kind(fn: ast.FunctionDef) -> str | None:
 
 
 def _builtin_minmax(
-    interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_max: bool
+    interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_max: bool
 ) -> Any:
     vals = [to_val(a, node) for a in args]
     out = vals[0]

@@ -18,10 +18,10 @@ from analyzers.interp.values import (
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 
-def subscript(interp: Interpreter, base: Any, sl: ast.expr, node: ast.AST, env: dict[str, Any]) -> Any:
+def subscript(interp: OpContext, base: Any, sl: ast.expr, node: ast.AST, env: dict[str, Any]) -> Any:
     items = sl.elts if isinstance(sl, ast.Tuple) else [sl]
     index: list[Any] = []
     for it in items:
@@ -71,7 +71,7 @@ def broadcast_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
         raise Unevaluable(f"a broadcast to {shape}", node) from e
 
 
-def trans(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def trans(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     v = args[0]
     spec = kwargs.get("dims", args[1] if len(args) == 2 else (args[1:] if len(args) > 2 else None))
     if isinstance(spec, tuple | list):
@@ -95,7 +95,7 @@ def shape_arg(x: Any, node: ast.AST) -> tuple[int, ...]:
     return (int(to_val(x, node).item()),)
 
 
-def expand_dims_op(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def expand_dims_op(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     axis = args[1] if len(args) > 1 else kwargs["axis"]
     axes = [int(to_val(a, node).item()) for a in (axis if isinstance(axis, tuple | list) else [axis])]
 
@@ -108,23 +108,23 @@ def expand_dims_op(interp: Interpreter, args: list[Any], kwargs: dict[str, Any],
     return transform(to_val(v, node), fn)
 
 
-def reshape_op(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def reshape_op(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     shape = args[1:] if len(args) > 2 else (args[1] if len(args) > 1 else kwargs["shape"])
     return reshape_val(args[0], shape_arg(shape, node), node)
 
 
-def broadcast_to_op(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def broadcast_to_op(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     shape = args[1:] if len(args) > 2 else (args[1] if len(args) > 1 else kwargs["shape"])
     return broadcast_val(args[0], shape_arg(shape, node), node)
 
 
-def _broadcast(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def _broadcast(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     a, b = to_val(args[0], node), to_val(args[1], node)
     shape = bshape(a.shape, b.shape)
     return broadcast_val(a, shape, node), broadcast_val(b, shape, node)
 
 
-def _split(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def _split(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     """`tl.split(x)`: the two halves of a last dimension of size 2."""
     x = to_val(args[0], node)
     if not x.shape or x.shape[-1] != 2:
@@ -132,7 +132,7 @@ def _split(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: a
     return transform(x, lambda a: a[..., 0]), transform(x, lambda a: a[..., 1])
 
 
-def _join(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+def _join(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     """`tl.join(a, b)`: stacked on a new last dimension of size 2."""
     a, b = to_val(args[0], node), to_val(args[1], node)
     shape = bshape(a.shape, b.shape)
