@@ -21,7 +21,7 @@ FORBIDDEN_IMPORTS = ("argus_lsp", "agent", "knowledge", "pygls", "lsprotocol", "
 
 # "path" or "path:function" -> its size when the limits were set (may only shrink)
 KNOWN_LARGE: dict[str, int] = {
-    "analyzers/interp/interpreter.py": 965,
+    "analyzers/interp/interpreter.py": 946,
     "analyzers/model/host.py": 670,
     "analyzers/model/launch.py": 974,
     "analyzers/interp/interpreter.py:finish": 97,
