@@ -29,10 +29,6 @@ class RuleInfo:
     def docs_url(self) -> str:
         return f"{DOCS_BASE_URL}/{self.code}.md"
 
-    @property
-    def implemented(self) -> bool:
-        return bool(self.sections)
-
     def markdown(self) -> str:
         """The rule's full documentation page."""
         out = [

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from analyzers.interp import tags as tagops
+from analyzers.interp.ops_core import tag_keys
 from analyzers.interp.values import Ptr, Val
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
     from analyzers.tag_asserts import TagAssertion
 
 
@@ -20,8 +21,6 @@ def _coords_along(v: Val | Ptr, axis: int) -> dict[str, np.ndarray]:
     if isinstance(v, Ptr):
         t = v.tensor
         coords, valid = t.unravel(np.asarray(v.offsets))
-        from analyzers.interp.ops_memory import tag_keys
-
         tags = {k: np.where(valid, coords[..., d], np.nan).astype(float) for d, k in enumerate(tag_keys(t))}
         shape = v.offsets.shape
     else:
@@ -38,7 +37,7 @@ def _coords_along(v: Val | Ptr, axis: int) -> dict[str, np.ndarray]:
     return out
 
 
-def check_assertion(interp: Interpreter, a: TagAssertion, st: ast.stmt, env: dict[str, Any]) -> None:
+def check_assertion(interp: OpContext, a: TagAssertion, st: ast.stmt, env: dict[str, Any]) -> None:
     if a.kind == "bad":
         interp.fact("tag-assert-bad", st, text=a.text)
         return

@@ -32,7 +32,6 @@ class FactSink:
 
     def __init__(self) -> None:
         self.facts: dict[tuple[str, int], Fact] = {}
-        self.unmodelled: dict[str, tuple[ast.AST | None, SourceMap | None]] = {}
         self.seen: set[Any] = set()  # dedupe keys for facts reported once per cause
 
     def first_time(self, key: Any) -> bool:

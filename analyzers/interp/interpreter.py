@@ -3,7 +3,7 @@
 Integer index math is exact (numpy int64 with Triton's int32/int64 typing tracked beside it);
 every loaded element carries its tag; memory operations, dots, reductions and stores check their
 invariants as they execute and record `Fact`s. Statements and expressions follow Python's `ast`
-(the grammar Triton compiles); `tl.*` builtins live in ops.py.
+(the grammar Triton compiles); `tl.*` builtins are declared in the op modules (ops.py lists them).
 """
 
 from __future__ import annotations
@@ -11,14 +11,21 @@ from __future__ import annotations
 import ast
 import contextlib
 import itertools
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from analyzers.errors import Unevaluable
 from analyzers.interp import ops
+from analyzers.interp.asserts import check_assertion
+from analyzers.interp.contents import SynthesizedMemory
+from analyzers.interp.context import LoopFrame, MemoryLog
 from analyzers.interp.facts import Fact, FactSink
+from analyzers.interp.ops_arith import binop, compare
+from analyzers.interp.ops_core import Retype
+from analyzers.interp.ops_shapes import subscript, trans
 from analyzers.interp.values import (
+    LOW_PRECISION,
     BlockPtr,
     Descriptor,
     DType,
@@ -27,15 +34,14 @@ from analyzers.interp.values import (
     Ptr,
     PtrDType,
     TensorInfo,
-    Unmodelled,
     Val,
     is_float,
     norm_dtype,
     scalar,
 )
 from analyzers.model.host import dotted_name as _dotted
-from analyzers.model.kernel import KernelModel, SourceMap
-from analyzers.model.launch import ProbeLaunch, random_floats
+from analyzers.model.kernel import Helper, KernelModel, SourceMap
+from analyzers.model.launch import ProbeLaunch
 from analyzers.model.nodes import subtree
 from analyzers.model.scan import KernelScan
 
@@ -49,31 +55,6 @@ class _Break(Exception):
 
 class _Continue(Exception):
     pass
-
-
-@dataclass
-class Helper:
-    func: ast.FunctionDef
-    smap: SourceMap
-
-
-@dataclass
-class LoopFrame:
-    node: ast.For | ast.While
-    iteration: int = 0
-    updates: dict[str, ast.AST] = field(default_factory=dict)
-
-
-@dataclass
-class MemoryLog:
-    """Who wrote which element of each tensor, across the programs of one probe."""
-
-    writer: dict[int, np.ndarray] = field(default_factory=dict)  # tensor -> program index per offset (-1)
-    coverage_unjudged: set[int] = field(default_factory=set)  # written through group offsets
-    atomic: dict[int, np.ndarray] = field(default_factory=dict)
-    last_store: dict[int, tuple[ast.AST, SourceMap]] = field(default_factory=dict)
-    loaded: set[int] = field(default_factory=set)
-    coverage: dict[tuple[int, int], Any] = field(default_factory=dict)
 
 
 _EXPR_DISPATCH: dict[type, Any] = {}  # ast node type -> Interpreter.e_<Type>
@@ -99,8 +80,6 @@ class Interpreter:
         self.int_tensors = int_tensors  # pointer params whose contents are integers (learned)
         self.smap = kernel.smap
         self.mem = MemoryLog()
-        self.float_cache: dict[int, np.ndarray] = {}
-        self.int_cache: dict[int, np.ndarray] = {}
         self.lineage_ids = itertools.count(1)
         self.pid: tuple[int, int, int] = (0, 0, 0)
         self.program_index = 0
@@ -115,11 +94,13 @@ class Interpreter:
         self.oob_nodes: set[int] = set()
         self.dot_keys: dict[tuple[int, int], list[str]] = {}
         self.call_stack: list[tuple[ast.AST, SourceMap]] = []  # helper calls made from the kernel
-        self.static_updates: dict[tuple[int, int], ast.AST | None] = {}
         self.site_tensor: dict[int, int] = {}
         # index tables synthesized to their contract (a permutation, a partition): judged through
         self.contract_tables: set[int] = set()
         self.partition_tensors: set[int] = set()  # prefix-sum tables synthesized as a partition
+        self.memory = SynthesizedMemory(
+            scan, launch, int_tensors, self.contract_tables, self.partition_tensors
+        )
         self.lower_only_tensors = {name for name, pol in scan.policies.items() if pol.lower_only}
         # programs run for their addresses only (see programs()); the one running now is
         self.light_programs: set[tuple[int, int, int]] = set()
@@ -246,9 +227,9 @@ class Interpreter:
                 try:
                     self.run_program(address_only=True)
                     continue
-                except ops.Retype:
+                except Retype:
                     raise
-                except (FullRun, Unmodelled, ArithmeticError, TypeError, ValueError, KeyError, IndexError):
+                except (FullRun, Unevaluable, ArithmeticError, TypeError, ValueError, KeyError, IndexError):
                     fell_back = True  # its shortcuts do not hold here: run it in full
             self.run_program(address_only=False)
             if fell_back:
@@ -298,7 +279,7 @@ class Interpreter:
             elif v is None:
                 env[p.name] = None
             else:
-                raise Unmodelled(
+                raise Unevaluable(
                     f"argument `{p.name}` ({getattr(v, 'what', type(v).__name__)})", self.kernel.func
                 )
         return env
@@ -340,7 +321,6 @@ class Interpreter:
             self.check_assertions(st, env)
 
     def check_assertions(self, st: ast.stmt, env: dict[str, Any]) -> None:
-        from analyzers.interp.asserts import check_assertion
 
         row0 = self.smap.row0
         for row in range(row0 + st.lineno - 1, row0 + (st.end_lineno or st.lineno)):
@@ -392,12 +372,11 @@ class Interpreter:
         elif isinstance(st, ast.With):
             self.block(st.body, env)
         else:
-            raise Unmodelled(f"the statement `{type(st).__name__}`", st)
+            raise Unevaluable(f"the statement `{type(st).__name__}`", st)
 
     def check_accumulator(self, acc: Any, term: Any, st: ast.stmt) -> None:
         """NU001 for loop reductions: `acc += term` in a loop, with `acc` made by tl.zeros/tl.full
         in fp16/bf16/fp8: every iteration rounds the running sum to that precision."""
-        from analyzers.interp.values import LOW_PRECISION
 
         if not self.loops or not isinstance(acc, Val) or not isinstance(term, Val):
             return
@@ -428,22 +407,22 @@ class Interpreter:
                 self.trace.setdefault((target.id, st.lineno), v)
         elif isinstance(target, ast.Tuple | ast.List):
             if not isinstance(v, tuple | list) or len(v) != len(target.elts):
-                raise Unmodelled("a tuple assignment of a different length", st)
+                raise Unevaluable("a tuple assignment of a different length", st)
             for t, x in zip(target.elts, v, strict=True):
                 self.assign(t, x, env, st)
         else:
-            raise Unmodelled(f"assignment to `{ast.unparse(target)}`", st)
+            raise Unevaluable(f"assignment to `{ast.unparse(target)}`", st)
 
     def truth(self, c: Any, node: ast.AST) -> bool:
         if isinstance(c, Val):
             if self.address_only and is_float(c.dtype):
                 raise FullRun()
             if c.unknown:
-                raise Unmodelled(f"a branch on {c.unknown}", node)
+                raise Unevaluable(f"a branch on {c.unknown}", node)
             if not c.is_scalar:
                 if c.data.size == 1:
                     return bool(c.data.reshape(()).item())
-                raise Unmodelled("a branch on a tensor condition", node)
+                raise Unevaluable("a branch on a tensor condition", node)
             return bool(c.data.item())
         if c is None:
             return False
@@ -455,29 +434,29 @@ class Interpreter:
         for v in vals:
             if isinstance(v, Val):
                 if v.unknown:
-                    raise Unmodelled(f"a loop bound from {v.unknown}", call)
+                    raise Unevaluable(f"a loop bound from {v.unknown}", call)
                 if is_float(v.dtype) and v.src:
-                    raise ops.Retype(v.src)  # a loaded loop bound (sequence length) is an integer
+                    raise Retype(v.src)  # a loaded loop bound (sequence length) is an integer
                 ints.append(int(v.item()))
                 runtime |= v.runtime or v.grows
                 grows |= v.grows
             elif isinstance(v, int):
                 ints.append(int(v))
             else:
-                raise Unmodelled("a loop bound that is not an integer", call)
+                raise Unevaluable("a loop bound that is not an integer", call)
         return ints, runtime, grows
 
     def for_loop(self, st: ast.For, env: dict[str, Any]) -> None:
         it = st.iter
         if not isinstance(it, ast.Call):
-            raise Unmodelled(f"a loop over `{ast.unparse(it)}`", st)
+            raise Unevaluable(f"a loop over `{ast.unparse(it)}`", st)
         fname = ast.unparse(it.func)
         if fname.split(".")[-1] not in ("range", "static_range"):
-            raise Unmodelled(f"a loop over `{fname}`", st)
+            raise Unevaluable(f"a loop over `{fname}`", st)
         ints, runtime, _grows = self.range_args(it, env)
         rng = range(*ints)
         if len(rng) > MAX_ITERATIONS:
-            raise Unmodelled(f"a loop of {len(rng)} iterations at this probe size", st)
+            raise Unevaluable(f"a loop of {len(rng)} iterations at this probe size", st)
         frame = LoopFrame(st)
         self.loops.append(frame)
         try:
@@ -502,7 +481,7 @@ class Interpreter:
         try:
             for i in range(MAX_ITERATIONS + 1):
                 if i == MAX_ITERATIONS:
-                    raise Unmodelled("a while loop that did not end within the probe's budget", st)
+                    raise Unevaluable("a while loop that did not end within the probe's budget", st)
                 frame.iteration = i
                 if not self.truth(self.expr(st.test, env), st.test):
                     break
@@ -521,7 +500,7 @@ class Interpreter:
         if m is None:
             m = getattr(type(self), "e_" + type(e).__name__, None)
             if m is None:
-                raise Unmodelled(f"the expression `{type(e).__name__}`", e)
+                raise Unevaluable(f"the expression `{type(e).__name__}`", e)
             _EXPR_DISPATCH[type(e)] = m
         return m(self, e, env)
 
@@ -559,7 +538,7 @@ class Interpreter:
             "getattr",
         ):
             return ("builtin", e.id)
-        raise Unmodelled(f"the name `{e.id}` (not a parameter, local or module constant)", e)
+        raise Unevaluable(f"the name `{e.id}` (not a parameter, local or module constant)", e)
 
     def e_Tuple(self, e: ast.Tuple, env: dict[str, Any]) -> Any:
         return tuple(self.expr(x, env) for x in e.elts)
@@ -594,7 +573,7 @@ class Interpreter:
             if e.attr == "dtype":
                 return DType(base.dtype)
             if e.attr == "T":
-                return ops.trans(self, [base], {}, e)
+                return trans(self, [base], {}, e)
             if e.attr == "shape":
                 return tuple(scalar(s, constexpr=True) for s in base.shape)
             return ("method", base, e.attr)
@@ -604,7 +583,7 @@ class Interpreter:
             if e.attr == "element_ty":
                 return base
             return ("method", base, e.attr)
-        raise Unmodelled(f"the attribute `{ast.unparse(e)}`", e)
+        raise Unevaluable(f"the attribute `{ast.unparse(e)}`", e)
 
     def e_Subscript(self, e: ast.Subscript, env: dict[str, Any]) -> Any:
         base = self.expr(e.value, env)
@@ -612,7 +591,7 @@ class Interpreter:
             idx = self.expr(e.slice, env)
             i = int(idx.item()) if isinstance(idx, Val) else idx
             return base[i]
-        return ops.subscript(self, base, e.slice, e, env)
+        return subscript(self, base, e.slice, e, env)
 
     def e_UnaryOp(self, e: ast.UnaryOp, env: dict[str, Any]) -> Any:
         v = self.expr(e.operand, env)
@@ -621,7 +600,7 @@ class Interpreter:
                 return v.with_(data=np.asarray(not bool(v.item())), dtype="int1")
             return scalar(not v)
         if not isinstance(v, Val):
-            raise Unmodelled(f"`{ast.unparse(e)}`", e)
+            raise Unevaluable(f"`{ast.unparse(e)}`", e)
         if isinstance(e.op, ast.USub):
             r = v.with_(data=-v.data)
             if v.maxinfo is not None:
@@ -633,21 +612,21 @@ class Interpreter:
             if v.dtype == "int1":
                 return v.with_(data=~v.data.astype(bool))
             return v.with_(data=~v.data)
-        raise Unmodelled(f"`{ast.unparse(e)}`", e)
+        raise Unevaluable(f"`{ast.unparse(e)}`", e)
 
     def e_BinOp(self, e: ast.BinOp, env: dict[str, Any]) -> Any:
         return self.binop(e.op, self.expr(e.left, env), self.expr(e.right, env), e)
 
     def binop(self, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:
-        return ops.binop(self, op, a, b, node)
+        return binop(self, op, a, b, node)
 
     def e_Compare(self, e: ast.Compare, env: dict[str, Any]) -> Any:
         left = self.expr(e.left, env)
         result = None
         for op, comp in zip(e.ops, e.comparators, strict=True):
             right = self.expr(comp, env)
-            r = ops.compare(self, op, left, right, e)
-            result = r if result is None else ops.binop(self, ast.BitAnd(), result, r, e)
+            r = compare(self, op, left, right, e)
+            result = r if result is None else binop(self, ast.BitAnd(), result, r, e)
             left = right
         return result
 
@@ -663,7 +642,7 @@ class Interpreter:
                     return v
         out = vals[0]
         for v in vals[1:]:
-            out = ops.binop(self, ast.BitAnd() if isinstance(e.op, ast.And) else ast.BitOr(), out, v, e)
+            out = binop(self, ast.BitAnd() if isinstance(e.op, ast.And) else ast.BitOr(), out, v, e)
         return out
 
     def e_Call(self, e: ast.Call, env: dict[str, Any]) -> Any:
@@ -671,12 +650,12 @@ class Interpreter:
         args = []
         for a in e.args:
             if isinstance(a, ast.Starred):
-                raise Unmodelled("a *args call", e)
+                raise Unevaluable("a *args call", e)
             args.append(self.expr(a, env))
         kwargs = {}
         for k in e.keywords:
             if k.arg is None:
-                raise Unmodelled("a **kwargs call", e)
+                raise Unevaluable("a **kwargs call", e)
             kwargs[k.arg] = self.expr(k.value, env)
         if isinstance(fn, tuple) and fn and fn[0] == "helper":
             return self.call_helper(fn[1], args, kwargs, e)
@@ -686,7 +665,7 @@ class Interpreter:
             return ops.call(self, fn[1], args, kwargs, e)
         if isinstance(fn, DType):
             return ops.call(self, "cast_to", [args[0], fn] if args else [fn], kwargs, e)
-        raise Unmodelled(f"the call `{ast.unparse(e.func)}`", e)
+        raise Unevaluable(f"the call `{ast.unparse(e.func)}`", e)
 
     def e_Lambda(self, e: ast.Lambda, env: dict[str, Any]) -> Any:
         return ("lambda", e, env)
@@ -709,7 +688,7 @@ class Interpreter:
                 elif d is not None:
                     env[p.arg] = self.expr(d, env)
                 else:
-                    raise Unmodelled(f"a call of `{name}` without its argument `{p.arg}`", node)
+                    raise Unevaluable(f"a call of `{name}` without its argument `{p.arg}`", node)
             for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True):
                 env[a.arg] = kwargs.get(a.arg, self.expr(d, env) if d is not None else None)
             try:
@@ -723,77 +702,8 @@ class Interpreter:
 
     # ---- memory ----------------------------------------------------------------------------
     def contents(self, t: TensorInfo, offsets: np.ndarray) -> np.ndarray:
-        """Synthesized contents at `offsets` (valid ones): random floats, or integers that honour
-        the checks the kernel makes on them (see model/scan.py's IndexPolicy)."""
-        if t.dtype.startswith("int") or t.name in self.int_tensors:
-            return self.int_contents(t, offsets)
-        arr = self.float_cache.get(t.index)
-        if arr is None:
-            arr = self.float_cache[t.index] = random_floats(t)
-        idx = np.clip(offsets, 0, len(arr) - 1)
-        return arr[idx]
-
-    def int_contents(self, t: TensorInfo, offsets: np.ndarray) -> np.ndarray:
-        pol = self.scan.policies.get(t.name)
-        n = max(t.extent, 1) if t.sized else 1 << 12
-        arr = self.int_cache.get(t.index)
-        start = self.launch.args.get(pol.window_start) if pol is not None and pol.window_start else None
-        if arr is None and isinstance(start, int) and not isinstance(start, bool):
-            # ids around a window's start (`ids - vocab_start >= 0` checked): just below it,
-            # at it and inside it, so that lanes pass the one-sided check
-            arr = start + np.array([-1, 0, 1, 2], dtype=np.int64)[np.arange(n) % 4]
-        if arr is None and pol is not None and pol.prefix and t.sized:
-            arr = self.partition_offsets(n)
-            self.contract_tables.add(t.index)  # a valid partition: writes through it are judged
-            self.partition_tensors.add(t.index)
-        if arr is None:
-            if (
-                pol is not None
-                and pol.length
-                and not pol.sentinels
-                and pol.upper is None
-                and not pol.work_bound
-            ):
-                # lengths: empty, one element, and a few tiles' worth, in an order that gives the
-                # first and the last program different ones
-                arr = np.array([0, 33, 1, 70, 17], dtype=np.int64)[np.arange(n) % 5]
-            elif pol is not None and pol.work_bound and pol.upper is None:
-                arr = np.full(n, self.work_bound(), dtype=np.int64)
-            elif (
-                pol is not None and pol.upper is not None and isinstance(self.launch.args.get(pol.upper), int)
-            ):
-                upper = int(self.launch.args[pol.upper])
-                rng = np.random.default_rng(99 + t.index)
-                ids = rng.permutation(max(upper, 0)).astype(np.int64)
-                arr = np.full(n, upper, dtype=np.int64)
-                arr[: min(n, len(ids))] = ids[: min(n, len(ids))]
-                if n >= len(ids):
-                    # every valid id once, as the routing contract promises: writes through
-                    # these ids can be judged for coverage and races
-                    self.contract_tables.add(t.index)
-            else:
-                base = np.arange(n, dtype=np.int64)
-                sentinels = sorted(pol.sentinels) if pol is not None else []
-                if pol is not None:
-                    sentinels += [
-                        int(self.launch.args[p])
-                        for p in sorted(pol.sentinel_params)
-                        if isinstance(self.launch.args.get(p), int)
-                    ]
-                if sentinels:
-                    # cycle by the sum of coordinates, so that every row of a table (pages of a
-                    # sequence) and every other block meets a sentinel early
-                    cycle = np.array([0, *sentinels, 1], dtype=np.int64)
-                    key = base
-                    if t.sized and len(t.shape) > 1:
-                        coords, _ok = t.unravel(base)
-                        key = coords.sum(axis=-1)
-                    arr = cycle[key % len(cycle)]
-                else:
-                    # no check on these values: small indices, valid for any dimension of 2+
-                    arr = base % 3
-            self.int_cache[t.index] = arr
-        return arr[np.clip(offsets, 0, len(arr) - 1)]
+        """Synthesized contents at `offsets` (valid ones): see contents.py."""
+        return self.memory.at(t, offsets)
 
     def unravel(self, t: TensorInfo, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """`t.unravel(offsets)`, remembered for the last array: a load or store asks it of
@@ -804,56 +714,6 @@ class Interpreter:
         out = t.unravel(offsets)
         self._unravel_memo = (t, offsets, out)
         return out
-
-    def partition_offsets(self, n: int) -> np.ndarray:
-        """Contents of a prefix-sum table of n entries (`cu_seqlens`, expert starts): n - 1
-        groups that partition the rows of the tensors they index, as the contract says. The
-        first group spans half the rows and one more, the second is empty, the third has one
-        row, and the last takes the rest. The rows are the first extent most tensor arguments
-        share."""
-        tensors = [
-            v
-            for v in self.launch.args.values()
-            if isinstance(v, TensorInfo) and v.sized and v.shape and v.name not in self.int_tensors
-        ]
-        # dimensions the launcher names (`T, H, D = q.shape`) over ones sized by guess; a tie
-        # goes to the smaller extent, inside which every candidate's rows lie
-        named = [v.shape[0] for v in tensors if "." not in v.symbols[0]]
-        firsts = named or [v.shape[0] for v in tensors]
-        counts = {x: firsts.count(x) for x in firsts}
-        total = max(counts, key=lambda x: (counts[x], -x)) if counts else 0
-        groups = max(n - 1, 1)
-        sizes = [0] * groups
-        sizes[0] = min(total, total // 2 + 1)
-        if groups >= 3:
-            sizes[2] = min(1, total - sizes[0])
-        sizes[-1] += total - sum(sizes)
-        return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)[:n]
-
-    def work_bound(self) -> int:
-        """Contents of a loaded bound on the program's work (`num_tokens_post_padded`): the
-        largest extent of the integer tensors the kernel indexes, rounded down to a tile, as the
-        routing contract guarantees; without such a tensor, unbounded."""
-        extents = [
-            v.extent
-            for v in self.launch.args.values()
-            if isinstance(v, TensorInfo) and v.sized and len(v.shape) == 1 and v.name in self.int_tensors
-        ]
-        if not extents:
-            return 1 << 20
-        ext = max(extents)
-        blocks = [
-            int(v)
-            for k, v in self.launch.args.items()
-            if isinstance(v, int)
-            and not isinstance(v, bool)
-            and k not in self.launch.runtime
-            and v > 1
-            and v & (v - 1) == 0
-            and v <= ext
-        ]
-        b = max(blocks) if blocks else 1
-        return max(b, (ext // b) * b)
 
     def record_load_step(
         self, node: ast.AST, ptr_offsets: np.ndarray, t: TensorInfo, active: np.ndarray | None = None

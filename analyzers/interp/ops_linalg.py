@@ -9,13 +9,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from analyzers.errors import Unevaluable
 from analyzers.interp import softmax as sm
 from analyzers.interp import tags as tagops
-from analyzers.interp.ops import bc, light_float, to_val
-from analyzers.interp.values import LOW_PRECISION, TensorInfo, Unmodelled, Val, is_float
+from analyzers.interp.facts import Fact
+from analyzers.interp.opdecl import declare
+from analyzers.interp.ops_arith import binop
+from analyzers.interp.ops_core import bc, light_float, tag_keys, to_val
+from analyzers.interp.values import LOW_PRECISION, Val, is_float
 
 if TYPE_CHECKING:
-    from analyzers.interp.interpreter import Interpreter
+    from analyzers.interp.context import OpContext
 
 
 def _base(k: str) -> str:
@@ -34,29 +38,14 @@ def _lane_ok(v: Val) -> np.ndarray:
     return ok
 
 
-def merge_cover(a: Any, b: Any) -> Any:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if a.get("invalid") or b.get("invalid"):
-        return {"invalid": True}
-    if a.get("key") != b.get("key") or a["counts"].shape != b["counts"].shape:
-        return a
-    out = dict(a)
-    out["counts"] = a["counts"] + b["counts"]
-    out["direct"] = a.get("direct", False) and b.get("direct", False)
-    return out
-
-
-def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def dot(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     a, b = to_val(args[0], node), to_val(args[1], node)
     acc = args[2] if len(args) > 2 else kwargs.get("acc")
     acc = to_val(acc, node) if acc is not None else None
     if a.data.ndim not in (2, 3) or b.data.ndim != a.data.ndim:
-        raise Unmodelled(f"tl.dot of shapes {a.shape} and {b.shape}", node)
+        raise Unevaluable(f"tl.dot of shapes {a.shape} and {b.shape}", node)
     if a.shape[-1] != b.shape[-2]:
-        raise Unmodelled(f"tl.dot of shapes {a.shape} and {b.shape}", node)
+        raise Unevaluable(f"tl.dot of shapes {a.shape} and {b.shape}", node)
     out_dtype = kwargs.get("out_dtype")
     out_name = getattr(out_dtype, "name", None)
     low_in = a.dtype in LOW_PRECISION or b.dtype in LOW_PRECISION
@@ -77,8 +66,6 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
             related=[(init[0], "the accumulator's initialisation")] if init else [],
         )
         if init is not None and acc is not None and acc.dtype in LOW_PRECISION and not acc.lineage:
-            from analyzers.interp.facts import Fact
-
             interp.sink.add(
                 Fact(
                     "low-precision-acc",
@@ -154,8 +141,6 @@ def dot(interp: Interpreter, args: list[Any], kwargs: dict[str, Any], node: ast.
         out.terms = (a.terms or frozenset()) | (b.terms or frozenset())
     out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node, keys_a)
     if acc is not None:
-        from analyzers.interp.ops import binop
-
         summed = binop(interp, ast.Add(), acc, out, node)
         summed.dtype = dtype
         summed.lineage = out.lineage
@@ -194,7 +179,7 @@ def _profile(v: Val, axis: int) -> tuple[list[str], dict[str, np.ndarray]]:
 def _contraction_keys(
     v: Val,
     axis: int,
-    interp: Interpreter | None = None,
+    interp: OpContext | None = None,
     node: ast.AST | None = None,
     varying: list[str] | None = None,
 ) -> list[str]:
@@ -211,7 +196,7 @@ def _contraction_keys(
 
 
 def _check_contraction(
-    interp: Interpreter,
+    interp: OpContext,
     a: Val,
     b: Val,
     a_ok: np.ndarray,
@@ -328,7 +313,7 @@ def _result_tags(
 
 
 def _coverage(
-    interp: Interpreter, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST, ka: list[str]
+    interp: OpContext, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST, ka: list[str]
 ) -> Any:
     """Which indices of the contraction extent this product received (for DF003)."""
     if not ka or a.data.ndim != 2:
@@ -355,7 +340,7 @@ def _coverage(
     return {"counts": counts, "key": _base(k), "loop": site, "direct": direct}
 
 
-def _record_operands(interp: Interpreter, a: Val, b: Val, node: ast.AST, accumulates: bool) -> None:
+def _record_operands(interp: OpContext, a: Val, b: Val, node: ast.AST, accumulates: bool) -> None:
     """Remember direct-load operands of an accumulating dot for the pointer-step check (DF002)."""
     if not interp.loops:
         return
@@ -372,7 +357,6 @@ def _record_operands(interp: Interpreter, a: Val, b: Val, node: ast.AST, accumul
         key = next((k for k in ks if _base(k) in t.symbols), None)
         if key is None:
             continue
-        from analyzers.interp.ops_memory import tag_keys
 
         keys = tag_keys(t)
         if key not in keys:
@@ -407,34 +391,4 @@ def _static_update(loop: ast.AST, load: ast.AST) -> ast.AST | None:
     return found
 
 
-def record_coverage(
-    interp: Interpreter,
-    t: TensorInfo,
-    offs: np.ndarray,
-    coords: np.ndarray,
-    v: Val,
-    plain: bool = False,
-    store: Any = None,
-) -> None:
-    """Add a stored value's reduction coverage to its element's. `plain`: a non-atomic store,
-    so one program's reduction is the element's whole value."""
-    cover = v.kcover
-    key = (t.index, int(offs[0]))
-    loop_node, smap = cover["loop"]
-    entry = interp.mem.coverage.get(key)
-    if entry is None:
-        interp.mem.coverage[key] = [
-            cover["counts"].copy(),
-            loop_node,
-            smap,
-            t.name,
-            cover["key"],
-            interp.pid[: max(interp.launch.grid_axes, 1)],
-            coords[0].tolist(),
-            bool(cover.get("direct")),
-            plain,
-            store,
-        ]
-    else:
-        entry[0] = entry[0] + cover["counts"]
-        entry[8] = False  # written more than once: the sum of several programs' parts
+OPS = declare("linear algebra", {"dot": dot})

@@ -63,15 +63,6 @@ def is_float(dtype: str) -> bool:
     return dtype in FLOAT_TYPES
 
 
-class Unmodelled(Exception):
-    """Raised when the interpreter meets a construct it does not model (reported as AR001)."""
-
-    def __init__(self, what: str, node: Any = None) -> None:
-        super().__init__(what)
-        self.what = what
-        self.node = node
-
-
 class FullRun(Exception):
     """An address-only program met floating-point data deciding an address, a mask or a branch:
     its shortcuts would change what it touches, so it reruns in full."""

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzers.errors import HOST_ERRORS
 from analyzers.interp.values import DTYPE_ALIASES
 from analyzers.model.nodes import subtree
 
@@ -229,7 +230,7 @@ class HostEval:
                 self.env[st.name] = ("func", st)
             elif isinstance(st, ast.Expr):
                 self.expr(st.value)
-        except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, AttributeError, RecursionError):
+        except (*HOST_ERRORS, RecursionError):
             pass
 
     def assign(self, target: ast.expr, v: Any) -> None:

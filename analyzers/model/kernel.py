@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import itertools
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,6 +63,14 @@ class SourceMap:
 
 
 @dataclass
+class Helper:
+    """A `@triton.jit` function a kernel calls, parsed with its own source map."""
+
+    func: ast.FunctionDef
+    smap: SourceMap
+
+
+@dataclass
 class KernelModel:
     name: str
     func: ast.FunctionDef
@@ -90,8 +99,6 @@ class KernelModel:
 
 def line_starts(source: bytes) -> list[int]:
     """Byte offset of the start of every line."""
-    import itertools
-
     return [0, *itertools.accumulate(len(line) + 1 for line in source.split(b"\n")[:-1])]
 
 

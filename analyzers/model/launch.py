@@ -17,8 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
+from analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from analyzers.findings import Span
 from analyzers.interp.values import TensorInfo, norm_dtype
 from analyzers.model.host import DimClasses, HostEval, HostTensor, Opaque, SymInt, contiguous_strides
@@ -334,12 +333,12 @@ class LaunchBinder:
         out: dict[str, Any] = {}
         for i, a in enumerate(self.site.call.args):
             if isinstance(a, ast.Starred):
-                raise _Unbindable("a *args launch")
+                raise Unevaluable("a *args launch")
             if i < len(params):
                 out[params[i]] = ev.expr(a)
         for k in self.site.call.keywords:
             if k.arg is None:
-                raise _Unbindable("a **kwargs launch")
+                raise Unevaluable("a **kwargs launch")
             out[k.arg] = ev.expr(k.value)
         return out
 
@@ -413,9 +412,7 @@ class LaunchBinder:
         if not base or not self.tiled:
             return out
         # one run with every tiled dimension large first: usually no constexpr moves at all
-        with contextlib.suppress(
-            Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError
-        ):
+        with contextlib.suppress(*CANNOT_EVALUATE):
             args = self._kernel_args(self._run_host(dict.fromkeys(self.tiled, 5000)))
             if all(args.get(k) == v for k, v in base.items()):
                 return out
@@ -423,7 +420,7 @@ class LaunchBinder:
             try:
                 ev = self._run_host({root: 5000})
                 args = self._kernel_args(ev)
-            except (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError):
+            except CANNOT_EVALUATE:
                 continue
             # only a capped block (at most half the dimension) makes the loop iterate twice
             if any(
@@ -445,14 +442,10 @@ class LaunchBinder:
         try:
             a = self._kernel_args(self._run_host(self.choose_sizes("ragged")))
             b = self._kernel_args(self._run_host(self.choose_sizes("exact")))
-        except (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError):
+        except CANNOT_EVALUATE:
             return None
         consts = {p.name for p in self.kernel.params if p.constexpr}
         return {k for k in consts if a.get(k) != b.get(k)}
-
-    def probe_kinds(self, branches: bool) -> tuple[str, ...]:
-        kinds = ("ragged", "half", "exact", "one") if branches else ("ragged", "one")
-        return kinds + (("big",) if self.block_driving else ())
 
     def _unify_suffixed_names(self) -> None:
         """`E, K2, N = w.shape` next to `M, K = a.shape`: K2 names the same extent as K (the
@@ -755,7 +748,7 @@ class LaunchBinder:
             else:
                 v = Opaque("missing argument")
             if isinstance(v, Opaque) and p.name in self.scan.pointers:
-                raise _Unbindable(f"the tensor passed as `{p.name}` ({v.what})")
+                raise Unevaluable(f"the tensor passed as `{p.name}` ({v.what})")
             if isinstance(v, Opaque) and p.name not in self.kernel.heuristics:
                 # a device property or a call's result (`num_sms(device)`): a small stand-in value
                 self.assumed_values[p.name] = (v.what, 4 if p.constexpr else 3)
@@ -784,7 +777,7 @@ class LaunchBinder:
                 t = v[1]
                 block = v[2]
                 if not isinstance(block, list) or not all(isinstance(b, int) for b in block):
-                    raise _Unbindable(f"the block shape of the tensor descriptor `{p.name}`")
+                    raise Unevaluable(f"the block shape of the tensor descriptor `{p.name}`")
                 ti = TensorInfo(
                     len(tensors),
                     p.name,
@@ -823,7 +816,7 @@ class LaunchBinder:
             else:
                 val = Opaque("heuristic")
             if isinstance(val, Opaque):
-                raise _Unbindable(f"the heuristic for {name}")
+                raise Unevaluable(f"the heuristic for {name}")
             args[name] = val
 
     def _grid(self, ev: HostEval, args: dict[str, Any]) -> tuple[tuple[int, int, int], int]:
@@ -860,7 +853,7 @@ class LaunchBinder:
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in val)
             or not 1 <= len(val) <= 3
         ):
-            raise _Unbindable(f"the grid `{ast.unparse(g)}`")
+            raise Unevaluable(f"the grid `{ast.unparse(g)}`")
         dims = tuple(int(x) for x in val) + (1,) * (3 - len(val))
         return (dims[0], dims[1], dims[2]), len(val)
 
@@ -945,13 +938,6 @@ class LaunchBinder:
         )
 
 
-class _Unbindable(Exception):
-    pass
-
-
-Unbindable = _Unbindable
-
-
 def _int_expr(e: ast.expr) -> int:
     """Value of an integer expression of literals and + - * // % (a derived dimension)."""
     if isinstance(e, ast.Constant) and isinstance(e.value, int):
@@ -979,17 +965,10 @@ def padded_strides(shape: list[int]) -> list[int]:
     return list(reversed(strides))
 
 
-def random_floats(t: TensorInfo) -> np.ndarray:
-    rng = np.random.default_rng(1234 + 17 * t.index)
-    return rng.standard_normal(max(t.extent, 1))
-
-
 __all__ = [
     "LaunchBinder",
     "LaunchSite",
     "ProbeLaunch",
-    "Unbindable",
     "contiguous_strides",
     "find_launch_calls",
-    "random_floats",
 ]

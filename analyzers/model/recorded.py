@@ -24,12 +24,13 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+from analyzers.errors import Unevaluable
 from analyzers.findings import Finding, Span
 from analyzers.frontend.parse import span_of
 from analyzers.frontend.queries import KernelSite
 from analyzers.interp.facts import Fact
 from analyzers.model.kernel import KernelModel, SourceMap
-from analyzers.model.launch import LaunchBinder, LaunchSite, Unbindable, find_launch_calls
+from analyzers.model.launch import LaunchBinder, LaunchSite, find_launch_calls
 from analyzers.model.launch_file import RecordedArg, RecordedLaunch
 from analyzers.model.scan import KernelScan
 
@@ -94,7 +95,7 @@ def bind_recorded(
         binder.record()
     except (
         RecordingUnusable,
-        Unbindable,
+        Unevaluable,
         SyntaxError,
         ArithmeticError,
         TypeError,

@@ -10,22 +10,11 @@ import contextlib
 import threading
 from dataclasses import dataclass, field
 
+from analyzers.interp.ops import op_names
 from analyzers.model.nodes import subtree
 
-MEMORY_CALLS = {
-    "load",
-    "store",
-    "atomic_add",
-    "atomic_max",
-    "atomic_min",
-    "atomic_xchg",
-    "atomic_cas",
-    "atomic_and",
-    "atomic_or",
-    "atomic_xor",
-    "make_block_ptr",
-    "make_tensor_descriptor",
-}
+# calls whose first argument is an address over pointer parameters (from the op registry)
+MEMORY_CALLS = op_names(lambda op: op.takes_pointer)
 
 
 @dataclass

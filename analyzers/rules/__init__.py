@@ -1,22 +1,13 @@
-"""Rule modules, one per rule or close group of rules, in RULES.md order. Importing this package
-registers every rule (and attaches its documentation to the catalogue)."""
+"""Rule modules, one per rule or close group of rules. Importing this package imports every
+module in it (in name order), and each rule registers itself and attaches its documentation to
+the catalogue: a new rule is its own module plus its line in `analyzers/registry.py`."""
 
-from analyzers.rules import (  # noqa: F401
-    ar_unsupported,
-    df_assert,
-    df_dot,
-    df_reduction,
-    df_store,
-    gr_autotune,
-    gr_coverage,
-    gr_race,
-    mb_bounds,
-    mb_loaded_index,
-    mb_masking,
-    mb_overflow,
-    nu_accumulator,
-    nu_softmax,
-)
+import importlib
+import pkgutil
+
 from analyzers.rules.base import REGISTRY, Rule, RuleContext
+
+for _module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = ["REGISTRY", "Rule", "RuleContext"]

@@ -25,8 +25,14 @@ class RuleContext:
 
 
 class Rule:
+    """One rule: the fact kinds it `reads`, and its `check` over one fact of those kinds.
+
+    `supersedes` declares precedence: when the kernel has a fact this rule reads, the facts of
+    the named kinds, read by the named rule, are not judged (one root cause, one finding)."""
+
     code: ClassVar[str]
     reads: ClassVar[tuple[str, ...]]
+    supersedes: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         raise NotImplementedError

@@ -32,6 +32,7 @@ class DotOperandMismatch(Rule):
 
     code = "DF001"
     reads = ("dot-mismatch",)
+    supersedes = {"DF003": ("coverage",)}  # the operands are wrong, not the loop bounds
 
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data

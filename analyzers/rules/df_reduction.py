@@ -34,6 +34,7 @@ class StaleReductionPointer(Rule):
 
     code = "DF002"
     reads = ("pointer-step",)
+    supersedes = {"DF003": ("coverage",)}  # the pointer steps are wrong, not the loop bounds
 
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data

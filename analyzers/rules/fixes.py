@@ -6,9 +6,11 @@ import ast
 
 from analyzers.findings import Fix, TextEdit
 from analyzers.interp.facts import Fact
+from analyzers.interp.ops import op_names
 from analyzers.rules.base import RuleContext
 
-MEMORY_OPS = ("load", "store", "atomic_add", "atomic_max", "atomic_min")
+# memory ops a missing mask may be added to (from the op registry)
+MEMORY_OPS = op_names(lambda op: op.mask_fix)
 
 
 def _call_name(node: ast.AST) -> str:

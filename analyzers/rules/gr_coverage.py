@@ -66,6 +66,7 @@ class GridMismatch(Rule):
 
     code = "GR003"
     reads = ("grid-axis", "grid-decomposition")
+    supersedes = {"GR001": ("uncovered",)}  # one root cause: the grid
 
     def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
         d = fact.data

@@ -46,3 +46,30 @@ def test_script_style_launch_reads_the_module_statements_before_it() -> None:
     found = check_source((FIXTURES / "script_style.py").read_text())
     assert [(f.code, f.line) for f in found] == [("MB002", 12)]
     assert found[0].witness and "n=98432" in found[0].witness["summary"]
+
+
+CAST_METHOD = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0).cast(tl.int64)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, x.cast(tl.float32), mask=offs < n)
+
+
+def launch(x, y):
+    n = x.numel()
+    copy_kernel[(triton.cdiv(n, 128),)](x, y, n, BLOCK=128)
+'''
+
+
+def test_the_cast_method_is_a_cast() -> None:
+    """`x.cast(dtype)` (liger-kernel's grpo_loss and geglu) is `tl.cast(x, dtype)`: the kernel is
+    analyzed through it, so the unmasked load of the ragged last tile is found, not an AR001."""
+    found = check_source(CAST_METHOD)
+    assert [(f.code, f.line) for f in found] == [("MB001", 10)]
+    assert check_source(CAST_METHOD.replace("tl.load(x_ptr + offs)", "tl.load(x_ptr + offs, mask=offs < n)")) == []

@@ -8,31 +8,27 @@ recording, or by neither (and why); and what `check` finds with and without the 
 
 from __future__ import annotations
 
-import ast
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 from analyzers import check_source
-from analyzers.analyze import _launch_sites, _launcher_nodes, _module_view
+from analyzers.errors import HOST_ERRORS as BUILTIN_ERRORS
+from analyzers.errors import Unevaluable
 from analyzers.frontend.parse import parse
-from analyzers.model.kernel import build_kernel_model, parse_snippet
-from analyzers.model.launch import LaunchBinder, Unbindable
+from analyzers.kernel_setup import parse_kernel, set_up_kernel
+from analyzers.model.launch import LaunchBinder
 from analyzers.model.launch_file import read_launch_file
 from analyzers.model.recorded import RecordingUnusable, recorded_site
-from analyzers.model.scan import scan_kernel
+from analyzers.module_view import build_module_view
 
-HOST_ERRORS = (Unbindable, ArithmeticError, TypeError, ValueError, KeyError, IndexError, AttributeError)
+HOST_ERRORS = (Unevaluable, *BUILTIN_ERRORS)
 
 
 def source_binding(view, site) -> str:  # type: ignore[no-untyped-def]
-    mod, smap = parse_snippet(
-        view.source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0]
-    )
-    func = next(n for n in mod.body if isinstance(n, ast.FunctionDef))
-    kernel = build_kernel_model(func, smap, view.const_nodes)
-    scan = scan_kernel(func, [p.name for p in kernel.params], {})
-    sites = _launch_sites(view, site.name, _launcher_nodes(view, site.name))
+    func, smap = parse_kernel(view, site)
+    setup = set_up_kernel(view, site, func, smap)
+    kernel, scan, sites = setup.kernel, setup.scan, setup.launch_sites
     if not sites:
         status = "no launch site in its file"
     else:
@@ -52,7 +48,7 @@ def main(path: str) -> int:
     totals: dict[str, int] = defaultdict(int)
     for file, names in sorted(by_file.items()):
         source = Path(file).read_bytes()
-        view = _module_view(source, parse(source))
+        view = build_module_view(source, parse(source))
         launches = {n: lf.for_kernel(n, file) for n in names}
         before = _gating(check_source(source, file))
         after = _gating(check_source(source, file, launches=launches))

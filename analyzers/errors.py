@@ -1,0 +1,37 @@
+"""The one exception for "this construct cannot be evaluated", and the built-in errors that mean
+the same thing when they come out of evaluating someone else's code.
+
+A kernel or launcher the checker does not model raises `Unevaluable` (what it could not evaluate,
+and where); the driver turns it into an AR001 note for that kernel only. Evaluating host code and
+kernel arithmetic on synthesized values can also fail inside Python or numpy (a division by a
+zero size, a subscript of a scalar): `HOST_ERRORS` names those once, for the places that treat
+them as "cannot be evaluated" too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Unevaluable(Exception):
+    """A construct the checker does not model: a `tl.*` op, a launch argument, a grid, ..."""
+
+    def __init__(self, what: str, node: Any = None) -> None:
+        super().__init__(what)
+        self.what = what
+        self.node = node
+
+
+# the built-in errors evaluating unmodelled or malformed code raises (never a bug of ours alone:
+# each site that catches them reports the construct as not evaluated)
+HOST_ERRORS: tuple[type[Exception], ...] = (
+    ArithmeticError,
+    TypeError,
+    ValueError,
+    KeyError,
+    IndexError,
+    AttributeError,
+)
+CANNOT_EVALUATE: tuple[type[Exception], ...] = (Unevaluable, *HOST_ERRORS)
+
+__all__ = ["CANNOT_EVALUATE", "HOST_ERRORS", "Unevaluable"]

@@ -1,0 +1,371 @@
+"""What a load or a store observes about its lanes: out-of-bounds lanes (MB001/MB002), int32
+products in the address and unchecked loaded indices (MB003/MB005), and, for stores, the tags of
+the value against the destination (DF004), who wrote each element (coverage, races: GR001/GR002)
+and the autotune hazards of writing (GR004). Each observation is recorded as a fact.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from analyzers.interp import tags as tagops
+from analyzers.interp.coverage import record_coverage
+from analyzers.interp.facts import Fact
+from analyzers.interp.ops_core import bc, tag_keys
+from analyzers.interp.values import Ptr, TensorInfo, Val, is_float
+
+if TYPE_CHECKING:
+    from analyzers.interp.context import OpContext
+
+
+def check_access(
+    interp: OpContext, ptr: Ptr, mask_val: Val | None, active: np.ndarray, node: ast.AST, kind: str
+) -> None:
+    """MB003 (an int32 product in the address) and MB005 (an unchecked loaded index)."""
+    if ptr.overflow_site is not None and active.any():
+        onode, osmap, side, operands = ptr.overflow_site
+        interp.sink.add(
+            Fact(
+                "int32-offset",
+                onode,
+                osmap,
+                {
+                    "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                    "sizes": interp.launch.describe_sizes(),
+                    "tensor": ptr.tensor.name,
+                    "expr": ast.unparse(onode),
+                    **operands,
+                    "grows_side": side,
+                },
+                [(node, interp.smap, f"the {kind} that uses the offset")],
+            )
+        )
+    needed = {s for s in ptr.loaded_from if interp.site_tensor.get(s) not in interp.trusted_tensors}
+    if needed and active.any():
+        covered = set(interp.branch_checked)
+        if mask_val is not None:
+            covered |= set(mask_val.checked)
+        missing = needed - covered
+        if missing and ptr.index_site is not None:
+            inode, ismap = ptr.index_site
+            src = interp.site_name.get(next(iter(missing)), "memory")
+            pol = interp.scan.policies.get(src)
+            interp.sink.add(
+                Fact(
+                    "unchecked-index",
+                    inode,
+                    ismap,
+                    {
+                        "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                        "sizes": interp.launch.describe_sizes(),
+                        "tensor": ptr.tensor.name,
+                        "index_from": src,
+                        "lower_only": bool(pol and pol.lower_only),
+                        "window_start": pol.window_start if pol else None,
+                    },
+                    [(node, interp.smap, f"the {kind} it addresses")],
+                )
+            )
+
+
+def report_out_of_bounds(
+    interp: OpContext,
+    t: TensorInfo,
+    offsets: np.ndarray,
+    active: np.ndarray,
+    node: ast.AST,
+    kind: str,
+    ptr: Ptr | None = None,
+) -> np.ndarray:
+    coords, valid = interp.unravel(t, offsets)
+    if not t.sized:
+        return valid | True
+    if ptr is not None and ptr.loaded_from and not _contract_contents(interp, ptr):
+        # rows picked by loaded indices: their range is the routing contract's (MB005 judges
+        # whether the kernel checks them); synthesized contents cannot stand for it, unless
+        # they are the contract itself (a permutation of ids, a partition into groups)
+        return valid
+    bad = active & ~valid
+    if bad.any():
+        interp.oob_nodes.add(id(node))
+        lane = tuple(int(i) for i in np.argwhere(bad)[0])
+        off = int(offsets[lane])
+        interp.fact(
+            kind,
+            node,
+            tensor=t.name,
+            lane=list(lane),
+            offset=off,
+            shape=list(t.shape),
+            symbols=list(t.symbols),
+            coords=_naive_coords(t, off),
+            lanes=int(bad.sum()),
+        )
+    return valid
+
+
+def _contract_contents(interp: OpContext, ptr: Ptr) -> bool:
+    """Every loaded index behind this pointer comes from a table synthesized to its contract
+    (sorted ids: each valid id once; group offsets: a partition of the rows)."""
+    return {interp.site_tensor.get(s) for s in ptr.loaded_from} <= interp.contract_tables
+
+
+def _partitioned(interp: OpContext, ptr: Ptr) -> bool:
+    return any(interp.site_tensor.get(s) in interp.partition_tensors for s in ptr.loaded_from)
+
+
+def _naive_coords(t: TensorInfo, off: int) -> list[int]:
+    """Coordinates an out-of-bounds offset would have if the rows went on (for the witness)."""
+    order = sorted(range(len(t.shape)), key=lambda i: (-t.strides[i], -i))
+    rest = off
+    out = [0] * len(t.shape)
+    for d in order:
+        st = max(t.strides[d], 1)
+        out[d] = rest // st if d != order[-1] or st != 1 else rest
+        rest -= out[d] * st
+    return out
+
+
+def record_store(
+    interp: OpContext,
+    t: TensorInfo,
+    offsets: np.ndarray,
+    ok: np.ndarray,
+    v: Val,
+    coords: np.ndarray,
+    node: ast.AST,
+    shape: tuple[int, ...],
+    atomic: str | None,
+    ptr: Ptr | None,
+) -> None:
+    vshape = bc(v.data, shape)
+    # undefined lanes stored (MB004) and NaN made by a fully masked row (NU004)
+    if interp.address_only and is_float(v.dtype):
+        pass  # the value is a stand-in: only where it goes is checked
+    elif v.undef is not None:
+        und = bc(v.undef, shape) & ok
+        if und.any():
+            lane = np.argwhere(und)[0].tolist()
+            interp.fact("undef-reduced", node, op="store", lane=lane, consumer="store", load=v.undef_site)
+    if v.nan_site is not None and is_float(v.dtype):
+        nan = np.isnan(vshape) & ok
+        if v.undef is not None:
+            nan &= ~bc(v.undef, shape)
+        if nan.any():
+            snode, ssmap = v.nan_site
+            lane = np.argwhere(nan)[0].tolist()
+            interp.sink.add(
+                Fact(
+                    "masked-row-nan",
+                    snode,
+                    ssmap,
+                    {
+                        "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                        "sizes": interp.launch.describe_sizes(),
+                        "tensor": t.name,
+                        "element": coords[tuple(lane)].tolist(),
+                    },
+                    [(node, interp.smap, "the store that writes the NaN")],
+                )
+            )
+    if not (interp.address_only and is_float(v.dtype)):
+        _check_store_tags(interp, t, coords, ok, v, node, shape, ptr)
+    # who wrote what: coverage (GR001) and races (GR002); scatters through loaded indices
+    # depend on the routing contents, which are synthesized: judged only where the contents
+    # are a permutation of the valid ids (sorted token ids padded past the valid count)
+    if ptr is not None and ptr.loaded_from and not _contract_contents(interp, ptr):
+        return
+    if ptr is not None and ptr.loaded_from and _partitioned(interp, ptr):
+        # rows picked through group offsets: whether the grid reaches every row depends on how
+        # the launcher's bound (`max_seqlen`) relates to the offsets, which it does not state
+        interp.mem.coverage_unjudged.add(t.index)
+    if not ok.any():
+        interp.mem.last_store.setdefault(t.index, (node, interp.smap))
+        return
+    n = max(t.extent, 1)
+    table = interp.mem.atomic if atomic else interp.mem.writer
+    writer = table.setdefault(t.index, np.full(n, -1, dtype=np.int64))
+    plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))
+    offs = offsets[ok]
+    if not atomic and not interp.launch.assumed:  # a race between programs that ran is a race
+        prev = plain[offs]
+        other = (prev >= 0) & (prev != interp.program_index)
+        atom = interp.mem.atomic.get(t.index)
+        if atom is not None:
+            other |= (atom[offs] >= 0) & (atom[offs] != interp.program_index)
+        if other.any():
+            i = int(np.argmax(other))
+            who = int(prev[i]) if prev[i] >= 0 else int(atom[offs][i])  # type: ignore[index]
+            interp.fact(
+                "race",
+                node,
+                global_=True,
+                tensor=t.name,
+                element=coords[ok][i].tolist(),
+                symbols=list(t.symbols),
+                other_pid=list(interp.program_ids[who][: max(interp.launch.grid_axes, 1)]),
+            )
+        uniq, counts = np.unique(offs, return_counts=True)
+        if (counts > 1).any():
+            dup = int(uniq[np.argmax(counts > 1)])
+            c, _ = t.unravel(np.asarray([dup]))
+            if ptr is not None and ptr.loaded_from:
+                _scatter_collision(interp, t, offs, ok, v, shape, dup, c.reshape(-1).tolist(), node)
+            interp.fact(
+                "race",
+                node,
+                global_=True,
+                tensor=t.name,
+                element=c.reshape(-1).tolist(),
+                symbols=list(t.symbols),
+                other_pid=None,
+            )
+    if atomic and interp.kernel.autotune is not None:
+        at = interp.kernel.autotune
+        if t.name not in at.reset_to_zero and t.name not in at.restore_value and atomic == "atomic_add":
+            interp.fact("autotune-atomic", node, tensor=t.name, related=[(at.node, "the autotune decorator")])
+    if not atomic and interp.kernel.autotune is not None and t.index in interp.mem.loaded:
+        at = interp.kernel.autotune
+        if t.name not in at.restore_value and t.name not in at.reset_to_zero:
+            interp.fact(
+                "autotune-inplace", node, tensor=t.name, related=[(at.node, "the autotune decorator")]
+            )
+    writer[offs] = interp.program_index
+    interp.mem.last_store[t.index] = (node, interp.smap)
+    if v.kcover is not None and not v.kcover.get("invalid"):
+        record_coverage(interp, t, offs, coords[ok], v, plain=not atomic, store=(node, interp.smap))
+
+
+_varies = tagops.varies
+
+
+def _scatter_collision(
+    interp: OpContext,
+    t: TensorInfo,
+    offs: np.ndarray,
+    ok: np.ndarray,
+    v: Val,
+    shape: tuple[int, ...],
+    dup: int,
+    element: list[int],
+    node: ast.AST,
+) -> None:
+    """DF004 through a permutation of ids (sorted MoE slots): two lanes gathered at different
+    positions of the id list hold different ids, so their values belong to different rows; if
+    the scatter sends both to one element, the output is not addressed by the id."""
+    lanes = np.flatnonzero(offs == dup)
+    for k in sorted(v.index_tags):
+        if k not in v.tags:
+            continue
+        pos = bc(v.tags[k], shape)[ok]
+        got = pos[lanes]
+        got = got[~np.isnan(got)]
+        if got.size and np.unique(got).size > 1:
+            interp.fact(
+                "scatter-collision",
+                node,
+                tensor=t.name,
+                dest=element,
+                symbols=list(t.symbols),
+                index_symbol=k.rstrip("'"),
+                positions=sorted(int(x) for x in np.unique(got)[:2]),
+            )
+            return
+
+
+def _check_store_tags(
+    interp: OpContext,
+    t: TensorInfo,
+    coords: np.ndarray,
+    ok: np.ndarray,
+    v: Val,
+    node: ast.AST,
+    shape: tuple[int, ...],
+    ptr: Ptr | None,
+) -> None:
+    """DF004: the value stored at out[i, j] was computed for (i, j), and a value gathered
+    through a loaded index is scattered through the same index."""
+    if not v.tags or not ok.any() or v.unknown:
+        return
+    keys = tag_keys(t)
+    dest = {k: np.where(ok, coords[..., d], np.nan) for d, k in enumerate(keys)}
+    if ptr is not None:
+        for k, arr in ptr.tags.items():
+            dest.setdefault(k, np.where(ok, bc(arr, shape), np.nan))
+    valid = ok.copy()
+    if v.pad is not None:
+        valid &= ~bc(v.pad, shape)
+    if v.undef is not None:
+        valid &= ~bc(v.undef, shape)
+    if not valid.any():
+        return
+    vt = {k: np.where(valid, bc(a, shape), np.nan) for k, a in v.tags.items()}
+    dest = {k: np.where(valid, a, np.nan) for k, a in dest.items()}
+
+    def base(k: str) -> str:
+        return k.rstrip("'")
+
+    for ax in range(len(shape)):
+        for dk, darr in dest.items():
+            if not _varies(darr, ax):
+                continue
+            cands = [k for k in vt if base(k) == base(dk)]
+            if not cands:
+                continue
+            along = [k for k in cands if _varies(vt[k], ax)]
+            if along:
+                if any(not tagops.differ(vt[k], darr).any() for k in along):
+                    continue
+                k = along[0]
+                diff = tagops.differ(vt[k], darr)
+                lane = tuple(int(i) for i in np.argwhere(diff)[0])
+                interp.fact(
+                    "store-tag",
+                    node,
+                    tensor=t.name,
+                    lane=list(lane),
+                    dest=coords[lane].tolist(),
+                    symbols=list(t.symbols),
+                    symbol=base(dk),
+                    expected=int(darr[lane]),
+                    got=int(vt[k][lane]),
+                )
+                return
+            moving = [k for k in cands if any(_varies(vt[k], a2) for a2 in range(len(shape)) if a2 != ax)]
+            if moving:
+                k = moving[0]
+                diff = tagops.differ(vt[k], darr)
+                if diff.any():
+                    lane = tuple(int(i) for i in np.argwhere(diff)[0])
+                    interp.fact(
+                        "store-tag",
+                        node,
+                        tensor=t.name,
+                        lane=list(lane),
+                        dest=coords[lane].tolist(),
+                        symbols=list(t.symbols),
+                        symbol=base(dk),
+                        expected=int(darr[lane]),
+                        got=int(vt[k][lane]),
+                        transposed=True,
+                    )
+                    return
+    # a row gathered through a loaded index must be scattered through the same index
+    dest_bases = {base(k) for k in dest}
+    for k in v.index_tags:
+        if k in vt and base(k) not in dest_bases and any(_varies(vt[k], ax) for ax in range(len(shape))):
+            lane = tuple(int(i) for i in np.argwhere(valid & ~np.isnan(vt[k]))[0])
+            interp.fact(
+                "scatter-index",
+                node,
+                tensor=t.name,
+                lane=list(lane),
+                dest=coords[lane].tolist(),
+                symbols=list(t.symbols),
+                index_symbol=base(k),
+                index_value=int(vt[k][lane]),
+            )
+            return

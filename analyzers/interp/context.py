@@ -1,0 +1,101 @@
+"""What an op module may use of the interpreter: the `OpContext` protocol.
+
+The op modules (`ops_*.py`, access_checks.py, coverage.py, asserts.py) are written against this
+interface, not against the `Interpreter` class: the probe being run (launch, program id, which
+programs run for addresses only), the per-probe logs they read and extend (memory writers, loop
+frames, dot operands), the fact recorder, and a few queries. `Interpreter` implements it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from analyzers.interp.facts import FactSink
+from analyzers.interp.values import TensorInfo
+from analyzers.model.kernel import Helper, KernelModel, SourceMap
+from analyzers.model.launch import ProbeLaunch
+from analyzers.model.scan import KernelScan
+
+
+@dataclass
+class LoopFrame:
+    node: ast.For | ast.While
+    iteration: int = 0
+    updates: dict[str, ast.AST] = field(default_factory=dict)
+
+
+@dataclass
+class MemoryLog:
+    """Who wrote which element of each tensor, across the programs of one probe."""
+
+    writer: dict[int, np.ndarray] = field(default_factory=dict)  # tensor -> program index per offset (-1)
+    coverage_unjudged: set[int] = field(default_factory=set)  # written through group offsets
+    atomic: dict[int, np.ndarray] = field(default_factory=dict)
+    last_store: dict[int, tuple[ast.AST, SourceMap]] = field(default_factory=dict)
+    loaded: set[int] = field(default_factory=set)
+    coverage: dict[tuple[int, int], Any] = field(default_factory=dict)
+
+
+class OpContext(Protocol):
+    """The interpreter state and services an op may read or extend."""
+
+    # the kernel and the probe being run
+    kernel: KernelModel
+    scan: KernelScan
+    launch: ProbeLaunch
+    helpers: dict[str, Helper]
+    smap: SourceMap  # of the function running now (a helper's, inside a helper call)
+    pid: tuple[int, int, int]
+    program_index: int
+    program_ids: list[tuple[int, int, int]]
+    address_only: bool  # this program runs for its addresses only (floats are stand-ins)
+    symbol_sizes: dict[str, int]
+    int_tensors: set[str]
+    lower_only_tensors: set[str]
+    # per-probe logs the ops read and extend
+    sink: FactSink
+    mem: MemoryLog
+    loops: list[LoopFrame]
+    call_stack: list[tuple[ast.AST, SourceMap]]
+    branch_checked: set[int]
+    dot_operands: list[tuple[ast.AST, SourceMap, Any, int, str, int, ast.AST | None]]
+    dot_keys: dict[tuple[int, int], list[str]]
+    scalar_loads: dict[int, dict[int, int]]
+    trusted_tensors: set[int]
+    contract_tables: set[int]
+    partition_tensors: set[int]
+    oob_nodes: set[int]
+    site_tensor: dict[int, int]
+    site_name: dict[int, str]
+    grid_problem: bool
+
+    def fact(
+        self,
+        fact_kind: str,
+        node: ast.AST,
+        global_: bool = False,
+        related: list[tuple[ast.AST, str]] | None = None,
+        **data: Any,
+    ) -> None: ...
+
+    def contents(self, t: TensorInfo, offsets: np.ndarray) -> np.ndarray: ...
+
+    def unravel(self, t: TensorInfo, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def record_load_step(
+        self, node: ast.AST, ptr_offsets: np.ndarray, t: TensorInfo, active: np.ndarray | None = None
+    ) -> None: ...
+
+    def pointer_update_for(self, load_node: ast.AST) -> ast.AST | None: ...
+
+    def accumulating_dot(self, node: ast.AST) -> bool: ...
+
+    def tensor_named(self, name: str | None) -> TensorInfo | None: ...
+
+    def new_lineage(self) -> frozenset[int]: ...
+
+    def float_dtype_of(self, t: TensorInfo) -> str: ...

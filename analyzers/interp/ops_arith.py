@@ -1,0 +1,359 @@
+"""Arithmetic: binary operators, comparisons and casts, with the integer-provenance (MB003)
+and float-semantics (online softmax, NU002/NU005) tracking they carry.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from analyzers.errors import Unevaluable
+from analyzers.interp import softmax as sm
+from analyzers.interp.coverage import merge_cover
+from analyzers.interp.opdecl import declare
+from analyzers.interp.ops_core import (
+    LIGHT_OPS,
+    Retype,
+    bc,
+    bshape,
+    derive,
+    derive_with_constant,
+    dtype_arg,
+    light_float,
+    np_dtype,
+    probe_fact,
+    promote,
+    to_val,
+    trunc_div,
+    trunc_mod,
+)
+from analyzers.interp.ops_memory import pointer_arith
+from analyzers.interp.values import (
+    FullRun,
+    Ptr,
+    Val,
+    is_float,
+    scalar,
+)
+
+if TYPE_CHECKING:
+    from analyzers.interp.context import OpContext
+
+
+def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:
+    if isinstance(a, Ptr) or isinstance(b, Ptr):
+        return pointer_arith(interp, op, a, b, node)
+    if isinstance(a, tuple) and isinstance(b, tuple) and isinstance(op, ast.Add):
+        return a + b
+    a, b = to_val(a, node), to_val(b, node)
+    if isinstance(op, ast.Add | ast.Sub):
+        for v, other in ((a, b), (b, a)):
+            if v.src and is_float(v.dtype) and not is_float(other.dtype) and other.grows and not v.grows:
+                # `start + pid_m * BLOCK_M`, `base + tl.arange(...)`: a loaded value offset by a
+                # program or lane index is an index itself, so its tensor holds integers
+                raise Retype(v.src)
+    dtype = promote(a, b)
+    if interp.address_only and (is_float(a.dtype) or is_float(b.dtype)) and isinstance(op, LIGHT_OPS):
+        return light_float(bshape(a.shape, b.shape), dtype if is_float(dtype) else "fp32")
+    x, y = a.data, b.data
+    if isinstance(op, ast.Add):
+        data = x + y
+    elif isinstance(op, ast.Sub):
+        data = x - y
+    elif isinstance(op, ast.Mult):
+        data = x * y
+    elif isinstance(op, ast.Div):
+        if not is_float(dtype):
+            dtype = "fp32"
+        data = np.true_divide(x.astype(np.float64), y.astype(np.float64))
+    elif isinstance(op, ast.FloorDiv):
+        for v, other in ((a, b), (b, a)):
+            if v.src and is_float(v.dtype) and not is_float(other.dtype):
+                raise Retype(v.src)  # `seq_len // PAGE`: integer division of loaded data
+        data = np.floor_divide(x, y) if is_float(dtype) else trunc_div(x.astype(np.int64), y.astype(np.int64))
+    elif isinstance(op, ast.Mod):
+        data = np.fmod(x, y) if is_float(dtype) else trunc_mod(x.astype(np.int64), y.astype(np.int64))
+    elif isinstance(op, ast.Pow):
+        data = np.power(x, y)
+    elif isinstance(op, ast.BitAnd | ast.BitOr | ast.BitXor):
+        if is_float(a.dtype) or is_float(b.dtype):
+            src = a.src if is_float(a.dtype) else b.src
+            if src:
+                raise Retype(src)
+        fn = {ast.BitAnd: np.bitwise_and, ast.BitOr: np.bitwise_or, ast.BitXor: np.bitwise_xor}[type(op)]
+        if dtype == "int1":
+            data = fn(x.astype(bool), y.astype(bool))
+        else:
+            data = fn(x.astype(np.int64), y.astype(np.int64))
+    elif isinstance(op, ast.LShift | ast.RShift):
+        data = (np.left_shift if isinstance(op, ast.LShift) else np.right_shift)(
+            x.astype(np.int64), y.astype(np.int64)
+        )
+    else:
+        raise Unevaluable(f"the operator {type(op).__name__}", node)
+    data = np.asarray(data, dtype=np_dtype(dtype))
+    out = derive_with_constant(a, b, data, dtype) or derive([a, b], data, dtype)
+    if dtype == "int1":
+        out.checked = a.checked | b.checked
+    _int_provenance(interp, op, a, b, out, node)
+    _float_semantics(interp, op, a, b, out, node)
+    if isinstance(op, ast.Add | ast.Sub) and (a.kcover is not None or b.kcover is not None):
+        out.kcover = merge_cover(a.kcover, b.kcover)
+    elif isinstance(op, ast.Mult | ast.Div) and (a.kcover is None) != (b.kcover is None):
+        out.kcover = a.kcover if a.kcover is not None else b.kcover  # scaling keeps what was summed
+    return out
+
+
+def _int_provenance(interp: OpContext, op: ast.operator, a: Val, b: Val, out: Val, node: ast.AST) -> None:
+    if is_float(out.dtype):
+        return
+    if isinstance(op, ast.Mult) and out.dtype == "int32":
+        if (a.runtime and not a.grows and np.all(a.data == 1)) or (
+            b.runtime and not b.grows and np.all(b.data == 1)
+        ):
+            pass  # a unit (innermost) stride: the product is the index itself
+        elif a.grows and b.runtime and b.param is not None and not b.grows:
+            out.overflow_site = (node, interp.smap, "left", _operand_facts(a, b))
+        elif b.grows and a.runtime and a.param is not None and not a.grows:
+            out.overflow_site = (node, interp.smap, "right", _operand_facts(b, a))
+    if isinstance(op, ast.Mod) and b.runtime and not b.loaded_from:
+        out.loaded_from = frozenset()  # wrapped into [0, size): range-checked by construction
+    if (
+        isinstance(op, ast.FloorDiv | ast.Mod)
+        and a.pid_axis is not None
+        and b.param is not None
+        and b.runtime
+        and not interp.launch.assumed
+        and not interp.sink.has("grid-decomposition")
+    ):
+        axis = a.pid_axis
+        extent = interp.launch.grid[axis]
+        d = int(b.item()) if b.is_scalar else 0
+        if d > 0 and (extent % d != 0 or extent < d):
+            interp.grid_problem = True
+            interp.fact(
+                "grid-decomposition",
+                node,
+                related=[],
+                axis=axis,
+                extent=extent,
+                divisor=b.param,
+                divisor_value=d,
+                op="//" if isinstance(op, ast.FloorDiv) else "%",
+            )
+
+
+def _operand_facts(grows: Val, factor: Val) -> dict[str, Any]:
+    """The growing index's largest value at this probe and the stride or size it multiplies."""
+    g = np.asarray(grows.data)
+    return {
+        "grows_max": int(np.max(np.abs(g))) if g.size else 0,
+        "factor": int(np.max(np.abs(np.asarray(factor.data)))),
+        "factor_name": factor.param or "the stride",
+    }
+
+
+def _float_semantics(interp: OpContext, op: ast.operator, a: Val, b: Val, out: Val, node: ast.AST) -> None:
+    if not is_float(out.dtype):
+        return
+    # max tokens travel through scaling by constants; subtraction makes a shift or a rescale exponent
+    if isinstance(op, ast.Sub):
+        if b.maxinfo is not None and a.maxinfo is not None:
+            out.shift = ("rescale", a.maxinfo, b.maxinfo)
+            out.lineage = frozenset()
+        elif b.maxinfo is not None:
+            out.shift = b.maxinfo
+            out.lineage = a.lineage
+        if out.nan_site is None:
+            nan_new = np.isnan(out.data) & ~np.isnan(bc(a.data, out.shape)) & ~np.isnan(bc(b.data, out.shape))
+            if nan_new.any():
+                out.nan_site = (node, interp.smap)
+    elif isinstance(op, ast.Mult | ast.Div) and (a.maxinfo is not None or b.maxinfo is not None):
+        other = b if a.maxinfo is not None else a
+        if other.is_scalar or other.constexpr or not other.lineage:
+            out.maxinfo = a.maxinfo if a.maxinfo is not None else b.maxinfo
+    elif (
+        isinstance(op, ast.Add)
+        and b.maxinfo is None
+        and a.maxinfo is None
+        and a.shift is not None
+        and not b.lineage
+    ):
+        out.shift = a.shift
+    if isinstance(op, ast.Mult) and (a.shift is not None or b.shift is not None):
+        s = a.shift if a.shift is not None else b.shift
+        other = b if a.shift is not None else a
+        if other.is_scalar or not other.lineage:
+            out.shift = s
+    if isinstance(op, ast.Div) and out.nan_site is None:
+        nan_new = np.isnan(out.data) & ~np.isnan(bc(a.data, out.shape)) & ~np.isnan(bc(b.data, out.shape))
+        if nan_new.any():
+            out.nan_site = (node, interp.smap)
+    # scale tags
+    sa, sb = a.scale, b.scale
+    if sa is None and sb is None:
+        return
+    if isinstance(op, ast.Mult):
+        res, problem, norm = sm.mul_scales(sa, sb)
+    elif isinstance(op, ast.Add | ast.Sub):
+        res, problem, norm = sm.add_scales(sa, sb)
+    elif isinstance(op, ast.Div):
+        res, problem, norm = _div_scales(sa, sb, node, interp, a.terms, b.terms)
+    else:
+        res, problem, norm = (sa if sa is not None else sb), None, None
+    out.scale = res
+    _scale_problem(interp, problem, norm, node)
+
+
+def _div_scales(
+    sa: Any, sb: Any, node: ast.AST, interp: OpContext, ta: Any = None, tb: Any = None
+) -> tuple[Any, str | None, Any]:
+    if ta is not None and tb is not None and ta != tb and sm.is_token(sa) and sm.is_token(sb):
+        return sm.ANY, "division", None  # the sum holds other score blocks than the accumulator
+    if sm.is_token(sa) and sm.is_token(sb):
+        if sa is sb:
+            return sm.Normalized(node, interp.smap), None, None
+        return sm.ANY, "division", None
+    if sm.is_token(sa) and sb in (sm.ANY,):
+        return sm.Normalized(node, interp.smap), None, None
+    return sa, None, None
+
+
+def _scale_problem(interp: OpContext, problem: str | None, norm: Any, node: ast.AST) -> None:
+    if problem is None:
+        return
+    if problem == "normalized":
+        interp.sink.add(
+            probe_fact(
+                interp,
+                "normalized-early",
+                norm.node,
+                norm.smap,
+                related=[(node, interp.smap, "where the normalized value is rescaled or accumulated again")],
+            )
+        )
+    elif problem == "division":
+        interp.fact("division-scale", node)
+    else:
+        interp.fact("scale-mismatch", node)
+
+
+def compare(interp: OpContext, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -> Any:
+    if isinstance(op, ast.Is | ast.IsNot):
+        same = a is b or (a is None and b is None)
+        return scalar(same if isinstance(op, ast.Is) else not same, constexpr=True)
+    if isinstance(a, str) or isinstance(b, str) or a is None or b is None:
+        # constexpr strings and None (`ACTIVATION == "relu"`, `bias_ptr is None`): decided statically
+        py = {
+            ast.Eq: lambda x, y: x == y,
+            ast.NotEq: lambda x, y: x != y,
+            ast.In: lambda x, y: x in y,
+            ast.NotIn: lambda x, y: x not in y,
+        }.get(type(op))
+        if py is None:
+            raise Unevaluable(f"comparing {type(a).__name__} with {type(b).__name__}", node)
+        unwrap = lambda v: v.item() if isinstance(v, Val) else v  # noqa: E731
+        return scalar(
+            bool(py(unwrap(a), unwrap(b) if not isinstance(b, tuple | list) else [unwrap(x) for x in b])),
+            constexpr=True,
+        )
+    if isinstance(op, ast.In | ast.NotIn):
+        if isinstance(b, tuple | list):
+            av = to_val(a, node).item()
+            hit = any(av == to_val(x, node).item() for x in b)
+            return scalar(hit if isinstance(op, ast.In) else not hit, constexpr=True)
+        raise Unevaluable("`in` inside a kernel", node)
+    a, b = to_val(a, node), to_val(b, node)
+    for v, other in ((a, b), (b, a)):
+        if v.src and is_float(v.dtype) and not is_float(other.dtype) and not other.constexpr:
+            raise Retype(v.src)
+        if v.src and is_float(v.dtype) and other.constexpr and not is_float(other.dtype) and other.is_scalar:
+            raise Retype(v.src)
+    if interp.address_only and (is_float(a.dtype) or is_float(b.dtype)):
+        # a condition on stand-in values: fine for picking between stand-ins (tl.where on
+        # floats); as a mask, a branch or an index it raises Unevaluable, and the program reruns
+        return Val(
+            np.zeros(bshape(a.shape, b.shape), dtype=np.bool_),
+            "int1",
+            unknown="floating-point data in an address-only program",
+        )
+    fn = {
+        ast.Eq: np.equal,
+        ast.NotEq: np.not_equal,
+        ast.Lt: np.less,
+        ast.LtE: np.less_equal,
+        ast.Gt: np.greater,
+        ast.GtE: np.greater_equal,
+    }[type(op)]
+    data = np.asarray(fn(a.data, b.data), dtype=np.bool_)
+    out = derive([a, b], data, "int1")
+    examined = a.loaded_from | b.loaded_from
+    if examined and interp.lower_only_tensors:
+        # a lower bound on an id shifted into a window leaves the window's upper end open
+        examined = frozenset(s for s in examined if interp.site_name.get(s) not in interp.lower_only_tensors)
+    out.checked = a.checked | b.checked | examined
+    out.lineage = frozenset()
+    out.scale = None
+    return out
+
+
+def cast(interp: OpContext, x: Any, dtype: str, node: ast.AST, bitcast: bool = False) -> Any:
+    if isinstance(x, Ptr):
+        raise Unevaluable("a pointer cast", node)
+    x = to_val(x, node)
+    if bitcast:
+        raise Unevaluable("a bitcast", node)
+    if not is_float(dtype) and is_float(x.dtype) and x.src and x.load_node is not None:
+        # `tl.load(ids).to(tl.int64)`: the tensor holds integers; `(x / scale).to(tl.int8)` is a
+        # real float-to-int conversion (quantization) and says nothing about x
+        raise Retype(x.src)
+    if interp.address_only and is_float(x.dtype) and not is_float(dtype):
+        raise FullRun()
+    with np.errstate(all="ignore"):
+        if is_float(dtype):
+            data = x.data.astype(np.float64)
+        elif dtype == "int1":
+            data = x.data.astype(bool)
+        else:
+            data = (
+                np.trunc(np.nan_to_num(x.data)).astype(np.int64)
+                if is_float(x.dtype)
+                else x.data.astype(np.int64)
+            )
+    out = x.with_(data=np.asarray(data), dtype=dtype, constexpr=x.constexpr)
+    return out
+
+
+def _cast_call(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    dtype = dtype_arg(args[1] if len(args) > 1 else kwargs.get("dtype"))
+    return cast(
+        interp, args[0], dtype, node, bool(kwargs.get("bitcast") and to_val(kwargs["bitcast"], node).item())
+    )
+
+
+def _float_builtin(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    a = args[0]
+    if isinstance(a, str):
+        return scalar(float(a), "fp32", constexpr=True)
+    return scalar(float(to_val(a, node).item()), "fp32", constexpr=True)
+
+
+def _int_builtin(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    v = to_val(args[0], node)
+    return v.with_(data=np.asarray(int(v.item())), dtype="int32")
+
+
+OPS = [
+    # `tl.cast(x, dtype)` and the tensor method `x.cast(dtype)` (liger-kernel's grpo_loss, geglu)
+    *declare("arithmetic", {"cast": _cast_call}, method=True),
+    *declare(
+        "arithmetic",
+        {
+            "cast_to": lambda i, a, k, n: cast(i, a[0], a[1].name, n),
+            "float": _float_builtin,
+            "int": _int_builtin,
+        },
+    ),
+]

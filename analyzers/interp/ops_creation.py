@@ -1,0 +1,159 @@
+"""Creation and program queries: `tl.program_id`, `tl.arange`, `tl.zeros`, `tl.full`, `tl.cdiv`,
+`tl.rand`, hints that return their argument (`tl.multiple_of`) and statements with no value
+(`tl.static_assert`, `tl.device_assert`), `range` and `len`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from analyzers.errors import Unevaluable
+from analyzers.interp import softmax as sm
+from analyzers.interp.opdecl import declare
+from analyzers.interp.ops_arith import binop
+from analyzers.interp.ops_core import dtype_arg, np_dtype, to_val
+from analyzers.interp.ops_shapes import shape_arg
+from analyzers.interp.values import (
+    DType,
+    Val,
+    is_float,
+    scalar,
+)
+
+if TYPE_CHECKING:
+    from analyzers.interp.context import OpContext
+
+
+def _program_id(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    axis = int(to_val(args[0] if args else kwargs.get("axis"), node).item())
+    if axis >= interp.launch.grid_axes and not interp.launch.assumed:
+        interp.grid_problem = True
+        interp.fact(
+            "grid-axis",
+            node,
+            axis=axis,
+            grid_axes=interp.launch.grid_axes,
+            grid=interp.launch.grid[: interp.launch.grid_axes],
+        )
+    return scalar(interp.pid[axis], "int32", grows=True, pid_axis=axis)
+
+
+def _num_programs(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    axis = int(to_val(args[0] if args else kwargs.get("axis"), node).item())
+    return scalar(interp.launch.grid[axis], "int32", runtime=True)
+
+
+def _arange(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    lo, hi = (int(to_val(a, node).item()) for a in args[:2])
+    if hi - lo > 1 << 16 or hi < lo:
+        raise Unevaluable(f"tl.arange({lo}, {hi})", node)
+    return Val(np.arange(lo, hi, dtype=np.int64), "int32")
+
+
+def _zeros(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    shape = shape_arg(args[0] if args else kwargs["shape"], node)
+    dtype = dtype_arg(args[1] if len(args) > 1 else kwargs.get("dtype"))
+    out = Val(np.zeros(shape, dtype=np_dtype(dtype)), dtype, scale=sm.ANY, init_site=(node, interp.smap))
+    return out
+
+
+def _full(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    shape = shape_arg(args[0] if args else kwargs["shape"], node)
+    value = to_val(args[1] if len(args) > 1 else kwargs["value"], node)
+    dtype = dtype_arg(args[2] if len(args) > 2 else kwargs.get("dtype"), value.dtype)
+    data = np.full(shape, value.item(), dtype=np_dtype(dtype))
+    out = Val(data, dtype, init_site=(node, interp.smap))
+    if is_float(dtype) and np.isneginf(value.item()):
+        out.maxinfo = sm.MaxToken(frozenset(), empty=True)
+    elif is_float(dtype) and value.item() == 0:
+        out.scale = sm.ANY
+    out.grows, out.runtime, out.loaded_from = value.grows, value.runtime, value.loaded_from
+    return out
+
+
+def _zeros_like(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    x = to_val(args[0], node)
+    dtype = dtype_arg(kwargs.get("dtype"), x.dtype)
+    return Val(np.zeros(x.shape, dtype=np_dtype(dtype)), dtype, scale=sm.ANY, init_site=(node, interp.smap))
+
+
+def _full_like(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    x = to_val(args[0], node)
+    return _full(
+        interp,
+        [x.shape, args[1] if len(args) > 1 else kwargs["value"], kwargs.get("dtype", DType(x.dtype))],
+        {},
+        node,
+    )
+
+
+def _cdiv(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    a, b = to_val(args[0], node), to_val(args[1], node)
+    s = binop(interp, ast.Add(), a, b, node)
+    s = binop(interp, ast.Sub(), s, scalar(1, constexpr=True), node)
+    return binop(interp, ast.FloorDiv(), s, b, node)
+
+
+def _identity(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    return args[0]
+
+
+def _nothing(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
+    return None
+
+
+def _device_assert(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
+    c = args[0] if args else kwargs.get("cond")
+    if isinstance(c, Val):
+        interp.branch_checked |= set(c.checked) | set(c.loaded_from)
+    return None
+
+
+def _rand(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    offs = to_val(args[1], node)
+    rng = np.random.default_rng(7)
+    return Val(rng.random(offs.shape), "fp32")
+
+
+def _range_call(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    raise Unevaluable("`range` outside a for loop header", node)
+
+
+def _len(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    x = args[0]
+    if isinstance(x, tuple | list):
+        return scalar(len(x), constexpr=True)
+    raise Unevaluable("len() of a tensor", node)
+
+
+OPS = declare(
+    "creation",
+    {
+        "program_id": _program_id,
+        "num_programs": _num_programs,
+        "arange": _arange,
+        "zeros": _zeros,
+        "full": _full,
+        "zeros_like": _zeros_like,
+        "full_like": _full_like,
+        "cdiv": _cdiv,
+        "multiple_of": _identity,
+        "max_contiguous": _identity,
+        "max_constancy": _identity,
+        "constexpr": _identity,
+        "static_assert": _nothing,
+        "static_print": _nothing,
+        "device_print": _nothing,
+        "debug_barrier": _nothing,
+        "print": _nothing,
+        "device_assert": _device_assert,
+        "assume": _device_assert,
+        "rand": _rand,
+        "randn": _rand,
+        "range": _range_call,
+        "len": _len,
+    },
+)

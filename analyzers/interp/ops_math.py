@@ -1,0 +1,215 @@
+"""Elementwise math: `tl.exp`, `tl.sqrt`, ... (one table of numpy functions), `tl.where`,
+`tl.maximum` / `tl.minimum`, `tl.fma`, `tl.clamp` and the integer helpers.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from analyzers.interp import softmax as sm
+from analyzers.interp.opdecl import declare, named
+from analyzers.interp.ops_arith import binop
+from analyzers.interp.ops_core import bc, bshape, derive, light_float, np_dtype, or_masks, promote, to_val
+from analyzers.interp.values import (
+    FullRun,
+    Val,
+    is_float,
+)
+
+if TYPE_CHECKING:
+    from analyzers.interp.context import OpContext
+
+UNARY_FLOAT = {
+    "sqrt": np.sqrt,
+    "sqrt_rn": np.sqrt,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "log": np.log,
+    "log2": np.log2,
+    "log1p": np.log1p,
+    "cos": np.cos,
+    "sin": np.sin,
+    "tan": np.tan,
+    "tanh": np.tanh,
+    "abs": np.abs,
+    "fabs": np.abs,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "erf": None,
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "expm1": np.expm1,
+    "fast_expf": np.exp,
+    "fast_exp2f": np.exp2,
+    "fast_logf": np.log,
+    "fast_log2f": np.log2,
+    "rint": np.rint,
+    "round": np.round,
+    "trunc": np.trunc,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "neg": np.negative,
+    "isnan": np.isnan,
+    "isinf": np.isinf,
+    "signbit": np.signbit,
+}
+
+
+def unary_float(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    x = to_val(args[0], node)
+    dtype = x.dtype if is_float(x.dtype) else "fp32"
+    if name in ("isnan", "isinf", "signbit"):
+        dtype = "int1"
+    if interp.address_only:
+        if dtype == "int1":
+            raise FullRun()
+        return light_float(x.shape, dtype)
+    with np.errstate(all="ignore"):
+        if name == "erf":
+            data = (
+                np.vectorize(math.erf, otypes=[np.float64])(x.data.astype(np.float64))
+                if x.data.size
+                else x.data.astype(np.float64)
+            )
+        else:
+            data = UNARY_FLOAT[name](x.data.astype(np.float64))
+    out = derive([x], np.asarray(data, dtype=np_dtype(dtype)), dtype)
+    if name in ("exp", "exp2", "fast_expf", "fast_exp2f"):
+        _exp_semantics(interp, x, out, node)
+    return out
+
+
+def _exp_semantics(interp: OpContext, x: Val, out: Val, node: ast.AST) -> None:
+    shift = x.shift
+    if isinstance(shift, tuple) and shift and shift[0] == "rescale":
+        out.scale = sm.Rescale(shift[1], shift[2])
+        out.lineage = frozenset()
+        return
+    if isinstance(shift, sm.MaxToken):
+        if shift.empty or not x.lineage <= shift.covers:
+            interp.fact("stale-max", node)
+            out.scale = sm.ANY
+        else:
+            out.scale = shift
+        out.terms = x.lineage
+        return
+    if x.lineage and x.maxinfo is None:
+        out.unstable_exp = (node, interp.smap)
+
+
+def _where(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    c, x, y = (to_val(a, node) for a in args[:3])
+    shape = bshape(c.shape, x.shape, y.shape)
+    dtype = promote(x, y)
+    if interp.address_only:
+        if is_float(c.dtype):
+            raise FullRun()
+        if is_float(dtype):
+            return light_float(shape, dtype)
+    cond = bc(c.data.astype(bool), shape)
+    data = np.where(cond, bc(x.data, shape), bc(y.data, shape)).astype(np_dtype(dtype))
+    out = derive([x, y], data, dtype)
+    # lanes take their flags and tags from the side they come from
+    for attr in ("undef", "pad"):
+        xa, ya = getattr(x, attr), getattr(y, attr)
+        if xa is None and ya is None:
+            continue
+        xa = bc(xa, shape) if xa is not None else np.zeros(shape, bool)
+        ya = bc(ya, shape) if ya is not None else np.zeros(shape, bool)
+        setattr(out, attr, np.where(cond, xa, ya))
+    tags = {}
+    for k in set(x.tags) | set(y.tags):
+        if k in x.tags and k in y.tags:
+            tags[k] = np.where(cond, bc(x.tags[k], shape), bc(y.tags[k], shape))
+        else:
+            tags[k] = bc((x.tags if k in x.tags else y.tags)[k], shape)
+    out.tags = tags
+    out.undef = out.undef if c.undef is None else or_masks(out.undef, c.undef, shape)
+    const_x, const_y = not x.lineage and x.maxinfo is None, not y.lineage and y.maxinfo is None
+    if x.maxinfo is not None and const_y:
+        out.maxinfo = x.maxinfo
+    elif y.maxinfo is not None and const_x:
+        out.maxinfo = y.maxinfo
+    out.shift = (
+        x.shift if x.shift is not None and const_y else (y.shift if y.shift is not None and const_x else None)
+    )
+    out.scale = x.scale if x.scale is not None else y.scale
+    if x.kcover is not None or y.kcover is not None:
+        out.kcover = x.kcover if x.kcover is not None else y.kcover
+    out.loaded_from = x.loaded_from | y.loaded_from
+    if c.checked and out.loaded_from:
+        out.loaded_from = out.loaded_from - c.checked
+    return out
+
+
+def minmax(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_max: bool) -> Val:
+    a, b = to_val(args[0], node), to_val(args[1], node)
+    dtype = promote(a, b)
+    if interp.address_only and is_float(dtype):
+        return light_float(bshape(a.shape, b.shape), dtype)
+    with np.errstate(all="ignore"):
+        data = (np.maximum if is_max else np.minimum)(a.data, b.data).astype(np_dtype(dtype))
+    out = derive([a, b], data, dtype)
+    if (
+        is_float(dtype)
+        and is_max
+        and (a.maxinfo is not None or b.maxinfo is not None or _all_neg_inf(a) or _all_neg_inf(b))
+    ):
+        out.maxinfo = sm.merge_max(a.maxinfo, b.maxinfo, a.lineage, b.lineage)
+        out.lineage = frozenset()
+    if not is_float(dtype) and (b.runtime or a.runtime or a.constexpr or b.constexpr):
+        out.loaded_from = frozenset()  # clamped: range-checked by construction
+    return out
+
+
+def _all_neg_inf(v: Val) -> bool:
+    return is_float(v.dtype) and v.data.size > 0 and bool(np.all(np.isneginf(v.data)))
+
+
+def _fma(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    return binop(interp, ast.Add(), binop(interp, ast.Mult(), args[0], args[1], node), args[2], node)
+
+
+def _clamp(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    lo = minmax(interp, [args[0], args[1]], {}, node, True)
+    return minmax(interp, [lo, args[2]], {}, node, False)
+
+
+def _umulhi(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    a, b = to_val(args[0], node), to_val(args[1], node)
+    data = (a.data.astype(np.int64) * b.data.astype(np.int64)) >> 32
+    return derive([a, b], data, "int32")
+
+
+def _div_rn(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    return binop(interp, ast.Div(), args[0], args[1], node)
+
+
+def _pow(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    return binop(interp, ast.Pow(), args[0], args[1], node)
+
+
+OPS = [
+    *declare(
+        "math",
+        {
+            "where": _where,
+            "maximum": lambda i, a, k, n: minmax(i, a, k, n, True),
+            "minimum": lambda i, a, k, n: minmax(i, a, k, n, False),
+            "fma": _fma,
+            "clamp": _clamp,
+            "umulhi": _umulhi,
+            "div_rn": _div_rn,
+            "fdiv": _div_rn,
+            "pow": _pow,
+        },
+    ),
+    *declare("math", {name: named(unary_float, name) for name in UNARY_FLOAT}, method=True),
+]

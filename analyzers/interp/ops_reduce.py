@@ -1,0 +1,278 @@
+"""Reductions and scans: `tl.sum`, `tl.max`, `tl.argmax`, `tl.reduce`, `tl.cumsum`,
+`tl.associative_scan`, ...: the result's tags, undefined lanes reduced (MB004), padding
+reduced (DF003), softmax rows (NU003/NU004).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from analyzers.errors import Unevaluable
+from analyzers.interp import softmax as sm
+from analyzers.interp import tags as tagops
+from analyzers.interp.facts import Fact
+from analyzers.interp.opdecl import declare, named
+from analyzers.interp.ops_core import bc, derive, light_float, np_dtype, to_val
+from analyzers.interp.ops_math import minmax
+from analyzers.interp.values import (
+    FullRun,
+    Val,
+    is_float,
+)
+
+if TYPE_CHECKING:
+    from analyzers.interp.context import OpContext
+
+REDUCTIONS = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce", "cumsum", "cumprod", "prod"}
+
+
+def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    if (
+        interp.address_only
+        and name in ("argmax", "argmin")
+        and args
+        and is_float(to_val(args[0], node).dtype)
+    ):
+        raise FullRun()  # an index chosen by floating-point data
+    if (
+        name == "max"
+        and len(args) >= 2
+        and "axis" not in kwargs
+        and isinstance(args[0], Val)
+        and isinstance(args[1], Val)
+        and args[0].is_scalar
+        and args[1].is_scalar
+    ):
+        return _builtin_minmax(interp, args, kwargs, node, True)
+    if (
+        name == "min"
+        and len(args) >= 2
+        and isinstance(args[0], Val)
+        and isinstance(args[1], Val)
+        and args[0].is_scalar
+        and args[1].is_scalar
+    ):
+        return _builtin_minmax(interp, args, kwargs, node, False)
+    x = to_val(args[0], node)
+    axis_arg = args[1] if len(args) > 1 else kwargs.get("axis")
+    if name == "reduce":
+        combine = args[2] if len(args) > 2 else kwargs.get("combine_fn")
+        kind = None
+        if isinstance(combine, tuple) and combine and combine[0] == "helper":
+            kind = {"cumsum": "sum", "cumprod": "prod", "cummax": "max", "cummin": "min"}.get(
+                _combine_kind(interp.helpers[combine[1]].func) or ""
+            )
+        if kind is None:
+            raise Unevaluable("`tl.reduce` with a custom combine function", node)
+        return reduce_(interp, kind, args[:2], {k: v for k, v in kwargs.items() if k != "combine_fn"}, node)
+    axis = None if axis_arg is None else int(to_val(axis_arg, node).item())
+    keep = bool(kwargs.get("keep_dims") and to_val(kwargs["keep_dims"], node).item())
+    if axis is not None and axis < 0:
+        axis += x.data.ndim
+    if interp.address_only and is_float(x.dtype) and name in ("sum", "max", "min", "prod"):
+        return light_float(np.sum(x.data, axis=axis, keepdims=keep).shape, x.dtype)
+    data = x.data
+    identity = {
+        "sum": 0.0,
+        "xor_sum": 0,
+        "cumsum": 0.0,
+        "max": -np.inf,
+        "argmax": -np.inf,
+        "min": np.inf,
+        "argmin": np.inf,
+        "cumprod": 1.0,
+        "prod": 1.0,
+    }[name]
+    # masked-off garbage (MB004) and outside-extent lanes that are not neutral (DF003)
+    if x.undef is not None and x.undef.any():
+        und = bc(x.undef, x.shape)
+        if name in ("cumsum", "cumprod"):
+            # a scan carries garbage forward only: a defined lane after an undefined one
+            ax = axis if axis is not None else 0
+            rev = bool(kwargs.get("reverse") and to_val(kwargs["reverse"], node).item())
+            u = np.flip(und, ax) if rev else und
+            mixed = bool(np.any(np.logical_or.accumulate(u, axis=ax) & ~u))
+        elif axis is None:
+            mixed = bool(und.any() and not und.all())
+        else:
+            mixed = bool(np.any(und.any(axis=axis) & ~und.all(axis=axis)))
+        if mixed and interp.sink.first_time(("undef", id(x.undef_site[0]) if x.undef_site else None)):
+            lane = np.argwhere(und)[0].tolist()
+            interp.fact("undef-reduced", node, op=name, lane=lane, consumer="reduction", load=x.undef_site)
+    if x.pad is not None and x.pad.any() and name not in ("argmax", "argmin"):
+        padm = bc(x.pad, x.shape)
+        with np.errstate(all="ignore"):
+            bad = padm & (data != identity) & ~np.isnan(data)
+            if x.undef is not None:
+                bad &= ~bc(x.undef, x.shape)
+            if axis is not None and bad.any():
+                # only where padding meets real elements: a slice that is padding throughout
+                # (a block of keys wholly past the end) reduces to a value nothing real reads
+                bad &= (~padm).any(axis=axis, keepdims=True)
+            if bad.any() and name in ("max", "min"):
+                # a max over |x| with zero padding: padding that never wins changes nothing
+                fn_ = np.max if name == "max" else np.min
+                real_only = fn_(np.where(padm, identity, data), axis=axis)
+                if np.array_equal(real_only, fn_(data, axis=axis), equal_nan=True):
+                    bad = np.zeros_like(bad)
+        if bad.any():
+            lane = np.argwhere(bad)[0].tolist()
+            interp.fact(
+                "pad-reduced",
+                node,
+                op=name,
+                lane=lane,
+                value=float(data[tuple(lane)]) if data.ndim else float(data),
+                identity=identity,
+            )
+    if x.unstable_exp is not None and name in ("sum",):
+        enode, esmap = x.unstable_exp
+        interp.sink.add(
+            Fact(
+                "unstable-exp",
+                enode,
+                esmap,
+                {
+                    "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                    "sizes": interp.launch.describe_sizes(),
+                    "probe": interp.launch.kind,
+                },
+                [(node, interp.smap, "the sum that normalizes it")],
+            )
+        )
+    with np.errstate(all="ignore"):
+        if name in ("cumsum", "cumprod"):
+            ax = axis if axis is not None else 0
+            rev = bool(kwargs.get("reverse") and to_val(kwargs["reverse"], node).item())
+            d = np.flip(data, ax) if rev else data
+            r = (np.cumsum if name == "cumsum" else np.cumprod)(d, axis=ax)
+            r = np.flip(r, ax) if rev else r
+            out = derive([x], np.asarray(r), x.dtype if name != "cumsum" or is_float(x.dtype) else x.dtype)
+            return out
+        fn = {
+            "sum": np.sum,
+            "max": np.max,
+            "min": np.min,
+            "argmax": np.argmax,
+            "argmin": np.argmin,
+            "xor_sum": lambda a, axis=None, keepdims=False: np.bitwise_xor.reduce(
+                a.astype(np.int64), axis=axis, keepdims=keepdims
+            ),
+            "prod": np.prod,
+        }[name]
+        if data.size == 0:
+            raise Unevaluable("a reduction of an empty tile", node)
+        if name in ("argmax", "argmin"):
+            r = fn(data, axis=axis)
+            if keep and axis is not None:
+                r = np.expand_dims(r, axis)
+        else:
+            r = fn(data, axis=axis, keepdims=keep)
+    dtype = x.dtype
+    if (
+        name in ("argmax", "argmin")
+        or name == "sum"
+        and not is_float(dtype)
+        and dtype in ("int1", "int8", "int16")
+    ):
+        dtype = "int32"
+
+    def red(a: np.ndarray | None, how: str) -> np.ndarray | None:
+        if a is None:
+            return None
+        a = bc(a, x.shape)
+        if how == "all":
+            r2 = a.all(axis=axis, keepdims=keep) if axis is not None else np.asarray(a.all())
+        else:
+            r2 = a.any(axis=axis, keepdims=keep) if axis is not None else np.asarray(a.any())
+        return np.asarray(r2)
+
+    tags: dict[str, np.ndarray] = {}
+    for k, t in x.tags.items():
+        t = bc(t, x.shape)
+        if axis is None:
+            flat = t.reshape(-1)
+            if flat.size and not tagops.varies(flat, 0):
+                tags[k] = np.asarray(np.fmax.reduce(flat))
+            continue
+        if not tagops.varies(t, axis):
+            tags[k] = tagops.collapse(t, axis, keep)
+    out = Val(
+        np.asarray(r, dtype=np_dtype(dtype)),
+        dtype,
+        tags=tags,
+        index_tags=x.index_tags,
+        undef=red(x.undef, "all"),
+        pad=red(x.pad, "all"),
+        lineage=x.lineage,
+        scale=x.scale,
+        grows=x.grows,
+        runtime=x.runtime,
+        loaded_from=x.loaded_from,
+        unknown=x.unknown,
+        nan_site=x.nan_site,
+        kcover=x.kcover,
+        terms=x.terms,
+    )
+    if name in ("max",) and is_float(dtype):
+        out.maxinfo = sm.MaxToken(x.lineage | (x.maxinfo.covers if x.maxinfo is not None else frozenset()))
+        out.lineage = frozenset()
+    return out
+
+
+def associative_scan(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """`tl.associative_scan(x, axis, combine)` when `combine` is a jit helper that adds,
+    multiplies, or takes the max or min of its two arguments: a cumulative reduction."""
+    x = args[0] if args else kwargs.get("input")
+    axis = args[1] if len(args) > 1 else kwargs.get("axis")
+    combine = args[2] if len(args) > 2 else kwargs.get("combine_fn")
+    if not (isinstance(combine, tuple) and combine and combine[0] == "helper") or isinstance(x, tuple | list):
+        raise Unevaluable("`tl.associative_scan` with this combine function", node)
+    kind = _combine_kind(interp.helpers[combine[1]].func)
+    if kind is None:
+        raise Unevaluable(f"`tl.associative_scan` with the combine function `{combine[1]}`", node)
+    kw = {"reverse": kwargs["reverse"]} if "reverse" in kwargs else {}
+    if kind in ("cumsum", "cumprod"):
+        return reduce_(interp, kind, [x, axis], kw, node)
+    v = to_val(x, node)
+    ax = int(to_val(axis, node).item())
+    fn = np.maximum.accumulate if kind == "cummax" else np.minimum.accumulate
+    return derive([v], fn(v.data, axis=ax), v.dtype)
+
+
+def _combine_kind(fn: ast.FunctionDef) -> str | None:
+    params = [a.arg for a in fn.args.args]
+    ret = next((st.value for st in fn.body if isinstance(st, ast.Return)), None)
+    if len(params) != 2 or ret is None:
+        return None
+    if isinstance(ret, ast.BinOp) and {getattr(ret.left, "id", None), getattr(ret.right, "id", None)} == set(
+        params
+    ):
+        return {ast.Add: "cumsum", ast.Mult: "cumprod"}.get(type(ret.op))
+    if (
+        isinstance(ret, ast.Call)
+        and len(ret.args) == 2
+        and {getattr(a, "id", None) for a in ret.args} == set(params)
+    ):
+        last = ast.unparse(ret.func).split(".")[-1]
+        return {"maximum": "cummax", "minimum": "cummin"}.get(last)
+    return None
+
+
+def _builtin_minmax(
+    interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_max: bool
+) -> Any:
+    vals = [to_val(a, node) for a in args]
+    out = vals[0]
+    for v in vals[1:]:
+        out = minmax(interp, [out, v], {}, node, is_max)
+    return out
+
+
+OPS = [
+    *declare("reductions", {name: named(reduce_, name) for name in sorted(REDUCTIONS)}, method=True),
+    *declare("reductions", {"associative_scan": associative_scan}),
+]

@@ -1,0 +1,159 @@
+"""Shapes: subscripts, reshape, broadcast, transpose/permute, expand_dims, split and join.
+Tags move with their lanes, so a transposed tile carries transposed coordinates.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from analyzers.errors import Unevaluable
+from analyzers.interp.opdecl import declare
+from analyzers.interp.ops_core import bshape, derive, map_ptr, promote, to_val, transform
+from analyzers.interp.values import (
+    Ptr,
+    Val,
+)
+
+if TYPE_CHECKING:
+    from analyzers.interp.context import OpContext
+
+
+def subscript(interp: OpContext, base: Any, sl: ast.expr, node: ast.AST, env: dict[str, Any]) -> Any:
+    items = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+    index: list[Any] = []
+    for it in items:
+        if isinstance(it, ast.Constant) and it.value is None:
+            index.append(None)
+        elif isinstance(it, ast.Slice) and it.lower is None and it.upper is None and it.step is None:
+            index.append(slice(None))
+        elif isinstance(it, ast.Name) and it.id == "None":
+            index.append(None)
+        else:
+            raise Unevaluable(
+                f"the subscript `{ast.unparse(sl)}` (only `:` and `None` are tile indexing)", node
+            )
+    idx = tuple(index)
+
+    def fn(arr: np.ndarray) -> np.ndarray:
+        return arr[idx]
+
+    if isinstance(base, Ptr):
+        return map_ptr(base, fn)
+    if isinstance(base, Val):
+        return transform(base, fn)
+    raise Unevaluable(f"subscript of {type(base).__name__}", node)
+
+
+def reshape_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
+    def fn(a: np.ndarray) -> np.ndarray:
+        return np.reshape(np.ascontiguousarray(a), shape)
+
+    try:
+        if isinstance(v, Ptr):
+            return map_ptr(v, fn)
+        return transform(v, fn)
+    except ValueError as e:
+        raise Unevaluable(f"a reshape to {shape}", node) from e
+
+
+def broadcast_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
+    def fn(a: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(a, shape)
+
+    try:
+        if isinstance(v, Ptr):
+            return map_ptr(v, fn)
+        return transform(to_val(v, node), fn)
+    except ValueError as e:
+        raise Unevaluable(f"a broadcast to {shape}", node) from e
+
+
+def trans(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    v = args[0]
+    spec = kwargs.get("dims", args[1] if len(args) == 2 else (args[1:] if len(args) > 2 else None))
+    if isinstance(spec, tuple | list):
+        dims = [int(to_val(d, node).item()) for d in spec]
+    elif spec is not None:
+        dims = [int(to_val(spec, node).item())]
+    else:
+        dims = None
+
+    def fn(a: np.ndarray) -> np.ndarray:
+        return np.transpose(a, dims) if dims else np.swapaxes(a, -1, -2)
+
+    if isinstance(v, Ptr):
+        return map_ptr(v, fn)
+    return transform(to_val(v, node), fn)
+
+
+def shape_arg(x: Any, node: ast.AST) -> tuple[int, ...]:
+    if isinstance(x, tuple | list):
+        return tuple(int(to_val(s, node).item()) for s in x)
+    return (int(to_val(x, node).item()),)
+
+
+def expand_dims_op(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    axis = args[1] if len(args) > 1 else kwargs["axis"]
+    axes = [int(to_val(a, node).item()) for a in (axis if isinstance(axis, tuple | list) else [axis])]
+
+    def fn(a: np.ndarray) -> np.ndarray:
+        return np.expand_dims(a, tuple(axes))
+
+    v = args[0]
+    if isinstance(v, Ptr):
+        return map_ptr(v, fn)
+    return transform(to_val(v, node), fn)
+
+
+def reshape_op(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    shape = args[1:] if len(args) > 2 else (args[1] if len(args) > 1 else kwargs["shape"])
+    return reshape_val(args[0], shape_arg(shape, node), node)
+
+
+def broadcast_to_op(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    shape = args[1:] if len(args) > 2 else (args[1] if len(args) > 1 else kwargs["shape"])
+    return broadcast_val(args[0], shape_arg(shape, node), node)
+
+
+def _broadcast(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    a, b = to_val(args[0], node), to_val(args[1], node)
+    shape = bshape(a.shape, b.shape)
+    return broadcast_val(a, shape, node), broadcast_val(b, shape, node)
+
+
+def _split(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """`tl.split(x)`: the two halves of a last dimension of size 2."""
+    x = to_val(args[0], node)
+    if not x.shape or x.shape[-1] != 2:
+        raise Unevaluable("tl.split of a tile whose last dimension is not 2", node)
+    return transform(x, lambda a: a[..., 0]), transform(x, lambda a: a[..., 1])
+
+
+def _join(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """`tl.join(a, b)`: stacked on a new last dimension of size 2."""
+    a, b = to_val(args[0], node), to_val(args[1], node)
+    shape = bshape(a.shape, b.shape)
+    a, b = broadcast_val(a, shape, node), broadcast_val(b, shape, node)
+    data = np.stack([a.data, b.data], axis=-1)
+    out = derive([a, b], data[..., 0], promote(a, b))
+    return transform(out, lambda arr: np.stack([arr, arr], axis=-1)).with_(data=data)
+
+
+OPS = [
+    *declare(
+        "shapes",
+        {
+            "trans": trans,
+            "permute": trans,
+            "reshape": reshape_op,
+            "view": reshape_op,
+            "broadcast_to": broadcast_to_op,
+            "expand_dims": expand_dims_op,
+        },
+        method=True,
+    ),
+    *declare("shapes", {"broadcast": _broadcast, "split": _split, "join": _join}),
+]

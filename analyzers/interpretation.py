@@ -1,0 +1,152 @@
+"""Stage 4 of the pipeline: bind the launch, run the interpreter under every probe, collect facts.
+
+A launch that cannot be bound falls back to assumed sizes (contiguous tensors, a grid that
+covers them) and says so in an AR001 note; an interpreter run that meets an integer tensor read
+as floats restarts with it typed as integers (`Retype`); a construct the interpreter does not
+model ends the kernel's runs, keeping what the runs so far established about single programs.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from analyzers.errors import CANNOT_EVALUATE, HOST_ERRORS, Unevaluable
+from analyzers.interp.facts import Fact, FactSink
+from analyzers.interp.interpreter import Interpreter
+from analyzers.interp.ops_core import Retype
+from analyzers.kernel_setup import KernelSetup
+from analyzers.model.launch import LaunchBinder, ProbeLaunch
+from analyzers.model.launch_file import RecordedLaunch
+from analyzers.model.recorded import bind_recorded
+from analyzers.probes import oversized, probe_configs, probe_kinds
+from analyzers.tag_asserts import TagAssertion
+
+MAX_RETYPES = 6  # restarts of one probe, each with one more tensor typed as integers
+
+
+class ProbeRun:
+    """The interpretation of one kernel under all its probes; `facts()` is its result."""
+
+    def __init__(
+        self,
+        setup: KernelSetup,
+        consts: dict[str, Any],
+        assertions: dict[int, TagAssertion],
+        recorded: list[RecordedLaunch] | None = None,
+    ) -> None:
+        self.setup = setup
+        self.consts = consts
+        self.assertions = assertions
+        self.sink = FactSink()
+        self.notes: list[Fact] = []
+        self.aborted: Fact | None = None
+        # tensors whose loaded values bound the program's work or groups hold integers: known
+        # before the first run, which then need not restart when it meets them (the rest, and
+        # lengths, which an argmax over float data also looks like, are found by Retype)
+        self.int_tensors: set[str] = {
+            name for name, pol in setup.scan.policies.items() if pol.work_bound or pol.prefix
+        }
+        self.binder = self._bound_launch()
+        #: the note findings carry when the launch came from `argus record` (None: the source's own)
+        self.from_recording: str | None = None
+        if self.binder.site is None and recorded:  # no launcher in the file, or one not understood
+            self.binder, self.from_recording, self.notes = bind_recorded(
+                setup.kernel, setup.scan, recorded, setup.smap, setup.site, self.binder, self.notes, setup.func
+            )
+
+    def note(self, what: str, **data: Any) -> None:
+        self.notes.append(Fact("unmodelled", self.setup.func, self.setup.smap, {"what": what, **data}))
+
+    def _unbound(self) -> LaunchBinder:
+        binder = LaunchBinder(self.setup.kernel, self.setup.scan, None)
+        binder.record()
+        return binder
+
+    def _bound_launch(self) -> LaunchBinder:
+        s = self.setup
+        binder = LaunchBinder(s.kernel, s.scan, s.launch_sites[0] if s.launch_sites else None)
+        try:
+            binder.record()
+        except Unevaluable as e:
+            self.note(f"the launch ({e})")
+            return self._unbound()
+        except HOST_ERRORS as e:
+            self.note(f"the launch site (host code: {type(e).__name__})")
+            return self._unbound()
+        return binder
+
+    def run(self) -> list[Fact]:
+        s = self.setup
+        for ci, config in enumerate(probe_configs(s.kernel)):
+            for kind in probe_kinds(s.kernel, s.scan, self.binder, ci == 0):
+                launch = self._probe(kind, config)
+                if launch is None:
+                    break
+                launch.sampled = ci > 0
+                biggest = oversized(launch)
+                if biggest is not None:
+                    self.note(f"the {kind} probe ({biggest:,} elements in one tensor)")
+                    continue
+                self._interpret(launch)
+                if self.aborted is not None:
+                    return self.facts()
+        return self.facts()
+
+    def _probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch | None:
+        """The launch of one probe; on a launch that cannot be bound, the assumed one (None when
+        there was no launch site to begin with: the remaining kinds would fail alike)."""
+        try:
+            return self.binder.probe(kind, config)
+        except CANNOT_EVALUATE as e:
+            what = (
+                str(e) if isinstance(e, Unevaluable) else f"the launch site (host code: {type(e).__name__})"
+            )
+            if self.binder.site is None:
+                self.note(what)
+                return None
+            # keep checking what does not need the launch: as if it had no launch site
+            self.note(what, fallback=True)
+            self.binder = self._unbound()
+            return self.binder.probe(kind, config)
+
+    def _interpret(self, launch: ProbeLaunch) -> None:
+        s = self.setup
+        for _attempt in range(MAX_RETYPES):
+            interp = Interpreter(
+                s.kernel, s.scan, launch, s.helpers, self.consts, self.sink, self.int_tensors
+            )
+            interp.assertions = self.assertions
+            try:
+                interp.run()
+                return
+            except Retype as r:
+                if r.name in self.int_tensors:
+                    self.aborted = Fact("unmodelled", s.func, s.smap, {"what": f"the contents of `{r.name}`"})
+                    return
+                self.int_tensors.add(r.name)
+                self.sink.facts.clear()  # every fact of the run may rest on the wrong type
+            except Unevaluable as u:
+                node = u.node if isinstance(u.node, ast.AST) else s.func
+                smap = interp.smap if u.node is not None else s.smap
+                self.aborted = Fact("unmodelled", node, smap, {"what": u.what})
+                self._drop_global()
+                return
+            except (*HOST_ERRORS, AssertionError) as e:
+                what = f"part of this kernel (internal: {type(e).__name__}: {e})"
+                self.aborted = Fact("unmodelled", s.func, s.smap, {"what": what})
+                self._drop_global()
+                return
+
+    def _drop_global(self) -> None:
+        """Facts judged over all programs (coverage, races) do not stand when a run stops."""
+        for k in [k for k, f in self.sink.facts.items() if f.global_]:
+            del self.sink.facts[k]
+
+    def facts(self) -> list[Fact]:
+        for name, (what, value) in self.binder.assumed_values.items():
+            self.note(f"`{name}` ({what})", assumed=value)
+        facts = list(self.sink.facts.values())
+        if self.aborted is not None:
+            facts.append(self.aborted)
+        return facts + self.notes

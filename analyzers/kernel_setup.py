@@ -1,0 +1,45 @@
+"""Stage 2 of the pipeline: one kernel, parsed and modelled, ready to be bound and probed.
+
+The kernel model (parameters, autotune configs, heuristics), the helpers it reaches, the
+flow-insensitive scan and its launch sites. Both the checker and hover start here.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from analyzers.frontend.queries import KernelSite
+from analyzers.model.kernel import Helper, KernelModel, SourceMap, build_kernel_model, parse_snippet
+from analyzers.model.launch import LaunchSite
+from analyzers.model.scan import KernelScan, scan_kernel
+from analyzers.module_view import ModuleView
+
+
+@dataclass
+class KernelSetup:
+    """What the probes and the interpreter of one kernel read."""
+
+    site: KernelSite
+    func: ast.FunctionDef
+    smap: SourceMap
+    kernel: KernelModel
+    helpers: dict[str, Helper]
+    scan: KernelScan
+    launch_sites: list[LaunchSite]
+
+
+def parse_kernel(view: ModuleView, site: KernelSite) -> tuple[ast.FunctionDef, SourceMap]:
+    """The kernel's definition as `ast`; raises SyntaxError, StopIteration, UnicodeDecodeError or
+    ValueError when it does not parse on its own."""
+    module, smap = parse_snippet(
+        view.source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0]
+    )
+    return next(n for n in module.body if isinstance(n, ast.FunctionDef)), smap
+
+
+def set_up_kernel(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: SourceMap) -> KernelSetup:
+    kernel = build_kernel_model(func, smap, view.const_nodes)
+    helpers = view.helpers(site)
+    scan = scan_kernel(func, [p.name for p in kernel.params], {k: h.func for k, h in helpers.items()})
+    return KernelSetup(site, func, smap, kernel, helpers, scan, view.launch_sites(site.name))

@@ -1,0 +1,245 @@
+"""Stage 1 of the pipeline: what every kernel of one file shares.
+
+The module view holds the source, its line table and tree, the kernel sites, the module-level
+constants (and returned config lists), and answers, once per file, which kernels are launched
+where and which helpers each kernel reaches. Everything here reads the text only.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from tree_sitter import Node, Tree
+
+from analyzers.frontend.parse import first_error
+from analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
+from analyzers.interp.values import scalar
+from analyzers.model.kernel import Helper, line_starts, parse_snippet
+from analyzers.model.launch import LaunchSite, find_launch_calls
+
+# what `ast.parse` of a slice of the file can raise: that slice is skipped
+_UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError)
+
+
+@dataclass
+class ModuleView:
+    """What every kernel of one file shares: source, line table, tree, helpers, constants."""
+
+    source: bytes
+    starts: list[int]
+    tree: Tree
+    sites: list[KernelSite]
+    consts: dict[str, Any]
+    const_nodes: dict[str, ast.expr]
+    const_text: bytes
+    launchers: dict[str, list[Node]] | None = None
+    calls: dict[int, set[str]] = field(default_factory=dict)
+
+    def called_names(self, only: KernelSite | None = None) -> set[str]:
+        """Names called (or passed as combine functions) inside any kernel, or inside `only`
+        (one query per kernel per check, remembered on the view)."""
+        out: set[str] = set()
+        for site in [only] if only is not None else self.sites:
+            key = id(site.function)
+            if key not in self.calls:
+                self.calls[key] = called_names(site.function)
+            out |= self.calls[key]
+        return out
+
+    def launcher_nodes(self, kernel: str) -> list[Node]:
+        """Function definitions (or module statements) containing `kernel[grid](...)`."""
+        if self.launchers is None:
+            self.launchers = _all_launchers(self.tree)
+        return self.launchers.get(kernel, [])
+
+    def reachable_helpers(self, site: KernelSite) -> set[str]:
+        """Names of the @triton.jit functions the kernel calls, directly or through each other."""
+        by_name = {s.name: s for s in self.sites}
+        seen: set[str] = set()
+        todo = [site]
+        while todo:
+            for name in self.called_names(todo.pop()):
+                if name in by_name and name not in seen and by_name[name] is not site:
+                    seen.add(name)
+                    todo.append(by_name[name])
+        return seen
+
+    def helpers(self, site: KernelSite) -> dict[str, Helper]:
+        """The reachable helpers that parse, each with its own source map."""
+        out: dict[str, Helper] = {}
+        wanted = self.reachable_helpers(site)
+        for other in self.sites:
+            if other is site or other.name not in wanted or first_error(other.node) is not None:
+                continue
+            try:
+                mod, smap = parse_snippet(
+                    self.source,
+                    other.node.start_byte,
+                    other.node.end_byte,
+                    self.starts,
+                    other.node.start_point[0],
+                )
+            except _UNPARSABLE:
+                continue
+            fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
+            if fn is not None:
+                out[fn.name] = Helper(fn, smap)
+        return out
+
+    def launch_sites(self, kernel: str) -> list[LaunchSite]:
+        """Every `kernel[grid](...)` call, with the body of the function that makes it."""
+        out = []
+        for node in self.launcher_nodes(kernel):
+            try:
+                mod, smap = parse_snippet(
+                    self.source, node.start_byte, node.end_byte, self.starts, node.start_point[0]
+                )
+            except _UNPARSABLE:
+                continue
+            func = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
+            body = func.body if func is not None else mod.body
+            if func is None and node.parent is not None and node.parent.type == "module":
+                # a script-style launch: the module statements before it set up its arguments
+                body = self._module_prefix(node) + body
+            for call in find_launch_calls(mod, kernel):
+                out.append(LaunchSite(call, func, body, smap))
+        return out
+
+    def _module_prefix(self, upto: Node) -> list[ast.stmt]:
+        """Top-level assignments, asserts and ifs before `upto`, each parsed on its own (one that
+        does not parse is skipped); definitions and imports are left out."""
+        out: list[ast.stmt] = []
+        for child in self.tree.root_node.children:
+            if child.start_byte >= upto.start_byte:
+                break
+            if child.type not in ("expression_statement", "assert_statement", "if_statement"):
+                continue
+            try:
+                mod = ast.parse(self.source[child.start_byte : child.end_byte].decode("utf-8"))
+            except _UNPARSABLE:
+                continue
+            out.extend(mod.body)
+        return out
+
+
+def build_module_view(source: bytes, tree: Tree) -> ModuleView:
+    """Read the module-level constants and config-returning functions, and find the kernels."""
+    consts: dict[str, Any] = {}
+    const_nodes: dict[str, ast.expr] = {}
+    parts: list[bytes] = []
+    for child in tree.root_node.children:
+        if child.type == "function_definition":
+            _record_returning_function(source, child, const_nodes, parts)
+            continue
+        if child.type != "expression_statement" or not child.named_children:
+            continue
+        stmt = child.named_children[0]
+        if stmt.type != "assignment":
+            continue
+        text = source[child.start_byte : child.end_byte]
+        try:
+            mod = ast.parse(text.decode("utf-8"))
+        except _UNPARSABLE:
+            continue
+        st = mod.body[0] if mod.body else None
+        if isinstance(st, ast.Assign | ast.AnnAssign):
+            target = st.targets[0] if isinstance(st, ast.Assign) else st.target
+            value = st.value
+            if isinstance(target, ast.Name) and value is not None:
+                const_nodes[target.id] = value
+                v = _const_value(value)
+                if v is not None:
+                    consts[target.id] = v
+                    parts.append(text)
+    return ModuleView(
+        source,
+        line_starts(source),
+        tree,
+        find_kernels(tree.root_node),
+        consts,
+        const_nodes,
+        b"\n".join(parts),
+    )
+
+
+def _record_returning_function(
+    source: bytes, node: Node, const_nodes: dict[str, ast.expr], parts: list[bytes]
+) -> None:
+    """`def get_configs(): return [...]`: remember the returned expression (autotune configs)."""
+    params = node.child_by_field_name("parameters")
+    positional = ("identifier", "typed_parameter", "default_parameter", "typed_default_parameter")
+    if params is not None and any(c.type in positional for c in params.named_children):
+        return  # takes arguments: not a config list (and not worth parsing)
+    text = source[node.start_byte : node.end_byte]
+    if len(text) > 20000:
+        return
+    try:
+        mod = ast.parse(text.decode("utf-8"))
+    except _UNPARSABLE:
+        return
+    fn = mod.body[0] if mod.body and isinstance(mod.body[0], ast.FunctionDef) else None
+    if fn is None or fn.args.args:
+        return
+    ret = next((st.value for st in fn.body if isinstance(st, ast.Return) and st.value is not None), None)
+    if ret is not None:
+        # literal locals the returned expression may iterate over (`shapes = [(128, 64, 8), ...]`)
+        local = {
+            t.id: st.value
+            for st in fn.body
+            if isinstance(st, ast.Assign)
+            for t in st.targets
+            if isinstance(t, ast.Name)
+        }
+        const_nodes[f"{fn.name}()"] = ret
+        const_nodes[f"{fn.name}().locals"] = local  # type: ignore[assignment]
+        # other returns (`if interpreting(): return [...]`) stand in when the main one is built
+        # imperatively (a loop appending configs)
+        const_nodes[f"{fn.name}().alternatives"] = [  # type: ignore[assignment]
+            st.value
+            for st in ast.walk(fn)
+            if isinstance(st, ast.Return) and st.value is not None and st.value is not ret
+        ]
+        parts.append(text)
+
+
+def _const_value(node: ast.expr) -> Any:
+    if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("constexpr") and node.args:
+        node = node.args[0]
+    try:
+        v = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        try:
+            v = (
+                eval(compile(ast.Expression(node), "<const>", "eval"), {"__builtins__": {}}, {})
+                if _is_arith(node)
+                else None
+            )
+        except Exception:  # noqa: BLE001 - only literal arithmetic reaches eval
+            v = None
+    if isinstance(v, bool | int | float):
+        return scalar(v, constexpr=True)
+    return None
+
+
+def _is_arith(node: ast.expr) -> bool:
+    return all(
+        isinstance(n, ast.BinOp | ast.UnaryOp | ast.Constant | ast.operator | ast.unaryop)
+        for n in ast.walk(node)
+    )
+
+
+def _all_launchers(tree: Tree) -> dict[str, list[Node]]:
+    """One query over the module: kernel name -> the functions (or statements) that launch it."""
+    out: dict[str, list[Node]] = {}
+    for name, call in launch_calls(tree.root_node):
+        owner = call
+        while (
+            owner.parent is not None and owner.type != "function_definition" and owner.parent.type != "module"
+        ):
+            owner = owner.parent
+        nodes = out.setdefault(name, [])
+        if owner not in nodes:
+            nodes.append(owner)
+    return out

@@ -1,0 +1,183 @@
+"""The spine of the checker: every stage, in order, for one source text.
+
+    module view (module_view.py)      the file's kernels, constants, launchers, helpers
+    per kernel, cached (cache.py):
+      kernel model (kernel_setup.py)   parse, parameters, configs, helpers, scan, launch sites
+      launch binding + probes          probes.py chooses the probe kinds; model/launch.py binds
+      interpretation                   interpretation.py runs interp/ under each probe -> facts
+      rules (judge.py)                 rules/ turn facts into findings, precedence declared there
+    suppressions (suppressions.py)     `# argus: ignore[...]`
+    selection (registry.py)            --select / --ignore
+
+Each kernel is independent: a syntax error, an unmodelled construct or an internal error in one
+kernel becomes a finding (AR002/AR001) for that kernel only, never an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tree_sitter import Node, Tree
+
+from analyzers.cache import KernelCache, cache_key, shift_findings
+from analyzers.describe import describe_value
+from analyzers.findings import Finding, Span
+from analyzers.frontend.parse import first_error, parse, span_of
+from analyzers.frontend.queries import KernelSite, find_kernels
+from analyzers.interpretation import ProbeRun
+from analyzers.judge import judge
+from analyzers.kernel_setup import parse_kernel, set_up_kernel
+from analyzers.model.launch_file import RecordedLaunch
+from analyzers.model.recorded import mark_recorded
+from analyzers.module_view import ModuleView, build_module_view
+from analyzers.registry import RULES, selected
+from analyzers.rules import RuleContext
+from analyzers.suppressions import apply_suppressions
+from analyzers.tag_asserts import parse_assertions
+from analyzers.trace import trace_kernel
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    name: str
+    span: Span  # the whole decorated definition
+    name_span: Span
+
+
+def _as_bytes(text: str | bytes) -> bytes:
+    return text if isinstance(text, bytes) else text.encode("utf-8")
+
+
+def list_kernels(text: str | bytes) -> list[KernelInfo]:
+    tree = parse(_as_bytes(text))
+    out = []
+    for site in find_kernels(tree.root_node):
+        name_node = site.function.child_by_field_name("name")
+        out.append(KernelInfo(site.name, span_of(site.node), span_of(name_node or site.function)))
+    return out
+
+
+def check_source(
+    text: str | bytes,
+    path: str = "<string>",
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    cache: KernelCache | None = None,
+    tree: Tree | None = None,
+    launches: dict[str, list[RecordedLaunch]] | None = None,
+) -> list[Finding]:
+    """Check every Triton kernel in one Python source text. Never raises on bad kernel code.
+
+    `launches` maps a kernel name to launches recorded from a real run of it (`argus record`,
+    `analyzers.model.launch_file`), which bind kernels whose launcher the source does not show.
+
+    `tree` may be a tree-sitter tree the caller already holds for exactly this text (the language
+    server re-parses incrementally and passes it), which saves the parse."""
+    source = _as_bytes(text)
+    findings = analyze_module(source, cache=cache, tree=tree, launches=launches)
+    findings = apply_suppressions(source, findings)
+    sel = list(select) if select is not None else None
+    ign = list(ignore) if ignore is not None else None
+    findings = [f for f in findings if selected(f.code, sel, ign)]
+    return sorted(findings, key=Finding.sort_key)
+
+
+def describe_at(text: str | bytes, byte_offset: int) -> str | None:
+    """Markdown describing the kernel variable at `byte_offset` (tag, shape, dtype, mask)."""
+    source = _as_bytes(text)
+    tree = parse(source)
+    node = tree.root_node.descendant_for_byte_range(byte_offset, byte_offset)
+    if node is None or node.type != "identifier":
+        return None
+    view = build_module_view(source, tree)
+    site = next((s for s in view.sites if s.node.start_byte <= byte_offset < s.node.end_byte), None)
+    if site is None:
+        return None
+    name = node.text.decode("utf-8", "replace") if node.text else ""
+    traced = trace_kernel(view, site, name, node.start_point[0])
+    if traced is None:
+        return None
+    value, sizes, pid = traced
+    return describe_value(name, value, sizes, pid)
+
+
+def analyze_module(
+    source: bytes,
+    cache: KernelCache | None = None,
+    tree: Tree | None = None,
+    launches: dict[str, list[RecordedLaunch]] | None = None,
+) -> list[Finding]:
+    view = build_module_view(source, tree or parse(source))
+    out: list[Finding] = []
+    called = view.called_names()
+    for site in view.sites:
+        launchers = view.launcher_nodes(site.name)
+        recorded = (launches or {}).get(site.name, [])
+        if not launchers and not recorded and site.name in called:
+            continue  # a @triton.jit helper: checked through the kernels that call it
+        key, base = _kernel_key(view, site, launchers, recorded)
+        cached = cache.get(key) if cache is not None else None
+        if cached is None:
+            found = analyze_kernel(view, site, recorded)
+            if cache is not None:
+                cache.put(key, (found, base))
+            out.extend(found)
+        else:
+            found, old = cached
+            out.extend(shift_findings(found, base[0] - old[0], base[1] - old[1]))
+    return out
+
+
+def _kernel_key(
+    view: ModuleView, site: KernelSite, launchers: list[Node], recorded: list[RecordedLaunch]
+) -> tuple[str, tuple[int, int]]:
+    """The key holds what the kernel's analysis reads, relative to where it sits: an edit
+    elsewhere, or one that only moves the kernel, reuses the cached findings, shifted."""
+    source = view.source
+    helpers = view.reachable_helpers(site)
+    base = site.node.start_byte, site.node.start_point[0]
+    key = cache_key(
+        source[site.node.start_byte : site.node.end_byte],
+        view.const_text,
+        *[
+            source[h.node.start_byte : h.node.end_byte]
+            for h in view.sites
+            if h is not site and h.name in helpers
+        ],
+        *[source[n.start_byte : n.end_byte] + b"@" + str(n.start_byte - base[0]).encode() for n in launchers],
+        repr(recorded).encode(),
+    )
+    return key, base
+
+
+def _finding(code: str, kernel: str, span: Span, message: str) -> Finding:
+    info = RULES[code]
+    return Finding(code, info.name, info.severity, kernel, span, message)
+
+
+def analyze_kernel(
+    view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch] | None = None
+) -> list[Finding]:
+    err = first_error(site.node)
+    if err is not None:
+        message = f"kernel `{site.name}` does not parse here; nothing else is reported for it"
+        return [_finding("AR002", site.name, span_of(err), message)]
+    try:
+        func, smap = parse_kernel(view, site)
+    except (SyntaxError, StopIteration, UnicodeDecodeError, ValueError) as e:
+        line = getattr(e, "lineno", 1) or 1
+        row = site.node.start_point[0] + line - 1
+        start = view.starts[min(row, len(view.starts) - 1)]
+        span = Span(start, start, (row, 0), (row, 0))
+        return [_finding("AR002", site.name, span, f"kernel `{site.name}` does not parse: {e}")]
+    try:
+        setup = set_up_kernel(view, site, func, smap)
+        assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
+        run = ProbeRun(setup, view.consts, assertions, recorded)
+        findings = judge(run.run(), func, RuleContext(site.name, view.source))
+        return mark_recorded(findings, run.from_recording) if run.from_recording else findings
+    except RecursionError:
+        span = span_of(site.function.child_by_field_name("name") or site.function)
+        return [_finding("AR001", site.name, span, "the kernel nests too deeply to be analyzed")]
