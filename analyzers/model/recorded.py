@@ -26,13 +26,14 @@ from typing import Any
 
 from analyzers.errors import Unevaluable
 from analyzers.findings import Finding, Span
-from analyzers.frontend.parse import span_of
-from analyzers.frontend.queries import KernelSite
+from analyzers.frontend.parse import first_error, parse, span_of
+from analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
 from analyzers.interp.facts import Fact
-from analyzers.model.kernel import KernelModel, SourceMap
+from analyzers.interp.values import TensorInfo
+from analyzers.model.kernel import KernelModel, SourceMap, build_kernel_model, line_starts, parse_snippet
 from analyzers.model.launch import LaunchBinder, LaunchSite, find_launch_calls
 from analyzers.model.launch_file import RecordedArg, RecordedLaunch
-from analyzers.model.scan import KernelScan
+from analyzers.model.scan import KernelScan, scan_kernel
 
 TORCH_DTYPES = {
     "float16": "float16",
@@ -401,12 +402,6 @@ def unlaunched_kernels(source: bytes) -> list[str]:
     whose bounds the checker cannot judge without a launch (an elementwise kernel bounded by
     one size is judged as it is): the ones only a recording, or a launcher in another module
     the checker does not follow, can bind."""
-    from analyzers.frontend.parse import first_error, parse
-    from analyzers.frontend.queries import called_names, find_kernels, launch_calls
-    from analyzers.interp.values import TensorInfo
-    from analyzers.model.kernel import build_kernel_model, line_starts, parse_snippet
-    from analyzers.model.scan import scan_kernel
-
     root = parse(source).root_node
     sites = find_kernels(root)
     launched = {name for name, _ in launch_calls(root)}
