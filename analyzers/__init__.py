@@ -9,10 +9,10 @@ Public entry points (the CLI, the language server and the agent use only these):
 
 from __future__ import annotations
 
-from analyzers.cache import KernelCache
-from analyzers.findings import Finding, Fix, Related, Severity, Span, TextEdit
-from analyzers.pipeline import check_source, describe_at, list_kernels
-from analyzers.registry import RULES, RuleInfo, selected, unknown_codes
+from argus.analyzers.cache import KernelCache
+from argus.analyzers.findings import Finding, Fix, Related, Severity, Span, TextEdit
+from argus.analyzers.pipeline import check_source, describe_at, list_kernels
+from argus.analyzers.registry import RULES, RuleInfo, selected, unknown_codes
 
 __all__ = [
     "RULES",

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from dataclasses import replace
 from typing import Any
 
-from analyzers.findings import Finding, Fix, Related, Span, TextEdit
+from argus.analyzers.findings import Finding, Fix, Related, Span, TextEdit
 
 
 class KernelCache:

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from analyzers.interp.tags import varies
-from analyzers.interp.values import Ptr, TensorInfo, Val
+from argus.analyzers.interp.tags import varies
+from argus.analyzers.interp.values import Ptr, TensorInfo, Val
 
 
 def _span_text(arr: np.ndarray) -> str:

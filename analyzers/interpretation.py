@@ -11,16 +11,16 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from analyzers.errors import CANNOT_EVALUATE, HOST_ERRORS, Unevaluable
-from analyzers.interp.facts import Fact, FactSink
-from analyzers.interp.interpreter import Interpreter
-from analyzers.interp.ops_core import Retype
-from analyzers.kernel_setup import KernelSetup
-from analyzers.model.launch import LaunchBinder, ProbeLaunch
-from analyzers.model.launch_file import RecordedLaunch
-from analyzers.model.recorded import bind_recorded
-from analyzers.probes import oversized, probe_configs, probe_kinds
-from analyzers.tag_asserts import TagAssertion
+from argus.analyzers.errors import CANNOT_EVALUATE, HOST_ERRORS, Unevaluable
+from argus.analyzers.interp.facts import Fact, FactSink
+from argus.analyzers.interp.interpreter import Interpreter
+from argus.analyzers.interp.ops_core import Retype
+from argus.analyzers.kernel_setup import KernelSetup
+from argus.analyzers.model.launch import LaunchBinder, ProbeLaunch
+from argus.analyzers.model.launch_file import RecordedLaunch
+from argus.analyzers.model.recorded import bind_recorded
+from argus.analyzers.probes import oversized, probe_configs, probe_kinds
+from argus.analyzers.tag_asserts import TagAssertion
 
 MAX_RETYPES = 6  # restarts of one probe, each with one more tensor typed as integers
 

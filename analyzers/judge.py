@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ast
 
-from analyzers.findings import Finding
-from analyzers.interp.facts import Fact
-from analyzers.rules import REGISTRY, Rule, RuleContext
+from argus.analyzers.findings import Finding
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.rules import REGISTRY, Rule, RuleContext
 
 
 def _by_kind() -> dict[str, list[Rule]]:

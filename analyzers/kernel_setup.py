@@ -9,11 +9,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from analyzers.frontend.queries import KernelSite
-from analyzers.model.kernel import Helper, KernelModel, SourceMap, build_kernel_model, parse_snippet
-from analyzers.model.launch import LaunchSite
-from analyzers.model.scan import KernelScan, scan_kernel
-from analyzers.module_view import ModuleView
+from argus.analyzers.frontend.queries import KernelSite
+from argus.analyzers.model.kernel import Helper, KernelModel, SourceMap, build_kernel_model, parse_snippet
+from argus.analyzers.model.launch import LaunchSite
+from argus.analyzers.model.scan import KernelScan, scan_kernel
+from argus.analyzers.module_view import ModuleView
 
 
 @dataclass

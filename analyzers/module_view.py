@@ -11,13 +11,12 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from argus.analyzers.frontend.parse import first_error
+from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
+from argus.analyzers.interp.values import scalar
+from argus.analyzers.model.kernel import Helper, line_starts, parse_snippet
+from argus.analyzers.model.launch import LaunchSite, find_launch_calls
 from tree_sitter import Node, Tree
-
-from analyzers.frontend.parse import first_error
-from analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
-from analyzers.interp.values import scalar
-from analyzers.model.kernel import Helper, line_starts, parse_snippet
-from analyzers.model.launch import LaunchSite, find_launch_calls
 
 # what `ast.parse` of a slice of the file can raise: that slice is skipped
 _UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError)

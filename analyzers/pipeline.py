@@ -18,24 +18,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from argus.analyzers.cache import KernelCache, cache_key, shift_findings
+from argus.analyzers.describe import describe_value
+from argus.analyzers.findings import Finding, Span
+from argus.analyzers.frontend.parse import first_error, parse, span_of
+from argus.analyzers.frontend.queries import KernelSite, find_kernels
+from argus.analyzers.interpretation import ProbeRun
+from argus.analyzers.judge import judge
+from argus.analyzers.kernel_setup import parse_kernel, set_up_kernel
+from argus.analyzers.model.launch_file import RecordedLaunch
+from argus.analyzers.model.recorded import mark_recorded
+from argus.analyzers.module_view import ModuleView, build_module_view
+from argus.analyzers.registry import RULES, selected
+from argus.analyzers.rules import RuleContext
+from argus.analyzers.suppressions import apply_suppressions
+from argus.analyzers.tag_asserts import parse_assertions
+from argus.analyzers.trace import trace_kernel
 from tree_sitter import Node, Tree
-
-from analyzers.cache import KernelCache, cache_key, shift_findings
-from analyzers.describe import describe_value
-from analyzers.findings import Finding, Span
-from analyzers.frontend.parse import first_error, parse, span_of
-from analyzers.frontend.queries import KernelSite, find_kernels
-from analyzers.interpretation import ProbeRun
-from analyzers.judge import judge
-from analyzers.kernel_setup import parse_kernel, set_up_kernel
-from analyzers.model.launch_file import RecordedLaunch
-from analyzers.model.recorded import mark_recorded
-from analyzers.module_view import ModuleView, build_module_view
-from analyzers.registry import RULES, selected
-from analyzers.rules import RuleContext
-from analyzers.suppressions import apply_suppressions
-from analyzers.tag_asserts import parse_assertions
-from analyzers.trace import trace_kernel
 
 
 @dataclass(frozen=True)

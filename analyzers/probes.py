@@ -12,11 +12,11 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from analyzers.interp.values import TensorInfo
-from analyzers.model.kernel import KernelModel
-from analyzers.model.launch import LaunchBinder, ProbeLaunch
-from analyzers.model.nodes import subtree
-from analyzers.model.scan import KernelScan
+from argus.analyzers.interp.values import TensorInfo
+from argus.analyzers.model.kernel import KernelModel
+from argus.analyzers.model.launch import LaunchBinder, ProbeLaunch
+from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.scan import KernelScan
 
 MAX_CONFIGS = 4
 MAX_PROBE_ELEMENTS = 1 << 23  # a probe whose tensors are larger is skipped (named in AR001)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from analyzers.findings import Severity
+from argus.analyzers.findings import Severity
 
 DOCS_BASE_URL = "https://github.com/argus-kernels/argus/blob/main/docs/rules"
 

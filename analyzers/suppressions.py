@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from analyzers.findings import Finding
+from argus.analyzers.findings import Finding
 
 IGNORE = re.compile(r"#\s*argus:\s*ignore(?:\[([A-Z0-9,\s]*)\])?", re.I)
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzers.frontend.queries import KernelSite
-from analyzers.interp.facts import FactSink
-from analyzers.interp.interpreter import Interpreter
-from analyzers.interp.ops_core import Retype
-from analyzers.kernel_setup import parse_kernel, set_up_kernel
-from analyzers.model.launch import LaunchBinder
-from analyzers.module_view import ModuleView
+from argus.analyzers.frontend.queries import KernelSite
+from argus.analyzers.interp.facts import FactSink
+from argus.analyzers.interp.interpreter import Interpreter
+from argus.analyzers.interp.ops_core import Retype
+from argus.analyzers.kernel_setup import parse_kernel, set_up_kernel
+from argus.analyzers.model.launch import LaunchBinder
+from argus.analyzers.module_view import ModuleView
 
 MAX_RETYPES = 6
 

@@ -17,8 +17,9 @@ import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from analyzers import Finding, Severity, check_source, list_kernels
-from analyzers.suppressions import suppressed_lines
+from argus.analyzers import Finding, Severity, check_source, list_kernels
+from argus.analyzers.suppressions import suppressed_lines
+
 from argus_lsp import cli_record, fixing
 from argus_lsp.cli import tool_version
 from argus_lsp.config import ConfigError, ConfigFinder, ProjectConfig

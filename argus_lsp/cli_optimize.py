@@ -63,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def project_settings(target: str) -> dict:
     """`[tool.argus.optimize]` of the pyproject.toml nearest the kernel file (base-url, model, api-key-env)."""
-    from agent.optimize.types import OptimizeError
+    from argus.agent.optimize.types import OptimizeError
+
     from argus_lsp.config import find_pyproject
 
     found = find_pyproject(Path(target.partition("::")[0]).parent)
@@ -80,7 +81,7 @@ def project_settings(target: str) -> dict:
 
 
 def _request(args: argparse.Namespace):
-    from agent.optimize.types import LLMSettings, OptimizeError, OptimizeRequest
+    from argus.agent.optimize.types import LLMSettings, OptimizeError, OptimizeRequest
 
     if args.budget < 1 or args.minutes <= 0:
         raise OptimizeError("--budget must be >= 1 and --minutes > 0")
@@ -104,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else USAGE
-    from agent.optimize import report
-    from agent.optimize.api import optimize
-    from agent.optimize.types import OptimizeError
+    from argus.agent.optimize import report
+    from argus.agent.optimize.api import optimize
+    from argus.agent.optimize.types import OptimizeError
 
     command = "argus optimize " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     try:

@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from analyzers.model.launch_file import (
+from argus.analyzers.model.launch_file import (
     LaunchFile,
     LaunchFileError,
     RecordedLaunch,
     read_launch_file,
     same_file,
 )
-from analyzers.model.recorded import unlaunched_kernels
+from argus.analyzers.model.recorded import unlaunched_kernels
 
 DEFAULT_OUT = Path(".argus") / "launches.json"
 USAGE_ERROR = 2
@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
     if not cmd:
         print("argus record: no command given (usage: argus record [--out FILE] -- CMD ...)", file=sys.stderr)
         return USAGE_ERROR
-    from agent.record.runner import record  # only now: `check` never loads the recorder
+    from argus.agent.record.runner import record  # only now: `check` never loads the recorder
 
     out = Path(args.out)
     try:

@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from argus.analyzers import RULES, Finding, Fix, Severity, Span
 from lsprotocol import types
-
-from analyzers import RULES, Finding, Fix, Severity, Span
 
 UTF8 = types.PositionEncodingKind.Utf8.value
 UTF16 = types.PositionEncodingKind.Utf16.value

@@ -19,10 +19,10 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
+from argus.analyzers.frontend.parse import parse
 from lsprotocol import types
 from tree_sitter import Tree
 
-from analyzers.frontend.parse import parse
 from argus_lsp.convert import LineIndex, decode, encode, ts_point
 
 _REVISIONS = itertools.count(1)

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from analyzers import Finding, TextEdit
+from argus.analyzers import Finding, TextEdit
 
 
 class FileChanged(Exception):

@@ -106,7 +106,7 @@ class Tools:
         pattern: str | None = None,
         limit: int = 5,
     ) -> dict[str, Any]:
-        from knowledge.retrieve import recommend
+        from argus.knowledge.retrieve import recommend
 
         if not query.strip() and not (code or bottleneck or pattern):
             raise ToolInputError("knowledge_search wants a query (or a code, bottleneck or pattern)")
@@ -142,7 +142,7 @@ class Tools:
         file, kernel = self._target(target)
         if not self.allow_run:
             return self._gate1_only(file, kernel, candidate_source, task)
-        from agent.optimize.api import OptimizeError, evaluate_candidate
+        from argus.agent.optimize.api import OptimizeError, evaluate_candidate
 
         try:
             attempt = evaluate_candidate(
@@ -154,9 +154,9 @@ class Tools:
 
     def _gate1_only(self, file: Path, kernel: str, source: str, task: str | None) -> dict[str, Any]:
         """Gate 1 as the agent runs it (Evaluator.gate1): the checker on the text, nothing executed."""
-        from agent.optimize.api import OptimizeError, OptimizeRequest, load_request_task
-        from agent.optimize.gate_invariants import check_invariants
-        from agent.optimize.types import Attempt, Candidate
+        from argus.agent.optimize.api import OptimizeError, OptimizeRequest, load_request_task
+        from argus.agent.optimize.gate_invariants import check_invariants
+        from argus.agent.optimize.types import Attempt, Candidate
 
         try:
             t = load_request_task(OptimizeRequest(target=f"{file}::{kernel}", task=task))
@@ -178,7 +178,7 @@ class Tools:
     def profile(self, target: str, backend: str = "auto", timeout_s: float = 600.0) -> dict[str, Any]:
         if not self.allow_run:
             raise ToolInputError(f"profile {RUN_REFUSED}")
-        from agent.profile.api import ProfileError, profile
+        from argus.agent.profile.api import ProfileError, profile
 
         file, kernel = self._target(target)
         try:

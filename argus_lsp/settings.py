@@ -20,7 +20,7 @@ import difflib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from analyzers import unknown_codes
+from argus.analyzers import unknown_codes
 
 LEVELS = ("error", "warning", "hint", "info", "off")
 RUN_MODES = ("onType", "onSave")

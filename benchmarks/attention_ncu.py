@@ -15,7 +15,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from knowledge.kernels import attention as attn_mod  # noqa: E402
+from argus.knowledge.kernels import attention as attn_mod  # noqa: E402
 
 
 def main() -> int:

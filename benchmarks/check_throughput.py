@@ -24,9 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 
+from argus.analyzers import check_source, list_kernels  # noqa: E402
 from markers import strip_markers  # noqa: E402
-
-from analyzers import check_source, list_kernels  # noqa: E402
 
 
 def corpus_files(paths: list[Path]) -> list[Path]:

@@ -30,9 +30,9 @@ import triton
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from knowledge.kernels import attention as attn_mod  # noqa: E402
-from knowledge.kernels import gemm as gemm_mod  # noqa: E402
-from knowledge.kernels import moe as moe_mod  # noqa: E402
+from argus.knowledge.kernels import attention as attn_mod  # noqa: E402
+from argus.knowledge.kernels import gemm as gemm_mod  # noqa: E402
+from argus.knowledge.kernels import moe as moe_mod  # noqa: E402
 
 PEAK_TFLOPS = 989.0
 L2_BYTES = 60 * 2**20

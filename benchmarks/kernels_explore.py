@@ -25,10 +25,11 @@ import triton
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from argus.knowledge.kernels import attention as attn_mod  # noqa: E402
+from argus.knowledge.kernels import gemm as gemm_mod  # noqa: E402
+from argus.knowledge.kernels import moe as moe_mod  # noqa: E402
+
 from benchmarks.kernels import L2_BYTES, rel_err, rotation, torch_moe  # noqa: E402
-from knowledge.kernels import attention as attn_mod  # noqa: E402
-from knowledge.kernels import gemm as gemm_mod  # noqa: E402
-from knowledge.kernels import moe as moe_mod  # noqa: E402
 
 
 def quick_bench(fn: Callable[[], object]) -> float:

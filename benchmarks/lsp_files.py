@@ -20,9 +20,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from analyzers import list_kernels
-from analyzers.frontend.parse import parse
-from analyzers.frontend.queries import launch_calls
+from argus.analyzers import list_kernels
+from argus.analyzers.frontend.parse import parse
+from argus.analyzers.frontend.queries import launch_calls
 
 HERE = Path(__file__).resolve().parent
 STORE = HERE / ".realworld"  # the same folder and layout as the checker's real-world benchmark

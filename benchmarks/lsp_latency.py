@@ -32,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from analyzers import KernelCache, check_source  # noqa: E402
+from argus.analyzers import KernelCache, check_source  # noqa: E402
 
 # -- the generated file ---------------------------------------------------------------------------
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n\n\n"

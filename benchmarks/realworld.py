@@ -42,9 +42,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from argus.analyzers import check_source, list_kernels  # noqa: E402
 from realworld_fetch import PINS, FetchError, Pin, download, triton_files, unpack_sources  # noqa: E402
-
-from analyzers import check_source, list_kernels  # noqa: E402
 
 DEFAULT_DIR = HERE / ".realworld"
 FAILING = ("error", "warning")

@@ -15,8 +15,8 @@ import argparse
 import json
 import sys
 
-from knowledge.cards import Card, CardError, get_card, load_cards
-from knowledge.retrieve import by_bottleneck, by_code, by_pattern, recommend
+from argus.knowledge.cards import Card, CardError, get_card, load_cards
+from argus.knowledge.retrieve import by_bottleneck, by_code, by_pattern, recommend
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from knowledge.cards import Card, load_cards
+from argus.knowledge.cards import Card, load_cards
 
 _TOKEN = re.compile(r"[a-z0-9_]+")
 _STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "with", "which", "when"])

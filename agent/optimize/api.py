@@ -1,6 +1,6 @@
 """The one entry point of the agent: `optimize(request)`; and `evaluate_candidate` for one source.
 
-    from agent.optimize.api import optimize, OptimizeRequest
+    from argus.agent.optimize.api import optimize, OptimizeRequest
     result = optimize(OptimizeRequest("examples/naive_matmul.py::matmul_kernel", policy="knowledge"),
                       progress=lambda stage, n: print(stage, n), cancel=threading.Event())
     result.status      # "improved" | "no-better" | "unmeasured" | "cancelled"
@@ -17,17 +17,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.optimize import gate_correctness as g2
-from agent.optimize import gate_performance as g3
-from agent.optimize.diagnose import diagnose
-from agent.optimize.gate_invariants import check_invariants
-from agent.optimize.history import History
-from agent.optimize.policies import PolicyContext, make_policy
-from agent.optimize.retrieve import cards_for
-from agent.optimize.runners import LocalRunner, RayRunner, RunOutcome
-from agent.optimize.splice import unified_diff
-from agent.optimize.stop import StopRule
-from agent.optimize.types import (
+from argus.agent.optimize import gate_correctness as g2
+from argus.agent.optimize import gate_performance as g3
+from argus.agent.optimize.diagnose import diagnose
+from argus.agent.optimize.gate_invariants import check_invariants
+from argus.agent.optimize.history import History
+from argus.agent.optimize.policies import PolicyContext, make_policy
+from argus.agent.optimize.retrieve import cards_for
+from argus.agent.optimize.runners import LocalRunner, RayRunner, RunOutcome
+from argus.agent.optimize.splice import unified_diff
+from argus.agent.optimize.stop import StopRule
+from argus.agent.optimize.types import (
     Attempt,
     Candidate,
     GateResult,
@@ -35,7 +35,7 @@ from agent.optimize.types import (
     OptimizeRequest,
     OptimizeResult,
 )
-from agent.task import Task, TaskError, load_task
+from argus.agent.task import Task, TaskError, load_task
 
 ProgressFn = Callable[[str, int], None]
 #: A replacement for gate 3's measurement (tests only): candidate (None = the user's kernel) -> ms per shape.
@@ -48,7 +48,7 @@ def load_request_task(request: OptimizeRequest) -> Task:
     """The task for FILE::KERNEL, from --task SIDECAR when given, else the file's own sidecar/KernelBench."""
     try:
         if request.task:
-            from agent.task import _load_sidecar, parse_target  # the same reader profiling uses
+            from argus.agent.task import _load_sidecar, parse_target  # the same reader profiling uses
 
             path, kernel = parse_target(request.target)
             tasks = _load_sidecar(path, Path(request.task))
@@ -71,7 +71,7 @@ class Evaluator:
         if request.ray_address:
             self.runner = RayRunner(request.ray_address, request.timeout_s, python=task.python)
         elif request.runner.startswith("ssh://"):
-            from agent.optimize.runners_ssh import SshRunner
+            from argus.agent.optimize.runners_ssh import SshRunner
 
             self.runner = SshRunner(request.runner, request.timeout_s, python=task.python, cancel=cancel,
                                     **request.ssh)
@@ -227,8 +227,8 @@ def optimize(
     diag = diagnose(source, task.kernel, str(task.path))
     base_rows = [r for r in baseline["timing"] if r.get("pct_roofline")]
     if base_rows:
-        from agent.profile.peaks import find_peak
-        from agent.profile.roofline import classify
+        from argus.agent.profile.peaks import find_peak
+        from argus.agent.profile.roofline import classify
 
         r0 = base_rows[0]
         roof = classify(r0["baseline_ms"] * 1e-3, r0.get("flops"), r0.get("bytes"), find_peak(ev.device), ev.dtype)

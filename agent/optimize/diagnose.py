@@ -13,8 +13,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.optimize.gate_invariants import feedback_of
-from analyzers import Finding, check_source
+from argus.agent.optimize.gate_invariants import feedback_of
+from argus.analyzers import Finding, check_source
 
 PATTERNS = ("moe", "attention", "gemm", "reduction", "elementwise")
 

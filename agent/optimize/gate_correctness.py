@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.optimize.runners import RunOutcome
-from agent.optimize.types import Candidate, GateResult
-from agent.task import Task
+from argus.agent.optimize.runners import RunOutcome
+from argus.agent.optimize.types import Candidate, GateResult
+from argus.agent.task import Task
 
 
 def shape_entry(task: Task, name: str | None) -> dict:

@@ -14,9 +14,9 @@ import importlib.util
 from collections import Counter
 from pathlib import Path
 
-from agent.optimize.safety import check_candidate
-from agent.optimize.types import Candidate, GateResult
-from analyzers import Finding, Severity, check_source
+from argus.agent.optimize.safety import check_candidate
+from argus.agent.optimize.types import Candidate, GateResult
+from argus.analyzers import Finding, Severity, check_source
 
 
 def feedback_of(f: Finding, where: str = "candidate") -> dict:

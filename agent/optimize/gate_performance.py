@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 
-from agent.optimize.gate_correctness import served_shape_names, shape_entry
-from agent.optimize.runners import RunOutcome
-from agent.optimize.types import Candidate, GateResult
-from agent.profile.peaks import find_peak
-from agent.profile.roofline import classify
-from agent.task import Task
+from argus.agent.optimize.gate_correctness import served_shape_names, shape_entry
+from argus.agent.optimize.runners import RunOutcome
+from argus.agent.optimize.types import Candidate, GateResult
+from argus.agent.profile.peaks import find_peak
+from argus.agent.profile.roofline import classify
+from argus.agent.task import Task
 
 MIN_GAIN = 1.02  # below 2% a "speedup" is within run-to-run noise on one GPU
 ROOF_SLACK = 5.0  # percent above the roofline tolerated for peak-table rounding

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.optimize.types import Attempt
+from argus.agent.optimize.types import Attempt
 
 
 class History:

@@ -11,7 +11,7 @@ import json
 import math
 from pathlib import Path
 
-from agent.optimize.types import OptimizeResult
+from argus.agent.optimize.types import OptimizeResult
 
 
 def _fmt(v, spec: str = ".3f", none: str = "-") -> str:

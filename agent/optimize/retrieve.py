@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.optimize.diagnose import Diagnosis
-from knowledge.retrieve import Hit, recommend
+from argus.agent.optimize.diagnose import Diagnosis
+from argus.knowledge.retrieve import Hit, recommend
 
 BOUND_TO_CARD = {"compute-bound": "compute", "memory-bound": "memory", "latency-bound": "latency"}
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import knowledge
+from argus import knowledge
 
 WORKER = Path(__file__).with_name("worker.py")
 EVENT_PREFIX = "@@ARGUS-OPT@@ "

@@ -19,10 +19,10 @@ import threading
 import time
 from pathlib import Path
 
-from agent.optimize.runners import LIBRARY_ROOT, WORKER, RunOutcome, materialize, parse_events, watch
-from agent.optimize.types import OptimizeError
-from agent.profile.runner import ProfileError
-from agent.profile.targets import SshTarget, parse_target
+from argus.agent.optimize.runners import LIBRARY_ROOT, WORKER, RunOutcome, materialize, parse_events, watch
+from argus.agent.optimize.types import OptimizeError
+from argus.agent.profile.runner import ProfileError
+from argus.agent.profile.targets import SshTarget, parse_target
 
 _REMOTE_DIR = re.compile(r"^/[A-Za-z0-9_./-]*argus-opt\.[A-Za-z0-9]+$")
 

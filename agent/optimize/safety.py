@@ -18,7 +18,7 @@ import ast
 from collections import Counter
 from dataclasses import dataclass
 
-ALLOWED_MODULES = ("torch", "triton", "math", "functools", "typing", "__future__", "knowledge.kernels", "dataclasses")
+ALLOWED_MODULES = ("torch", "triton", "math", "functools", "typing", "__future__", "argus.knowledge.kernels", "dataclasses")
 FORBIDDEN_MODULES = (
     "threading", "_thread", "multiprocessing", "concurrent", "subprocess", "os", "sys", "ctypes",
     "importlib", "builtins", "socket", "signal", "asyncio", "numpy", "cupy", "gc", "inspect",
@@ -110,7 +110,7 @@ def _check_import(node: ast.Import | ast.ImportFrom) -> list[Violation]:
     out = []
     for mod in _module_of(node):
         if mod.startswith(".") or not any(mod == m or mod.startswith(m + ".") for m in ALLOWED_MODULES):
-            out.append(Violation(node.lineno, f"imports `{mod}`: only torch, triton, math and knowledge.kernels may be added"))
+            out.append(Violation(node.lineno, f"imports `{mod}`: only torch, triton, math and argus.knowledge.kernels may be added"))
     return out
 
 

@@ -6,7 +6,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from agent.optimize.history import History
+from argus.agent.optimize.history import History
 
 
 @dataclass

@@ -16,14 +16,14 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent.profile import ncu, proton, rocprof
-from agent.profile.peaks import Peak, find_peak, peak_by_name
-from agent.profile.result import ProfileResult
-from agent.profile.roofline import classify
-from agent.profile.runner import ProfileError, ProgressFn, WorkerRun
-from agent.profile.targets import parse_target, run_local, run_ssh
-from agent.profile.worker_schema import CounterCapture, SchemaError, WorkerRequest
-from agent.task import Task, TaskError, load_task
+from argus.agent.profile import ncu, proton, rocprof
+from argus.agent.profile.peaks import Peak, find_peak, peak_by_name
+from argus.agent.profile.result import ProfileResult
+from argus.agent.profile.roofline import classify
+from argus.agent.profile.runner import ProfileError, ProgressFn, WorkerRun
+from argus.agent.profile.targets import parse_target, run_local, run_ssh
+from argus.agent.profile.worker_schema import CounterCapture, SchemaError, WorkerRequest
+from argus.agent.task import Task, TaskError, load_task
 
 __all__ = ["profile", "ProfileError", "ProfileCancelled", "ProfileResult"]
 
@@ -193,7 +193,7 @@ def summarize_counters(raw: CounterCapture, kernel: str, pk: Peak | None) -> dic
 
 def tasks_in(path: str | Path) -> list[Task]:
     """The kernels of a file that have a task (for the editor's "Profile" lens). Runs nothing."""
-    from agent.task import tasks_for_file
+    from argus.agent.task import tasks_for_file
 
     try:
         return tasks_for_file(path)

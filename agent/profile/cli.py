@@ -14,10 +14,10 @@ import json
 import sys
 from collections.abc import Sequence
 
-from agent.profile.api import ProfileError, profile
-from agent.profile.hints import hint_json, hints_for_file
-from agent.profile.result import ProfileResult
-from agent.task import Task, TaskError, load_task
+from argus.agent.profile.api import ProfileError, profile
+from argus.agent.profile.hints import hint_json, hints_for_file
+from argus.agent.profile.result import ProfileResult
+from argus.agent.task import Task, TaskError, load_task
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,7 +103,7 @@ def main(argv: Sequence[str]) -> int:
                         soft_wrap=True,
                     )
         if args.report:
-            from agent.profile.report import write_report
+            from argus.agent.profile.report import write_report
 
             try:
                 write_report(results, args.report)
@@ -115,7 +115,7 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _table(results: list[ProfileResult]):
-    from agent.profile.report import table
+    from argus.agent.profile.report import table
 
     return table(results)
 

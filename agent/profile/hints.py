@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.profile.result import ProfileResult
-from analyzers import RULES, Finding, Severity, Span, check_source
-from analyzers.suppressions import apply_suppressions
-from knowledge.retrieve import by_code, recommend
+from argus.agent.profile.result import ProfileResult
+from argus.analyzers import RULES, Finding, Severity, Span, check_source
+from argus.analyzers.suppressions import apply_suppressions
+from argus.knowledge.retrieve import by_code, recommend
 
 #: Under this percent of the binding roof a measured kernel gets a PF hint.
 HINT_BELOW_PCT = 50.0

@@ -13,8 +13,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent.profile.peaks import find_peak, peak_by_name
-from agent.profile.result import ProfileResult, _fmt_time
+from argus.agent.profile.peaks import find_peak, peak_by_name
+from argus.agent.profile.result import ProfileResult, _fmt_time
 
 
 def _num(value: float | None, fmt: str, suffix: str = "") -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from agent.profile.roofline import Roofline
+from argus.agent.profile.roofline import Roofline
 
 #: Keys that writers add to `to_json()`'s dict (the lens line, the CLI's measured hints) and that
 #: `from_json` recomputes or ignores rather than stores.

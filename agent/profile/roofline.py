@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from agent.profile.peaks import Peak
+from argus.agent.profile.peaks import Peak
 
 #: Below this fraction of the binding roof a kernel is called latency-bound: neither the math
 #: units nor memory are busy enough for their ceiling to be what limits it (launch overhead,

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.profile.worker_schema import Progress, SchemaError, WorkerError, WorkerResult, decode_event
+from argus.agent.profile.worker_schema import Progress, SchemaError, WorkerError, WorkerResult, decode_event
 
 WORKER = Path(__file__).with_name("worker.py")
 #: What a target stages next to the request: the worker script and the two modules it imports.

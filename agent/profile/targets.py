@@ -22,8 +22,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.profile.runner import WORKER_FILES, ProfileError, ProgressFn, WorkerRun, stream
-from agent.profile.worker_schema import WorkerRequest
+from argus.agent.profile.runner import WORKER_FILES, ProfileError, ProgressFn, WorkerRun, stream
+from argus.agent.profile.worker_schema import WorkerRequest
 
 _HOST = re.compile(r"^[A-Za-z0-9_.:%\[\]-]+$")
 _USER = re.compile(r"^[A-Za-z0-9_.-]+$")

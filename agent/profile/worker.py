@@ -26,8 +26,8 @@ try:  # staged next to this file (targets.py)
     import worker_counters as counters
     import worker_schema as schema
 except ImportError:  # imported from its package rather than run as the staged script
-    from agent.profile import worker_counters as counters
-    from agent.profile import worker_schema as schema
+    from argus.agent.profile import worker_counters as counters
+    from argus.agent.profile import worker_schema as schema
 
 
 def emit(message: schema.Message) -> None:

@@ -17,7 +17,7 @@ import tempfile
 try:  # staged next to worker.py (targets.py)
     import worker_schema as schema
 except ImportError:  # imported from its package rather than run as the staged script
-    from agent.profile import worker_schema as schema
+    from argus.agent.profile import worker_schema as schema
 
 #: The script the profilers start: the worker, in counters-child mode.
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")

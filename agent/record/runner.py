@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from analyzers.model.launch_file import FORMAT, VERSION
+from argus.analyzers.model.launch_file import FORMAT, VERSION
 
 HOOK = Path(__file__).with_name("hook.py")
 MERGE_EVERY_S = 2.0

@@ -9,9 +9,8 @@ from __future__ import annotations
 import threading
 
 import tree_sitter_python
+from argus.analyzers.findings import Span
 from tree_sitter import Language, Node, Parser, Tree
-
-from analyzers.findings import Span
 
 PY_LANGUAGE = Language(tree_sitter_python.language())
 _local = threading.local()

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from argus.analyzers.frontend.parse import PY_LANGUAGE, text_of
 from tree_sitter import Node, Query, QueryCursor
-
-from analyzers.frontend.parse import PY_LANGUAGE, text_of
 
 # names a function calls or passes as an argument (helpers, combine functions) and launches
 CALLS = Query(

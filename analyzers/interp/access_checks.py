@@ -10,15 +10,14 @@ import ast
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from analyzers.interp import tags as tagops
-from analyzers.interp.coverage import record_coverage
-from analyzers.interp.facts import Fact
-from analyzers.interp.ops_core import bc, tag_keys
-from analyzers.interp.values import Ptr, TensorInfo, Val, is_float
+from argus.analyzers.interp import tags as tagops
+from argus.analyzers.interp.coverage import record_coverage
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.ops_core import bc, tag_keys
+from argus.analyzers.interp.values import Ptr, TensorInfo, Val, is_float
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 
 def check_access(

@@ -6,14 +6,13 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analyzers.interp import tags as tagops
-from analyzers.interp.ops_core import tag_keys
-from analyzers.interp.values import Ptr, Val
+from argus.analyzers.interp import tags as tagops
+from argus.analyzers.interp.ops_core import tag_keys
+from argus.analyzers.interp.values import Ptr, Val
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
-    from analyzers.tag_asserts import TagAssertion
+    from argus.analyzers.interp.context import OpContext
+    from argus.analyzers.tag_asserts import TagAssertion
 
 
 def _coords_along(v: Val | Ptr, axis: int) -> dict[str, np.ndarray]:

@@ -12,10 +12,9 @@ ids around a window's start. Tables built to a contract are named in `contract_t
 from __future__ import annotations
 
 import numpy as np
-
-from analyzers.interp.values import TensorInfo
-from analyzers.model.launch import ProbeLaunch
-from analyzers.model.scan import KernelScan
+from argus.analyzers.interp.values import TensorInfo
+from argus.analyzers.model.launch import ProbeLaunch
+from argus.analyzers.model.scan import KernelScan
 
 
 class SynthesizedMemory:

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
-
-from analyzers.interp.facts import FactSink
-from analyzers.interp.values import TensorInfo
-from analyzers.model.kernel import Helper, KernelModel, SourceMap
-from analyzers.model.launch import ProbeLaunch
-from analyzers.model.scan import KernelScan
+from argus.analyzers.interp.facts import FactSink
+from argus.analyzers.interp.values import TensorInfo
+from argus.analyzers.model.kernel import Helper, KernelModel, SourceMap
+from argus.analyzers.model.launch import ProbeLaunch
+from argus.analyzers.model.scan import KernelScan
 
 
 @dataclass

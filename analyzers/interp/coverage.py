@@ -8,11 +8,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analyzers.interp.values import TensorInfo, Val
+from argus.analyzers.interp.values import TensorInfo, Val
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 
 def merge_cover(a: Any, b: Any) -> Any:

@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.model.kernel import SourceMap
+from argus.analyzers.model.kernel import SourceMap
 
 
 @dataclass

@@ -14,17 +14,16 @@ import itertools
 from typing import Any
 
 import numpy as np
-
-from analyzers.errors import Unevaluable
-from analyzers.interp import ops
-from analyzers.interp.asserts import check_assertion
-from analyzers.interp.contents import SynthesizedMemory
-from analyzers.interp.context import LoopFrame, MemoryLog
-from analyzers.interp.facts import Fact, FactSink
-from analyzers.interp.ops_arith import binop, compare
-from analyzers.interp.ops_core import Retype
-from analyzers.interp.ops_shapes import subscript, trans
-from analyzers.interp.values import (
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import ops
+from argus.analyzers.interp.asserts import check_assertion
+from argus.analyzers.interp.contents import SynthesizedMemory
+from argus.analyzers.interp.context import LoopFrame, MemoryLog
+from argus.analyzers.interp.facts import Fact, FactSink
+from argus.analyzers.interp.ops_arith import binop, compare
+from argus.analyzers.interp.ops_core import Retype
+from argus.analyzers.interp.ops_shapes import subscript, trans
+from argus.analyzers.interp.values import (
     LOW_PRECISION,
     BlockPtr,
     Descriptor,
@@ -39,11 +38,11 @@ from analyzers.interp.values import (
     norm_dtype,
     scalar,
 )
-from analyzers.model.host import dotted_name as _dotted
-from analyzers.model.kernel import Helper, KernelModel, SourceMap
-from analyzers.model.launch import ProbeLaunch
-from analyzers.model.nodes import subtree
-from analyzers.model.scan import KernelScan
+from argus.analyzers.model.host import dotted_name as _dotted
+from argus.analyzers.model.kernel import Helper, KernelModel, SourceMap
+from argus.analyzers.model.launch import ProbeLaunch
+from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.scan import KernelScan
 
 MAX_PROGRAMS = 48
 MAX_ITERATIONS = 512

@@ -20,16 +20,24 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from analyzers.errors import Unevaluable
-from analyzers.interp import ops_arith, ops_creation, ops_linalg, ops_math, ops_memory, ops_reduce, ops_shapes
-from analyzers.interp.opdecl import Op
-from analyzers.interp.ops_arith import cast
-from analyzers.interp.ops_core import dtype_arg, to_val
-from analyzers.interp.ops_memory import descriptor_method
-from analyzers.interp.values import BlockPtr, Descriptor, DType, Ptr, Val, norm_dtype, scalar
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import (
+    ops_arith,
+    ops_creation,
+    ops_linalg,
+    ops_math,
+    ops_memory,
+    ops_reduce,
+    ops_shapes,
+)
+from argus.analyzers.interp.opdecl import Op
+from argus.analyzers.interp.ops_arith import cast
+from argus.analyzers.interp.ops_core import dtype_arg, to_val
+from argus.analyzers.interp.ops_memory import descriptor_method
+from argus.analyzers.interp.values import BlockPtr, Descriptor, DType, Ptr, Val, norm_dtype, scalar
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 FAMILIES = (ops_memory, ops_linalg, ops_reduce, ops_creation, ops_shapes, ops_arith, ops_math)
 

@@ -8,12 +8,11 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analyzers.errors import Unevaluable
-from analyzers.interp import softmax as sm
-from analyzers.interp.coverage import merge_cover
-from analyzers.interp.opdecl import declare
-from analyzers.interp.ops_core import (
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import softmax as sm
+from argus.analyzers.interp.coverage import merge_cover
+from argus.analyzers.interp.opdecl import declare
+from argus.analyzers.interp.ops_core import (
     LIGHT_OPS,
     Retype,
     bc,
@@ -29,8 +28,8 @@ from analyzers.interp.ops_core import (
     trunc_div,
     trunc_mod,
 )
-from analyzers.interp.ops_memory import pointer_arith
-from analyzers.interp.values import (
+from argus.analyzers.interp.ops_memory import pointer_arith
+from argus.analyzers.interp.values import (
     FullRun,
     Ptr,
     Val,
@@ -39,7 +38,7 @@ from analyzers.interp.values import (
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 
 def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:

@@ -10,11 +10,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analyzers.errors import Unevaluable
-from analyzers.interp import tags as tagops
-from analyzers.interp.facts import Fact
-from analyzers.interp.values import (
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import tags as tagops
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.values import (
     LOW_PRECISION,
     DType,
     Ptr,
@@ -26,7 +25,7 @@ from analyzers.interp.values import (
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 
 class Retype(Exception):

@@ -9,14 +9,13 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analyzers.errors import Unevaluable
-from analyzers.interp import softmax as sm
-from analyzers.interp.opdecl import declare
-from analyzers.interp.ops_arith import binop
-from analyzers.interp.ops_core import dtype_arg, np_dtype, to_val
-from analyzers.interp.ops_shapes import shape_arg
-from analyzers.interp.values import (
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import softmax as sm
+from argus.analyzers.interp.opdecl import declare
+from argus.analyzers.interp.ops_arith import binop
+from argus.analyzers.interp.ops_core import dtype_arg, np_dtype, to_val
+from argus.analyzers.interp.ops_shapes import shape_arg
+from argus.analyzers.interp.values import (
     DType,
     Val,
     is_float,
@@ -24,7 +23,7 @@ from analyzers.interp.values import (
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 
 def _program_id(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:

@@ -8,18 +8,17 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analyzers.errors import Unevaluable
-from analyzers.interp import softmax as sm
-from analyzers.interp import tags as tagops
-from analyzers.interp.facts import Fact
-from analyzers.interp.opdecl import declare
-from analyzers.interp.ops_arith import binop
-from analyzers.interp.ops_core import bc, light_float, tag_keys, to_val
-from analyzers.interp.values import LOW_PRECISION, Val, is_float
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import softmax as sm
+from argus.analyzers.interp import tags as tagops
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.opdecl import declare
+from argus.analyzers.interp.ops_arith import binop
+from argus.analyzers.interp.ops_core import bc, light_float, tag_keys, to_val
+from argus.analyzers.interp.values import LOW_PRECISION, Val, is_float
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 
 def _base(k: str) -> str:

@@ -9,19 +9,27 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analyzers.interp import softmax as sm
-from analyzers.interp.opdecl import declare, named
-from analyzers.interp.ops_arith import binop
-from analyzers.interp.ops_core import bc, bshape, derive, light_float, np_dtype, or_masks, promote, to_val
-from analyzers.interp.values import (
+from argus.analyzers.interp import softmax as sm
+from argus.analyzers.interp.opdecl import declare, named
+from argus.analyzers.interp.ops_arith import binop
+from argus.analyzers.interp.ops_core import (
+    bc,
+    bshape,
+    derive,
+    light_float,
+    np_dtype,
+    or_masks,
+    promote,
+    to_val,
+)
+from argus.analyzers.interp.values import (
     FullRun,
     Val,
     is_float,
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 UNARY_FLOAT = {
     "sqrt": np.sqrt,

@@ -12,15 +12,14 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analyzers.errors import Unevaluable
-from analyzers.interp.access_checks import check_access, record_store, report_out_of_bounds
-from analyzers.interp.opdecl import declare
-from analyzers.interp.ops_core import Retype, bc, bshape, light_float, tag_keys, to_val
-from analyzers.interp.values import BlockPtr, Descriptor, FullRun, Ptr, TensorInfo, Val, is_float
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp.access_checks import check_access, record_store, report_out_of_bounds
+from argus.analyzers.interp.opdecl import declare
+from argus.analyzers.interp.ops_core import Retype, bc, bshape, light_float, tag_keys, to_val
+from argus.analyzers.interp.values import BlockPtr, Descriptor, FullRun, Ptr, TensorInfo, Val, is_float
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 
 def pointer_arith(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:

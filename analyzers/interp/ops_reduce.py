@@ -9,22 +9,21 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analyzers.errors import Unevaluable
-from analyzers.interp import softmax as sm
-from analyzers.interp import tags as tagops
-from analyzers.interp.facts import Fact
-from analyzers.interp.opdecl import declare, named
-from analyzers.interp.ops_core import bc, derive, light_float, np_dtype, to_val
-from analyzers.interp.ops_math import minmax
-from analyzers.interp.values import (
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import softmax as sm
+from argus.analyzers.interp import tags as tagops
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.opdecl import declare, named
+from argus.analyzers.interp.ops_core import bc, derive, light_float, np_dtype, to_val
+from argus.analyzers.interp.ops_math import minmax
+from argus.analyzers.interp.values import (
     FullRun,
     Val,
     is_float,
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 REDUCTIONS = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce", "cumsum", "cumprod", "prod"}
 

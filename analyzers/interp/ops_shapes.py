@@ -8,17 +8,16 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analyzers.errors import Unevaluable
-from analyzers.interp.opdecl import declare
-from analyzers.interp.ops_core import bshape, derive, map_ptr, promote, to_val, transform
-from analyzers.interp.values import (
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp.opdecl import declare
+from argus.analyzers.interp.ops_core import bshape, derive, map_ptr, promote, to_val, transform
+from argus.analyzers.interp.values import (
     Ptr,
     Val,
 )
 
 if TYPE_CHECKING:
-    from analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import OpContext
 
 
 def subscript(interp: OpContext, base: Any, sl: ast.expr, node: ast.AST, env: dict[str, Any]) -> Any:

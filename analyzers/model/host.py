@@ -17,9 +17,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.errors import HOST_ERRORS
-from analyzers.interp.values import DTYPE_ALIASES
-from analyzers.model.nodes import subtree
+from argus.analyzers.errors import HOST_ERRORS
+from argus.analyzers.interp.values import DTYPE_ALIASES
+from argus.analyzers.model.nodes import subtree
 
 
 class Opaque:

@@ -14,7 +14,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.findings import Span
+from argus.analyzers.findings import Span
 
 
 @dataclass

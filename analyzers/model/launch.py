@@ -17,13 +17,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers.errors import CANNOT_EVALUATE, Unevaluable
-from analyzers.findings import Span
-from analyzers.interp.values import TensorInfo, norm_dtype
-from analyzers.model.host import DimClasses, HostEval, HostTensor, Opaque, SymInt, contiguous_strides
-from analyzers.model.kernel import KernelModel, SourceMap
-from analyzers.model.nodes import subtree
-from analyzers.model.scan import KernelScan
+from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
+from argus.analyzers.findings import Span
+from argus.analyzers.interp.values import TensorInfo, norm_dtype
+from argus.analyzers.model.host import DimClasses, HostEval, HostTensor, Opaque, SymInt, contiguous_strides
+from argus.analyzers.model.kernel import KernelModel, SourceMap
+from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.scan import KernelScan
 
 PRIMES = [2, 3, 5, 7, 11, 13]
 ROW_PAD = 3  # gap after each row (in elements) of padded probe layouts: overreads land in a gap

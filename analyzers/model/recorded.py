@@ -24,16 +24,22 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from analyzers.errors import Unevaluable
-from analyzers.findings import Finding, Span
-from analyzers.frontend.parse import first_error, parse, span_of
-from analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
-from analyzers.interp.facts import Fact
-from analyzers.interp.values import TensorInfo
-from analyzers.model.kernel import KernelModel, SourceMap, build_kernel_model, line_starts, parse_snippet
-from analyzers.model.launch import LaunchBinder, LaunchSite, find_launch_calls
-from analyzers.model.launch_file import RecordedArg, RecordedLaunch
-from analyzers.model.scan import KernelScan, scan_kernel
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.findings import Finding, Span
+from argus.analyzers.frontend.parse import first_error, parse, span_of
+from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.values import TensorInfo
+from argus.analyzers.model.kernel import (
+    KernelModel,
+    SourceMap,
+    build_kernel_model,
+    line_starts,
+    parse_snippet,
+)
+from argus.analyzers.model.launch import LaunchBinder, LaunchSite, find_launch_calls
+from argus.analyzers.model.launch_file import RecordedArg, RecordedLaunch
+from argus.analyzers.model.scan import KernelScan, scan_kernel
 
 TORCH_DTYPES = {
     "float16": "float16",

@@ -10,8 +10,8 @@ import contextlib
 import threading
 from dataclasses import dataclass, field
 
-from analyzers.interp.ops import op_names
-from analyzers.model.nodes import subtree
+from argus.analyzers.interp.ops import op_names
+from argus.analyzers.model.nodes import subtree
 
 # calls whose first argument is an address over pointer parameters (from the op registry)
 MEMORY_CALLS = op_names(lambda op: op.takes_pointer)

@@ -5,7 +5,7 @@ the catalogue: a new rule is its own module plus its line in `analyzers/registry
 import importlib
 import pkgutil
 
-from analyzers.rules.base import REGISTRY, Rule, RuleContext
+from argus.analyzers.rules.base import REGISTRY, Rule, RuleContext
 
 for _module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     importlib.import_module(f"{__name__}.{_module.name}")

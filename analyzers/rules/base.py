@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from analyzers.findings import Finding, Fix, Related
-from analyzers.interp.facts import Fact
-from analyzers.registry import RULES, document
+from argus.analyzers.findings import Finding, Fix, Related
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.registry import RULES, document
 
 
 @dataclass

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from analyzers.findings import Fix, TextEdit
-from analyzers.interp.facts import Fact
-from analyzers.interp.ops import op_names
-from analyzers.rules.base import RuleContext
+from argus.analyzers.findings import Fix, TextEdit
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.ops import op_names
+from argus.analyzers.rules.base import RuleContext
 
 # memory ops a missing mask may be added to (from the op registry)
 MEMORY_OPS = op_names(lambda op: op.mask_fix)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from analyzers.findings import Finding
-from analyzers.interp.facts import Fact
-from analyzers.rules.base import Rule, RuleContext, base_witness, register
+from argus.analyzers.findings import Finding
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.rules.base import Rule, RuleContext, base_witness, register
 
 
 @register

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from analyzers.findings import Finding
-from analyzers.interp.facts import Fact
-from analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
-from analyzers.rules.fixes import add_mask_fix
+from argus.analyzers.findings import Finding
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
+from argus.analyzers.rules.fixes import add_mask_fix
 
 
 def _bounds_finding(rule: Rule, fact: Fact, ctx: RuleContext, verb: str) -> Finding:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
+from argus.analyzers.suppressions import IGNORE
 from lsprotocol import types
 
-from analyzers.suppressions import IGNORE
 from argus_lsp.convert import LineIndex, edit_from_json, units
 from argus_lsp.documents import Document
 

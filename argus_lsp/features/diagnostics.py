@@ -33,11 +33,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from argus.analyzers import Finding, KernelCache, check_source
 from lsprotocol import types
 from pygls.uris import to_fs_path
 from tree_sitter import Tree
 
-from analyzers import Finding, KernelCache, check_source
 from argus_lsp import convert
 from argus_lsp.documents import DocumentStore
 from argus_lsp.settings import Settings

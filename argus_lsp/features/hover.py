@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 
+from argus.analyzers import RULES, describe_at
 from lsprotocol import types
 
-from analyzers import RULES, describe_at
 from argus_lsp.convert import LineIndex
 
 _IGNORE_LIST = re.compile(rb"#\s*argus:\s*ignore\[([^\]]*)\]", re.I)

@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from argus.agent.optimize.types import LLMSettings, OptimizeError, OptimizeRequest, OptimizeResult
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 
-from agent.optimize.types import LLMSettings, OptimizeError, OptimizeRequest, OptimizeResult
 from argus_lsp.features.profile_lens import kernel_name_span, lens_anchor
 
 if TYPE_CHECKING:
@@ -250,7 +250,9 @@ class OptimizeFeature:
         self.prepared.pop(key, None)
         self._refresh_lenses()
         try:
-            from agent.optimize.api import optimize  # the agent loads when first asked for, not at startup
+            from argus.agent.optimize.api import (
+                optimize,  # the agent loads when first asked for, not at startup
+            )
 
             settings = await self._settings()
             request = OptimizeRequest(

@@ -27,17 +27,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from argus.agent.profile.api import ProfileCancelled, ProfileError, profile, tasks_in
+from argus.agent.profile.hints import format_ms, kernel_name_span, measured_findings
+from argus.agent.profile.result import ProfileResult
+from argus.agent.task import Task
+from argus.analyzers import Finding
+from argus.analyzers.registry import selected
+from argus.analyzers.suppressions import apply_suppressions
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.uris import to_fs_path
 
-from agent.profile.api import ProfileCancelled, ProfileError, profile, tasks_in
-from agent.profile.hints import format_ms, kernel_name_span, measured_findings
-from agent.profile.result import ProfileResult
-from agent.task import Task
-from analyzers import Finding
-from analyzers.registry import selected
-from analyzers.suppressions import apply_suppressions
 from argus_lsp import convert
 from argus_lsp.documents import Document
 from argus_lsp.settings import Settings

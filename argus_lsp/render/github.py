@@ -7,7 +7,8 @@ them would otherwise end the property early).
 
 from __future__ import annotations
 
-from analyzers import Severity
+from argus.analyzers import Severity
+
 from argus_lsp.render.report import Diagnostic, Report
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning"}

@@ -14,7 +14,8 @@ import json
 import os
 from pathlib import Path, PurePosixPath
 
-from analyzers import Severity
+from argus.analyzers import Severity
+
 from argus_lsp.render.report import Diagnostic, Report
 
 _SEVERITY = {

@@ -11,7 +11,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzers import Finding, Severity
+from argus.analyzers import Finding, Severity
 
 
 class LineIndex:

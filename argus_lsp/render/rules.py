@@ -9,12 +9,12 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from analyzers import RULES, RuleInfo
+from argus.analyzers import RULES, RuleInfo
 
 
 def load_rule_docs() -> None:
     """Import every rule module so each has documented itself in RULES."""
-    package = importlib.import_module("analyzers.rules")
+    package = importlib.import_module("argus.analyzers.rules")
     for module in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
         importlib.import_module(module.name)
 

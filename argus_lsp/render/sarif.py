@@ -13,7 +13,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from analyzers import RULES, Severity
+from argus.analyzers import RULES, Severity
+
 from argus_lsp.render.report import Diagnostic, Range, Report
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

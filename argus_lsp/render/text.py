@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzers import Severity
+from argus.analyzers import Severity
+
 from argus_lsp.render.report import Diagnostic, Report, Summary
 
 _RESET = "\x1b[0m"

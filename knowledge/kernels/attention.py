@@ -23,8 +23,7 @@ import math
 import torch
 import triton
 import triton.language as tl
-
-from knowledge.kernels._common import install_allocator, interpreting
+from argus.knowledge.kernels._common import install_allocator, interpreting
 
 
 def _configs() -> list[triton.Config]:

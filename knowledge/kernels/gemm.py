@@ -28,8 +28,7 @@ from __future__ import annotations
 import torch
 import triton
 import triton.language as tl
-
-from knowledge.kernels._common import (
+from argus.knowledge.kernels._common import (
     FastLaunch,
     install_allocator,
     interpreting,

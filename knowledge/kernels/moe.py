@@ -25,8 +25,7 @@ import time
 import torch
 import triton
 import triton.language as tl
-
-from knowledge.kernels._common import install_allocator, interpreting, is_hopper
+from argus.knowledge.kernels._common import install_allocator, interpreting, is_hopper
 
 
 @triton.jit

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/argus-profile-h200}
 mkdir -p "$OUT/raw"
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD" ARGUS_PROFILE_KEEP_RAW="$OUT/raw"
-CMD=(python3 -m agent.profile.cli tests/profile/tasks/gemm.py::matmul_kernel
+CMD=(python3 -m argus.agent.profile.cli tests/profile/tasks/gemm.py::matmul_kernel
      tests/profile/tasks/attention.py::attn_fwd_kernel --counters --do-bench-check --proton
      --timeout 400 --report "$OUT/roofline-h200.png" --json)
 {

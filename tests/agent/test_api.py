@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from agent.optimize.api import evaluate_candidate, optimize
-from agent.optimize.types import OptimizeRequest
+from argus.agent.optimize.api import evaluate_candidate, optimize
+from argus.agent.optimize.types import OptimizeRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = str(ROOT / "examples" / "naive_matmul.py") + "::matmul_kernel"

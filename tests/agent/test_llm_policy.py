@@ -11,12 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
+from argus.agent.optimize.api import optimize
+from argus.agent.optimize.gate_correctness import served_shape_names
+from argus.agent.optimize.types import LLMSettings, OptimizeError, OptimizeRequest
+from argus.agent.task import load_task
 from scripted_openai import ScriptedOpenAI
-
-from agent.optimize.api import optimize
-from agent.optimize.gate_correctness import served_shape_names
-from agent.optimize.types import LLMSettings, OptimizeError, OptimizeRequest
-from agent.task import load_task
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = str(ROOT / "examples" / "naive_matmul.py") + "::matmul_kernel"

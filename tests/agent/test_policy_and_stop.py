@@ -5,13 +5,13 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from agent.optimize.diagnose import diagnose
-from agent.optimize.history import History
-from agent.optimize.policies.base import PolicyContext
-from agent.optimize.policies.knowledge import KnowledgePolicy
-from agent.optimize.retrieve import cards_for
-from agent.optimize.stop import StopRule
-from agent.optimize.types import Attempt, GateResult
+from argus.agent.optimize.diagnose import diagnose
+from argus.agent.optimize.history import History
+from argus.agent.optimize.policies.base import PolicyContext
+from argus.agent.optimize.policies.knowledge import KnowledgePolicy
+from argus.agent.optimize.retrieve import cards_for
+from argus.agent.optimize.stop import StopRule
+from argus.agent.optimize.types import Attempt, GateResult
 
 ROOT = Path(__file__).resolve().parents[2]
 PATH = ROOT / "examples" / "naive_matmul.py"

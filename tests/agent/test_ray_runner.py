@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from agent.optimize.api import optimize
-from agent.optimize.types import OptimizeRequest
+from argus.agent.optimize.api import optimize
+from argus.agent.optimize.types import OptimizeRequest
 
 ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'argus-lsp[dev]')")
 

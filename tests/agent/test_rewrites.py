@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from agent.optimize.api import Evaluator
-from agent.optimize.diagnose import kernel_pattern
-from agent.optimize.gate_invariants import check_invariants
-from agent.optimize.rewrites import (
+from argus.agent.optimize.api import Evaluator
+from argus.agent.optimize.diagnose import kernel_pattern
+from argus.agent.optimize.gate_invariants import check_invariants
+from argus.agent.optimize.rewrites import (
     RewriteContext,
     causal_skip,
     exp2,
@@ -20,8 +19,8 @@ from agent.optimize.rewrites import (
     proposals,
     retile,
 )
-from agent.optimize.types import Candidate, OptimizeRequest
-from agent.task import load_task
+from argus.agent.optimize.types import Candidate, OptimizeRequest
+from argus.agent.task import load_task
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
@@ -89,10 +88,10 @@ def test_exp2_folds_log2e_into_every_exp() -> None:
 def test_expert_keeps_the_launcher_signature() -> None:
     c = ctx("attention")
     out, module = expert.apply(c.source, c.launcher, c.pattern)
-    assert module == "knowledge.kernels.attention"
+    assert module == "argus.knowledge.kernels.attention"
     assert "def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False)" in out
     assert "return _argus_attention(q, k, v, causal=causal)" in out
-    assert "from knowledge.kernels.attention import attention as _argus_attention" in out
+    assert "from argus.knowledge.kernels.attention import attention as _argus_attention" in out
 
 
 def test_proposals_are_deterministic() -> None:

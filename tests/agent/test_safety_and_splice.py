@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from agent.optimize.gate_invariants import check_invariants
-from agent.optimize.gate_performance import verdict
-from agent.optimize.safety import check_candidate
-from agent.optimize.splice import SpliceError, extract_code, splice, unified_diff
-from agent.optimize.types import Candidate
+from argus.agent.optimize.gate_invariants import check_invariants
+from argus.agent.optimize.gate_performance import verdict
+from argus.agent.optimize.safety import check_candidate
+from argus.agent.optimize.splice import SpliceError, extract_code, splice, unified_diff
+from argus.agent.optimize.types import Candidate
 
 ROOT = Path(__file__).resolve().parents[2]
 MATMUL = (ROOT / "examples" / "naive_matmul.py").read_text()

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from argus.agent.optimize.api import Evaluator
+from argus.agent.optimize.rewrites import RewriteContext, proposals
+from argus.agent.optimize.types import Candidate, OptimizeError, OptimizeRequest
+from argus.agent.task import load_task
 
-from agent.optimize.api import Evaluator
-from agent.optimize.rewrites import RewriteContext, proposals
-from agent.optimize.types import Candidate, OptimizeError, OptimizeRequest
-from agent.task import load_task
 from tests.profile.test_ssh import pytestmark as ssh_marks
 from tests.profile.test_ssh import sshd  # noqa: F401 (the fixture)
 
@@ -44,6 +44,6 @@ def test_gates_run_over_ssh_and_leave_nothing_behind(tmp_path: Path, sshd) -> No
 
 def test_bad_ssh_targets_are_configuration_errors() -> None:
     with pytest.raises(OptimizeError):
-        from agent.optimize.runners_ssh import SshRunner
+        from argus.agent.optimize.runners_ssh import SshRunner
 
         SshRunner("ssh://-oProxyCommand=x", 10)

@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from agent.optimize import gate_correctness as g2
-from agent.optimize.runners import run_request
-from agent.optimize.splice import splice
-from agent.optimize.types import Candidate
-from agent.task import load_task
+from argus.agent.optimize import gate_correctness as g2
+from argus.agent.optimize.runners import run_request
+from argus.agent.optimize.splice import splice
+from argus.agent.optimize.types import Candidate
+from argus.agent.task import load_task
 
 ROOT = Path(__file__).resolve().parents[2]
 PATH = ROOT / "examples" / "naive_matmul.py"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from analyzers.judge import check_precedence_declarations
+from argus.analyzers.judge import check_precedence_declarations
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "analyzers"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analyzers import check_source
+from argus.analyzers import check_source
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from argus.analyzers import KernelCache, check_source, list_kernels
+from argus.analyzers.interp.values import TensorInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from analyzers import KernelCache, check_source, list_kernels
-from analyzers.interp.values import TensorInfo
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = (ROOT / "examples" / "gemm_stale_b.py").read_text()

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "corpus"))
+from argus.analyzers import check_source  # noqa: E402
 from markers import strip_markers  # noqa: E402
-
-from analyzers import check_source  # noqa: E402
 
 SHARED = Path(os.environ.get("ARGUS_SHARED_CORPUS", Path(__file__).parents[3] / "shared" / "corpus"))
 CASES = [("vector_add_v2.py", "MB002"), ("softmax_v3.py", "MB003"), ("matmul_grouped_v3.py", "NU001"), ("softmax_v2.py", "MB004")]

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from analyzers import check_source
+from argus.analyzers import check_source
 
 KERNELS = sorted((Path(__file__).parents[2] / "knowledge" / "kernels").glob("*.py"))
 

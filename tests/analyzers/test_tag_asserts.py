@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analyzers import check_source
+from argus.analyzers import check_source
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "tag_asserts.py"
 

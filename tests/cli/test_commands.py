@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 
 import pytest
+from argus.analyzers import RULES
 from cli_helpers import GOOD_KERNEL, HALF_TYPED
 
-from analyzers import RULES
 from argus_lsp import cli, cli_check
 
 

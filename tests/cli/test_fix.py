@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+from argus.analyzers import RULES, Finding, Fix, TextEdit
 from cli_helpers import HALF_TYPED, UNMASKED_STORE, UNMASKED_STORE_FIXED, UNMASKED_STORE_LINE
 from test_check import write
 from test_formats import SOURCE, _span
 
-from analyzers import RULES, Finding, Fix, TextEdit
 from argus_lsp import cli, cli_check, fixing
 
 

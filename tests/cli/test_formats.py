@@ -17,9 +17,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from argus.analyzers import RULES, Finding, Fix, Related, Severity, Span, TextEdit
 from cli_helpers import HALF_TYPED, HALF_TYPED_ERROR_LINE
 
-from analyzers import RULES, Finding, Fix, Related, Severity, Span, TextEdit
 from argus_lsp.render import RENDERERS, Report
 from argus_lsp.render import github as github_fmt
 

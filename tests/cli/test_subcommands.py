@@ -142,8 +142,8 @@ def test_profile_backend_nvidia_without_a_gpu_is_one_line(tmp_path):
 
 
 def test_every_bundled_example_has_a_task():
-    from agent.task import TaskError, load_task
-    from analyzers import list_kernels
+    from argus.agent.task import TaskError, load_task
+    from argus.analyzers import list_kernels
 
     examples = sorted((REPO / "examples").glob("*.py"))
     assert examples

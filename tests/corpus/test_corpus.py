@@ -11,9 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
+from argus.analyzers import check_source
 from markers import judge, strip_markers
-
-from analyzers import check_source
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("ARGUS_SHARED_CORPUS", ROOT.parent / "shared" / "corpus"))

@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from analyzers import Severity, check_source, list_kernels
+from argus.analyzers import Severity, check_source, list_kernels
 
 FOLDER = Path(__file__).resolve().parents[1] / "corpus_realworld"
 FILES = sorted(p for p in FOLDER.glob("*.py") if not p.name.startswith("_"))

@@ -29,7 +29,7 @@ def results() -> list[dict]:
             [
                 sys.executable,
                 "-m",
-                "agent.profile.cli",
+                "argus.agent.profile.cli",
                 "tests/profile/tasks/gemm.py::matmul_kernel",
                 "tests/profile/tasks/attention.py::attn_fwd_kernel",
                 "--counters",

@@ -25,7 +25,7 @@ def _rel(x, y) -> float:
 
 @pytest.mark.parametrize("m,n,k", [(1, 8, 8), (16, 4096, 4096), (129, 264, 520), (1000, 1000, 1000), (4096, 4096, 4096), (77, 130, 45)])
 def test_gemm(m: int, n: int, k: int) -> None:
-    from knowledge.kernels import gemm
+    from argus.knowledge.kernels import gemm
 
     a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
@@ -37,7 +37,7 @@ def test_gemm(m: int, n: int, k: int) -> None:
 @pytest.mark.parametrize("m,n,k", [(16, 4096, 4096), (128, 4096, 14336), (1024, 1024, 1024), (77, 130, 45)])
 def test_gemm_repeated_calls(m: int, n: int, k: int) -> None:
     """Later calls of a shape launch the cached compiled kernel (split-K: one launch, re-armed counters)."""
-    from knowledge.kernels import gemm
+    from argus.knowledge.kernels import gemm
 
     for _ in range(4):
         a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
@@ -55,7 +55,7 @@ def test_gemm_repeated_calls(m: int, n: int, k: int) -> None:
 @pytest.mark.parametrize("h,h_kv,s,d", [(8, 8, 1000, 128), (8, 2, 517, 64), (4, 4, 2048, 128), (8, 1, 129, 128)])
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention(h: int, h_kv: int, s: int, d: int, causal: bool) -> None:
-    from knowledge.kernels import attention
+    from argus.knowledge.kernels import attention
 
     q = torch.randn(2, h, s, d, device="cuda", dtype=torch.bfloat16)
     k = torch.randn(2, h_kv, s, d, device="cuda", dtype=torch.bfloat16)
@@ -68,7 +68,7 @@ def test_attention(h: int, h_kv: int, s: int, d: int, causal: bool) -> None:
 @pytest.mark.parametrize("s,d,causal", [(1000, 128, False), (1000, 128, True), (517, 64, True), (64, 128, False)])
 def test_attention_pinned_configs(pipe: bool, s: int, d: int, causal: bool) -> None:
     """Both K-loop schedules (Q K^T issued one block ahead or not), whatever the autotuner would pick."""
-    from knowledge.kernels import attention
+    from argus.knowledge.kernels import attention
 
     q, k, v = (torch.randn(2, 4, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
     out = attention.attention(q, k, v, causal=causal, pinned=attention.config(128, 64, 8, 3, pipe))
@@ -79,7 +79,7 @@ def test_attention_pinned_configs(pipe: bool, s: int, d: int, causal: bool) -> N
 @pytest.mark.parametrize("fused_align", [False, True])
 def test_moe_pinned_paths(w_tma: bool, fused_align: bool) -> None:
     """Weight tiles through descriptors or pointers, alignment in one kernel or in torch: same layer."""
-    from knowledge.kernels import moe
+    from argus.knowledge.kernels import moe
 
     t, e, top_k, h, inter = 300, 16, 4, 1024, 1000  # 1000: gate tiles at the N edge read up rows
     x = torch.randn(t, h, device="cuda", dtype=torch.bfloat16)
@@ -93,7 +93,7 @@ def test_moe_pinned_paths(w_tma: bool, fused_align: bool) -> None:
 
 @pytest.mark.parametrize("t,e,top_k,h,inter,renorm", [(16, 8, 2, 4096, 14336, True), (333, 64, 6, 2048, 1408, False), (2048, 8, 2, 1024, 768, True)])
 def test_moe(t: int, e: int, top_k: int, h: int, inter: int, renorm: bool) -> None:
-    from knowledge.kernels import moe
+    from argus.knowledge.kernels import moe
 
     x = torch.randn(t, h, device="cuda", dtype=torch.bfloat16)
     w1 = torch.randn(e, 2 * inter, h, device="cuda", dtype=torch.bfloat16) / h**0.5

@@ -7,10 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-
-from knowledge import cli
-from knowledge.cards import CardError, kernel_path, load_cards, parse_card
-from knowledge.retrieve import by_bottleneck, by_code, by_pattern, recommend, search
+from argus.knowledge import cli
+from argus.knowledge.cards import CardError, kernel_path, load_cards, parse_card
+from argus.knowledge.retrieve import by_bottleneck, by_code, by_pattern, recommend, search
 
 ROOT = Path(__file__).resolve().parents[2]
 TOPICS = ["pid-swizzle-l2", "software-pipelining", "persistent-kernels", "tma-descriptors", "warp-specialization",

@@ -14,7 +14,7 @@ os.environ["TRITON_INTERPRET"] = "1"  # must be set before triton is imported
 torch = pytest.importorskip("torch")
 pytest.importorskip("triton")
 
-from knowledge.kernels import attention, gemm, moe  # noqa: E402
+from argus.knowledge.kernels import attention, gemm, moe  # noqa: E402
 
 pytestmark = pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="interpreter only")
 

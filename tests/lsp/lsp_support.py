@@ -13,11 +13,10 @@ import re
 import sys
 from pathlib import Path
 
+from argus.analyzers import Finding
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
-
-from analyzers import Finding
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[2]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from argus.analyzers import Finding, Fix, Related, Severity, Span, TextEdit
 from hypothesis import given
 from hypothesis import strategies as st
 from lsp_support import index_of, position_of
 from lsprotocol import types
 
-from analyzers import Finding, Fix, Related, Severity, Span, TextEdit
 from argus_lsp import convert
 from argus_lsp.convert import UTF8, UTF16, UTF32, LineIndex
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from argus.analyzers import RULES, check_source
 from lsp_support import HALF_TYPED, UNICODE_HALF_TYPED, Session, diag_key, edits_of, finding_key, mutant
 from lsprotocol import types
-
-from analyzers import RULES, check_source
 
 
 def second_kernel() -> tuple[str, int]:

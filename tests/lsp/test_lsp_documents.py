@@ -7,12 +7,12 @@ from scratch (an InputEdit with wrong bytes or points would make tree-sitter re-
 
 from __future__ import annotations
 
+from argus.analyzers.frontend.parse import parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsp_support import position_of
 from lsprotocol import types
 
-from analyzers.frontend.parse import parse
 from argus_lsp.convert import UTF8, UTF16
 from argus_lsp.documents import Document, DocumentStore
 

@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from argus.analyzers import check_source
 from hostile import console_script, make_workspace
 from lsp_support import HALF_TYPED, REPO, SERVER, UNICODE_HALF_TYPED, mutant
 
-from analyzers import check_source
 from argus_lsp.server import client_trusts
 
 NVIM = shutil.which("nvim")

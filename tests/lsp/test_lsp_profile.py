@@ -32,7 +32,7 @@ H200_JSON = REPO / "benchmarks/results/profile-h200.json"
 
 REPLAY = f"""
 import json, sys
-from agent.profile.result import ProfileResult
+from argus.agent.profile.result import ProfileResult
 from argus_lsp.features import profile_lens
 runs = {{r["kernel"]: r for r in json.load(open({str(H200_JSON)!r}))}}
 def replay(task, progress=None, **kw):

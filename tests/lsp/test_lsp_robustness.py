@@ -16,13 +16,12 @@ import itertools
 import re
 
 import pytest
+from argus.analyzers import check_source
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsp_support import SERVER, Session, diag_key, finding_key, make_client, mutant
 from lsprotocol import types
 from pytest_lsp import client_capabilities
-
-from analyzers import check_source
 
 TOKENS = list("abcxyz_019 ()[]:,.+*=#'\"\\\t\n") + ["\r\n", "é", "🎉", "tl.", "def ", "@triton.jit\n", "    "]
 GARBAGE = st.lists(st.sampled_from(TOKENS), max_size=20).map("".join)

@@ -13,11 +13,11 @@ import sys
 import threading
 from typing import Any
 
+from argus.analyzers import KernelCache
 from lsp_support import REPO, mutant
 from lsprotocol import types
 from rpc_client import RpcClient
 
-from analyzers import KernelCache
 from argus_lsp.documents import DocumentStore
 from argus_lsp.features.diagnostics import CheckpointCache, DiagnosticsScheduler, Job, Superseded
 

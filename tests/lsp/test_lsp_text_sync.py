@@ -14,13 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from argus.analyzers import check_source
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsp_support import REPO, index_of, line_starts, position_of
 from lsprotocol import types
 from rpc_client import RpcClient
-
-from analyzers import check_source
 
 SERVER = [sys.executable, "-P", "-m", "argus_lsp.server"]
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from argus.agent.profile import rocprof
+from argus.agent.profile.api import summarize_counters
+from argus.agent.profile.peaks import find_peak
+from argus.agent.profile.worker_schema import CounterCapture
 
-from agent.profile import rocprof
-from agent.profile.api import summarize_counters
-from agent.profile.peaks import find_peak
-from agent.profile.worker_schema import CounterCapture
 from tests.profile.conftest import FIXTURES
 
 

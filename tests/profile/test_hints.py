@@ -13,10 +13,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from argus.agent.profile import cli, hints
+from argus.agent.profile.result import ProfileResult
+from argus.analyzers import Finding, Severity, Span, check_source
 
-from agent.profile import cli, hints
-from agent.profile.result import ProfileResult
-from analyzers import Finding, Severity, Span, check_source
 from tests.profile.conftest import ROOT, TASKS
 
 H200_JSON = ROOT / "benchmarks/results/profile-h200.json"

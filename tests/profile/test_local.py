@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from argus.agent.profile.api import ProfileCancelled, ProfileError, profile
+from argus.agent.profile.cli import main
+from argus.agent.profile.report import write_report
+from argus.agent.profile.targets import parse_target
 
-from agent.profile.api import ProfileCancelled, ProfileError, profile
-from agent.profile.cli import main
-from agent.profile.report import write_report
-from agent.profile.targets import parse_target
 from tests.profile.conftest import TASKS
 
 VADD = f"{TASKS / 'vadd.py'}::add_kernel"
@@ -32,7 +32,7 @@ def test_cli_json_and_reports(tpy: str, tmp_path: Path, capsys) -> None:
     assert doc["lens"].endswith("CPU interpreter, no peaks") and doc["backend"] == "cpu"
     assert doc["hints"] == []  # a CPU run has no peaks, so no measured hint
     assert "<img alt='roofline'" in html.read_text()
-    from agent.profile.result import ProfileResult
+    from argus.agent.profile.result import ProfileResult
 
     write_report([ProfileResult.from_json(doc)], png)
     assert png.read_bytes()[:4] == b"\x89PNG"

@@ -6,12 +6,12 @@ import json
 import statistics
 
 import pytest
+from argus.agent.profile import ncu
+from argus.agent.profile.api import summarize_counters
+from argus.agent.profile.peaks import find_peak
+from argus.agent.profile.proton import parse_hatchet, summarize_times
+from argus.agent.profile.worker_schema import CounterCapture
 
-from agent.profile import ncu
-from agent.profile.api import summarize_counters
-from agent.profile.peaks import find_peak
-from agent.profile.proton import parse_hatchet, summarize_times
-from agent.profile.worker_schema import CounterCapture
 from tests.profile.conftest import FIXTURES
 
 

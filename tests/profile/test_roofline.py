@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from agent.profile.peaks import PEAKS, find_peak, normalize_dtype, peak_by_name
-from agent.profile.result import ProfileResult
-from agent.profile.roofline import classify
+from argus.agent.profile.peaks import PEAKS, find_peak, normalize_dtype, peak_by_name
+from argus.agent.profile.result import ProfileResult
+from argus.agent.profile.roofline import classify
 
 
 @pytest.mark.parametrize(

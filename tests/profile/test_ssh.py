@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 import pytest
+from argus.agent.profile.api import ProfileCancelled, ProfileError, profile
+from argus.agent.profile.cli import main as cli_main
 
-from agent.profile.api import ProfileCancelled, ProfileError, profile
-from agent.profile.cli import main as cli_main
 from tests.profile.conftest import TASKS
 
 SSHD = shutil.which("sshd") or "/usr/sbin/sshd"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from argus.agent.task import TaskError, evaluate, load_task, tasks_for_file
 
-from agent.task import TaskError, evaluate, load_task, tasks_for_file
 from tests.profile.conftest import TASKS
 
 

@@ -13,12 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from agent.profile import worker_counters
-from agent.profile.api import ProfileError, build_result
-from agent.profile.runner import WORKER_FILES, WorkerRun, stream
-from agent.profile.targets import _stage
-from agent.profile.worker_schema import (
+from argus.agent.profile import worker_counters
+from argus.agent.profile.api import ProfileError, build_result
+from argus.agent.profile.runner import WORKER_FILES, WorkerRun, stream
+from argus.agent.profile.targets import _stage
+from argus.agent.profile.worker_schema import (
     EVENT_PREFIX,
     SCHEMA_VERSION,
     CounterCapture,
@@ -33,7 +32,8 @@ from agent.profile.worker_schema import (
     decode_event,
     encode_event,
 )
-from agent.task import load_task
+from argus.agent.task import load_task
+
 from tests.profile.conftest import FIXTURES, ROOT, TASKS
 
 VADD = TASKS / "vadd.py"

@@ -8,9 +8,8 @@ import json
 from typing import Any
 
 import pytest
-
-from analyzers import check_source
-from analyzers.model.launch_file import LaunchFileError, parse_launch_file, same_file
+from argus.analyzers import check_source
+from argus.analyzers.model.launch_file import LaunchFileError, parse_launch_file, same_file
 
 
 def tensor(name: str, shape: list[int], strides: list[int] | None = None, dtype: str = "float32") -> dict:
@@ -142,7 +141,7 @@ def test_a_grid_no_formula_explains_leaves_the_kernel_unbound_and_says_why() -> 
 
 def test_relations_must_hold_in_every_recorded_call() -> None:
     """Two calls where rows and columns happen to be equal in one of them: the classes stay apart."""
-    from analyzers.model.recorded import _HostWriter
+    from argus.analyzers.model.recorded import _HostWriter
 
     lf = parse_launch_file(doc(_rows_launch(64, 64), _rows_launch(5, 64)))
     kernel, scan = _model(ROWS)
@@ -153,7 +152,7 @@ def test_relations_must_hold_in_every_recorded_call() -> None:
 
 
 def test_a_transposed_tensor_keeps_its_layout() -> None:
-    from analyzers.model.recorded import _HostWriter
+    from argus.analyzers.model.recorded import _HostWriter
 
     lr = copy.deepcopy(_rows_launch(4, 64))
     lr["args"][0] = tensor("x_ptr", [4, 64], [1, 4])
@@ -166,8 +165,8 @@ def test_a_transposed_tensor_keeps_its_layout() -> None:
 def _model(text: str) -> tuple[Any, Any]:
     import ast
 
-    from analyzers.model.kernel import SourceMap, build_kernel_model, line_starts
-    from analyzers.model.scan import scan_kernel
+    from argus.analyzers.model.kernel import SourceMap, build_kernel_model, line_starts
+    from argus.analyzers.model.scan import scan_kernel
 
     func = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef))
     smap = SourceMap(text.encode(), line_starts(text.encode()), 0, 0)
@@ -182,7 +181,7 @@ def test_calls_that_disagree_on_the_grid_fall_back_to_the_first_calls_relations(
 
 
 def test_an_in_place_launch_binds_one_tensor_for_both_arguments() -> None:
-    from analyzers.model.recorded import _HostWriter
+    from argus.analyzers.model.recorded import _HostWriter
 
     lr = _rows_launch(4, 64)
     lr["args"][1] = dict(lr["args"][1], alias_of="x_ptr", storage_offset=0)

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from agent.optimize.policies.base import Policy, PolicyContext
-from agent.optimize.types import OptimizeError, OptimizeRequest
+from argus.agent.optimize.policies.base import Policy, PolicyContext
+from argus.agent.optimize.types import OptimizeError, OptimizeRequest
 
 
 def make_policy(request: OptimizeRequest) -> Policy:
     if request.policy == "knowledge":
-        from agent.optimize.policies.knowledge import KnowledgePolicy
+        from argus.agent.optimize.policies.knowledge import KnowledgePolicy
 
         return KnowledgePolicy()
     if request.policy == "llm":
-        from agent.optimize.policies.llm import LLMPolicy
+        from argus.agent.optimize.policies.llm import LLMPolicy
 
         return LLMPolicy(request.llm)
     raise OptimizeError(f"unknown policy {request.policy!r}: use knowledge or llm")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from agent.optimize.diagnose import Diagnosis
-from agent.optimize.history import History
-from agent.optimize.types import Candidate
-from knowledge.retrieve import Hit
+from argus.agent.optimize.diagnose import Diagnosis
+from argus.agent.optimize.history import History
+from argus.agent.optimize.types import Candidate
+from argus.knowledge.retrieve import Hit
 
 
 @dataclass

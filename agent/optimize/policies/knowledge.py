@@ -8,11 +8,11 @@ the best tile). Deterministic: the same file, cards and history give the same pr
 
 from __future__ import annotations
 
-from agent.optimize.history import History
-from agent.optimize.policies.base import PolicyContext
-from agent.optimize.rewrites import REWRITES, Proposal, RewriteContext, proposals
-from agent.optimize.rewrites import expert as expert_rewrite
-from agent.optimize.types import Candidate
+from argus.agent.optimize.history import History
+from argus.agent.optimize.policies.base import PolicyContext
+from argus.agent.optimize.rewrites import REWRITES, Proposal, RewriteContext, proposals
+from argus.agent.optimize.rewrites import expert as expert_rewrite
+from argus.agent.optimize.types import Candidate
 
 
 class KnowledgePolicy:

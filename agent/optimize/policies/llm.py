@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 
-from agent.optimize.history import History
-from agent.optimize.policies.base import PolicyContext
-from agent.optimize.policies.prompt import render
-from agent.optimize.splice import SpliceError, extract_code, splice
-from agent.optimize.types import Candidate, LLMSettings, OptimizeError
+from argus.agent.optimize.history import History
+from argus.agent.optimize.policies.base import PolicyContext
+from argus.agent.optimize.policies.prompt import render
+from argus.agent.optimize.splice import SpliceError, extract_code, splice
+from argus.agent.optimize.types import Candidate, LLMSettings, OptimizeError
 
 
 class LLMPolicy:

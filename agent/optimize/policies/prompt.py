@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from agent.optimize.history import History
-from agent.optimize.policies.base import PolicyContext
+from argus.agent.optimize.history import History
+from argus.agent.optimize.policies.base import PolicyContext
 
 SYSTEM = """You optimize Triton GPU kernels. Every candidate you write is checked, in this order, by:
 1. invariants: the Argus checker (data-flow tags, bounds, grid coverage, softmax numerics); any error, or any

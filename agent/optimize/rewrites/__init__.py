@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
 
-from agent.optimize.rewrites import causal_skip, exp2, expert, launch_tuning, pid_swizzle, retile
+from argus.agent.optimize.rewrites import causal_skip, exp2, expert, launch_tuning, pid_swizzle, retile
 
 
 @dataclass(frozen=True)

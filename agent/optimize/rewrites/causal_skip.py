@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from agent.optimize.rewrites._edit import function, replace, span
+from argus.agent.optimize.rewrites._edit import function, replace, span
 
 CARD = "causal-block-skipping"
 DESCRIPTION = "causal key loop stops at the diagonal block"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from agent.optimize.rewrites._edit import function, replace, span
+from argus.agent.optimize.rewrites._edit import function, replace, span
 
 CARD = "online-softmax-exp2"
 DESCRIPTION = "exp -> exp2 with log2(e) folded in"

@@ -15,17 +15,17 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from agent.optimize.rewrites._edit import function, replace, span
+from argus.agent.optimize.rewrites._edit import function, replace, span
 
 CARD = "persistent-kernels"
 DESCRIPTION = "the library's expert kernel behind the user's launcher"
 
 #: pattern -> (module, function, positional parameter count, optional keyword parameters), cards
 EXPERTS = {
-    "gemm": ("knowledge.kernels.gemm", "matmul", 2, (), ("persistent-kernels", "pid-swizzle-l2", "tma-descriptors")),
-    "attention": ("knowledge.kernels.attention", "attention", 3, ("causal", "sm_scale"),
+    "gemm": ("argus.knowledge.kernels.gemm", "matmul", 2, (), ("persistent-kernels", "pid-swizzle-l2", "tma-descriptors")),
+    "attention": ("argus.knowledge.kernels.attention", "attention", 3, ("causal", "sm_scale"),
                   ("online-softmax-exp2", "causal-block-skipping", "tma-descriptors")),
-    "moe": ("knowledge.kernels.moe", "fused_moe", 5, ("renormalize",),
+    "moe": ("argus.knowledge.kernels.moe", "fused_moe", 5, ("renormalize",),
             ("moe-token-alignment", "epilogue-fusion", "fused-topk-weighting")),
 }
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from agent.optimize.rewrites._edit import function, launch_calls, replace, span
+from argus.agent.optimize.rewrites._edit import function, launch_calls, replace, span
 
 CARD = "software-pipelining"
 DESCRIPTION = "num_warps / num_stages at the launch (software pipelining of the K loop)"

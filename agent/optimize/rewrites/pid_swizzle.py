@@ -15,8 +15,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from agent.optimize.rewrites._edit import function, launch_calls, replace, span
-from agent.optimize.rewrites.retile import _constexprs, _role
+from argus.agent.optimize.rewrites._edit import function, launch_calls, replace, span
+from argus.agent.optimize.rewrites.retile import _constexprs, _role
 
 CARD = "pid-swizzle-l2"
 DESCRIPTION = "GROUP_M program-id swizzle on a 1-D grid"

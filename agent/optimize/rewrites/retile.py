@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from agent.optimize.rewrites._edit import function, launch_calls, replace, span
+from argus.agent.optimize.rewrites._edit import function, launch_calls, replace, span
 
 CARD = "autotune-served-shapes"
 DESCRIPTION = "tile sizes searched on the served shapes"

@@ -12,15 +12,15 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from analyzers import check_source
-from analyzers.errors import HOST_ERRORS as BUILTIN_ERRORS
-from analyzers.errors import Unevaluable
-from analyzers.frontend.parse import parse
-from analyzers.kernel_setup import parse_kernel, set_up_kernel
-from analyzers.model.launch import LaunchBinder
-from analyzers.model.launch_file import read_launch_file
-from analyzers.model.recorded import RecordingUnusable, recorded_site
-from analyzers.module_view import build_module_view
+from argus.analyzers import check_source
+from argus.analyzers.errors import HOST_ERRORS as BUILTIN_ERRORS
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.frontend.parse import parse
+from argus.analyzers.kernel_setup import parse_kernel, set_up_kernel
+from argus.analyzers.model.launch import LaunchBinder
+from argus.analyzers.model.launch_file import read_launch_file
+from argus.analyzers.model.recorded import RecordingUnusable, recorded_site
+from argus.analyzers.module_view import build_module_view
 
 HOST_ERRORS = (Unevaluable, *BUILTIN_ERRORS)
 

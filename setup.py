@@ -1,0 +1,31 @@
+"""Maps the repository's folders onto the installed import names (metadata is in pyproject.toml).
+
+`analyzers/`, `agent/` and `knowledge/` are installed as `argus.analyzers`, `argus.agent` and
+`argus.knowledge`, so nothing generic lands in a user's site-packages; `argus_lsp` keeps its own
+(distinctive) name. Subpackages are found at build time, so a new folder needs no edit here.
+"""
+
+from setuptools import find_packages, setup
+
+NAMESPACED = ("analyzers", "agent", "knowledge")
+
+
+def _layout() -> tuple[list[str], dict[str, str]]:
+    packages = ["argus", *find_packages(include=["argus_lsp", "argus_lsp.*"])]
+    package_dir = {"argus": "argus"}
+    for top in NAMESPACED:
+        packages.append(f"argus.{top}")
+        packages.extend(f"argus.{top}.{sub}" for sub in find_packages(where=top))
+        package_dir[f"argus.{top}"] = top
+    # Two folders of plain files without __init__.py: the expert kernels (Triton sources, also read
+    # as files) and the technique cards (markdown). Listed, so they install as package contents.
+    packages += ["argus.knowledge.kernels", "argus.knowledge.cards"]
+    return packages, package_dir
+
+
+PACKAGES, PACKAGE_DIR = _layout()
+setup(
+    packages=PACKAGES,
+    package_dir=PACKAGE_DIR,
+    package_data={"argus.knowledge.cards": ["*.md"]},
+)
