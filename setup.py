@@ -23,9 +23,6 @@ def _layout() -> tuple[list[str], dict[str, str]]:
     return packages, package_dir
 
 
-PACKAGES, PACKAGE_DIR = _layout()
-setup(
-    packages=PACKAGES,
-    package_dir=PACKAGE_DIR,
-    package_data={"argus.knowledge.cards": ["*.md"]},
-)
+if __name__ == "__main__":  # setuptools runs this file as __main__; tests import _layout()
+    PACKAGES, PACKAGE_DIR = _layout()
+    setup(packages=PACKAGES, package_dir=PACKAGE_DIR, package_data={"argus.knowledge.cards": ["*.md"]})
