@@ -65,9 +65,12 @@ def project_settings(target: str) -> dict:
     """`[tool.argus.optimize]` of the pyproject.toml nearest the kernel file (base-url, model, api-key-env)."""
     from argus.agent.optimize.types import OptimizeError
 
-    from argus_lsp.config import find_pyproject
+    from argus_lsp.config import ConfigError, find_pyproject
 
-    found = find_pyproject(Path(target.partition("::")[0]).parent)
+    try:
+        found = find_pyproject(Path(target.partition("::")[0]).parent)
+    except ConfigError as exc:
+        raise OptimizeError(str(exc)) from None
     if found is None:
         return {}
     try:

@@ -84,6 +84,12 @@ class ConfigFinder:
         return self.for_folder(path.parent)
 
 
+def find_pyproject(folder: Path) -> Path | None:
+    """The pyproject.toml whose `[tool.argus]` applies under `folder` (None: there is none);
+    raises ConfigError for a file on the way that cannot be parsed."""
+    return ConfigFinder().for_folder(folder).source
+
+
 def project_settings(folder: Path | None) -> tuple[Settings, list[str]]:
     """For the language server: the settings that apply under `folder` (a workspace root) and
     the problems to show the user; a broken file yields the defaults and its problem."""

@@ -25,6 +25,9 @@ from argus.analyzers import unknown_codes
 LEVELS = ("error", "warning", "hint", "info", "off")
 RUN_MODES = ("onType", "onSave")
 PROJECT_KEYS = ("select", "ignore", "severity")  # what `[tool.argus]` may hold
+#: sub-tables of `[tool.argus]` that other commands read and validate themselves
+#: (`[tool.argus.optimize]`: argus_lsp/cli_optimize.py)
+PROJECT_SUBTABLES = ("optimize",)
 EDITOR_ONLY_KEYS = ("run", "debounceMs", "profile")  # per-person settings, never a project's
 
 
@@ -101,7 +104,11 @@ def from_project(table: Any, where: str) -> tuple[Settings, list[str]]:
     """Settings from one `[tool.argus]` table, with every problem in it (`where` names the file)."""
     if not isinstance(table, dict):
         return Settings(), [f"{where}: [tool.argus] must be a table"]
-    problems = [unknown_key_problem(key, where) for key in table if key not in PROJECT_KEYS]
+    problems = [
+        unknown_key_problem(key, where)
+        for key in table
+        if key not in PROJECT_KEYS and not (key in PROJECT_SUBTABLES and isinstance(table[key], dict))
+    ]
     out = Settings()
     for key in ("select", "ignore"):
         if key not in table:

@@ -153,3 +153,14 @@ async def test_neovim_empty_settings_do_not_warn(neovim, project: Path):
     )
     assert "AR002" not in [d.code for d in report.items]  # the project's table applies here too
     assert client.messages == []
+
+
+def test_the_optimize_sub_table_is_known_but_a_misspelt_one_is_not():
+    """`[tool.argus.optimize]` belongs to `argus optimize`, which validates it; `check` must not
+    refuse the project because of it. A table under another name is still an unknown key."""
+    from argus_lsp.settings import from_project
+
+    _, problems = from_project({"select": ["MB"], "optimize": {"model": "m"}}, "pyproject.toml")
+    assert problems == []
+    _, problems = from_project({"optimise": {"model": "m"}}, "pyproject.toml")
+    assert len(problems) == 1 and "unknown key `optimise`" in problems[0]
