@@ -20,6 +20,7 @@ from agent.optimize.rewrites import (
     pid_swizzle,
     proposals,
     retile,
+    split_k,
 )
 from agent.optimize.types import Candidate, OptimizeRequest
 from agent.task import load_task
@@ -85,6 +86,21 @@ def test_exp2_folds_log2e_into_every_exp() -> None:
     assert "tl.exp(" not in out.split("def attention(")[0]
     assert "tl.exp2((qk - m_new[:, None]) * 1.4426950408889634)" in out
     assert "tl.exp2((m_i - m_new) * 1.4426950408889634)" in out
+
+
+def test_split_k_slices_the_k_loop_and_adds_partials_atomically() -> None:
+    c = ctx("matmul")
+    out = split_k.apply(c.source, c.kernel, c.launcher, 4)
+    assert "for k in range(k_first, k_stop):" in out and "a_ptrs += k_first * (BLOCK_K * stride_ak)" in out
+    assert "tl.atomic_add(c_ptrs, acc, mask=" in out and "tl.store(" not in out.split("def matmul(")[0]
+    assert "grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N), 4)" in out and "SPLIT_K=4" in out
+    assert "c_partial = torch.zeros_like(c, dtype=torch.float32)" in out and "c = c_partial.to(c.dtype)" in out
+    # an epilogue that is not linear in acc (a ReLU) cannot be split: slices would not add up
+    relu = c.source.replace("acc.to(tl.float16), mask", "tl.maximum(acc, 0.0).to(tl.float16), mask")
+    assert relu != c.source and split_k.apply(relu, c.kernel, c.launcher, 4) is None
+    scaled = c.source.replace("        acc += tl.dot(a, b)", "        acc = acc * 0.5 + tl.dot(a, b)")
+    assert scaled != c.source and split_k.apply(scaled, c.kernel, c.launcher, 4) is None
+    assert not split_k.applies(ctx("attention"))
 
 
 def test_expert_keeps_the_launcher_signature() -> None:
@@ -160,6 +176,7 @@ CASES = [
     ("matmul", "retile", "tiles K=32 M=64 N=64"),
     ("matmul", "launch_tuning", "num_warps=8, num_stages=3"),
     ("matmul", "pid_swizzle", "GROUP_M=4"),
+    ("matmul", "split_k", "SPLIT_K=4"),
     ("attention", "exp2", None),
     ("attention", "causal_skip", None),
     ("attention", "expert", None),
