@@ -3,6 +3,7 @@ under the Triton interpreter (real checker, real worker subprocess, fresh random
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from argus.agent.optimize.rewrites import (
     pid_swizzle,
     proposals,
     retile,
+    split_k,
 )
 from argus.agent.optimize.types import Candidate, OptimizeRequest
 from argus.agent.task import load_task
@@ -85,13 +87,81 @@ def test_exp2_folds_log2e_into_every_exp() -> None:
     assert "tl.exp2((m_i - m_new) * 1.4426950408889634)" in out
 
 
+def test_split_k_slices_the_k_loop_and_adds_partials_atomically() -> None:
+    c = ctx("matmul")
+    out = split_k.apply(c.source, c.kernel, c.launcher, 4)
+    assert "for k in range(k_first, k_stop):" in out and "a_ptrs += k_first * (BLOCK_K * stride_ak)" in out
+    assert "tl.atomic_add(c_ptrs, acc, mask=" in out and "tl.store(" not in out.split("def matmul(")[0]
+    assert "grid = (triton.cdiv(M, BLOCK_M), triton.cdiv(N, BLOCK_N), 4)" in out and "SPLIT_K=4" in out
+    assert "c_partial = torch.zeros_like(c, dtype=torch.float32)" in out and "c = c_partial.to(c.dtype)" in out
+    # an epilogue that is not linear in acc (a ReLU) cannot be split: slices would not add up
+    relu = c.source.replace("acc.to(tl.float16), mask", "tl.maximum(acc, 0.0).to(tl.float16), mask")
+    assert relu != c.source and split_k.apply(relu, c.kernel, c.launcher, 4) is None
+    scaled = c.source.replace("        acc += tl.dot(a, b)", "        acc = acc * 0.5 + tl.dot(a, b)")
+    assert scaled != c.source and split_k.apply(scaled, c.kernel, c.launcher, 4) is None
+    assert not split_k.applies(ctx("attention"))
+
+
 def test_expert_keeps_the_launcher_signature() -> None:
     c = ctx("attention")
     out, module = expert.apply(c.source, c.launcher, c.pattern)
     assert module == "argus.knowledge.kernels.attention"
     assert "def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False)" in out
     assert "return _argus_attention(q, k, v, causal=causal)" in out
-    assert "from argus.knowledge.kernels.attention import attention as _argus_attention" in out
+    assert "def _argus_attention(q: torch.Tensor" in out and "def _argus_attention_fwd_kernel(" in out
+    kernel = next(n for n in ast.parse(c.source).body if getattr(n, "name", None) == c.kernel)
+    assert ast.get_source_segment(c.source, kernel) in out  # the user's kernel stays, unchanged
+
+
+OURS = ("knowledge", "agent", "analyzers", "argus", "argus_lsp")
+
+
+def imported_modules(source: str) -> set[str]:
+    out = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            out.add("." * node.level + (node.module or ""))
+    return out
+
+
+@pytest.mark.parametrize("name", ["matmul", "attention", "moe"])
+def test_expert_candidate_is_self_contained(name: str) -> None:
+    c = ctx(name)
+    out, _ = expert.apply(c.source, c.launcher, c.pattern)
+    mods = imported_modules(out)
+    assert not {m for m in mods if m.startswith(".") or m.split(".")[0] in OURS}, mods
+    tree = ast.parse(out)
+    defined = [n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    assert len(defined) == len(set(defined))  # nothing copied shadows a user definition
+    user = {n.name for n in ast.parse(c.source).body if isinstance(n, ast.FunctionDef)}
+    assert all(d in user or d.startswith("_argus_") for d in defined)
+    # every name the copied code reads at module level is bound in the file or a builtin
+    bound = set(defined) | {t.id for n in tree.body if isinstance(n, ast.Assign | ast.AnnAssign)
+                            for t in ast.walk(n.targets[0] if isinstance(n, ast.Assign) else n.target)
+                            if isinstance(t, ast.Name)}
+    bound |= {(a.asname or a.name).split(".")[0] for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)
+              for a in n.names}
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert {n for n in called if n.startswith("_argus_")} <= bound
+
+
+def test_copied_kernels_notes_pass_only_for_the_expert_rewrite() -> None:
+    c = ctx("matmul")
+    out, _ = expert.apply(c.source, c.launcher, c.pattern)
+    # the persistent kernel's grid size is a device property: an AR001 note, the library's, not the user's
+    assert check_invariants(c.source, Candidate("e", out, "knowledge:expert"), "naive_matmul.py").passed
+    other = check_invariants(c.source, Candidate("l", out, "llm"), "naive_matmul.py")
+    assert not other.passed and {f["code"] for f in other.feedback} == {"AR001"}
+
+
+def test_expert_names_avoid_the_users_names() -> None:
+    c = ctx("matmul")
+    taken = c.source + "\n\ndef _argus_matmul(x):\n    return x\n"
+    out, _ = expert.apply(taken, c.launcher, c.pattern)
+    assert "def _argus_matmul_2(" in out and "return _argus_matmul_2(a, b)" in out
+    assert out.count("def _argus_matmul(") == 1
 
 
 def test_proposals_are_deterministic() -> None:
@@ -105,6 +175,7 @@ CASES = [
     ("matmul", "retile", "tiles K=32 M=64 N=64"),
     ("matmul", "launch_tuning", "num_warps=8, num_stages=3"),
     ("matmul", "pid_swizzle", "GROUP_M=4"),
+    ("matmul", "split_k", "SPLIT_K=4"),
     ("attention", "exp2", None),
     ("attention", "causal_skip", None),
     ("attention", "expert", None),

@@ -12,7 +12,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
 
-from argus.agent.optimize.rewrites import causal_skip, exp2, expert, launch_tuning, pid_swizzle, retile
+from argus.agent.optimize.rewrites import (
+    causal_skip,
+    exp2,
+    expert,
+    launch_tuning,
+    pid_swizzle,
+    retile,
+    split_k,
+)
 
 
 @dataclass(frozen=True)
@@ -33,7 +41,7 @@ class Proposal:
     uses: tuple[str, ...] = ()
 
 
-REWRITES: tuple[ModuleType, ...] = (expert, causal_skip, retile, pid_swizzle, launch_tuning, exp2)
+REWRITES: tuple[ModuleType, ...] = (expert, causal_skip, retile, pid_swizzle, split_k, launch_tuning, exp2)
 
 
 def proposals(ctx: RewriteContext, names: tuple[str, ...] | None = None) -> Iterator[Proposal]:
