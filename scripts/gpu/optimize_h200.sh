@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The H200 acceptance runs of `argus optimize --policy knowledge` (issue 14). Through the device tool,
-# with this worktree copied to /work/main/.dev/agent and the tree-sitter wheels in .dev/agent/.whl:
-#     run(command="cd .dev/agent && bash scripts/gpu/optimize_h200.sh matmul", carry=[".dev/agent"])
+# with the tree-sitter wheels (cp312) in .whl/ (git-ignored):
+#     run(command="bash scripts/gpu/optimize_h200.sh matmul moe attention", carry=[".whl"])
 # or on any NVIDIA host with torch and triton:  OUT=/tmp/opt bash scripts/gpu/optimize_h200.sh matmul attention moe
 # For each example it runs the command below and writes $OUT/optimize-h200-NAME.{json,md,txt}
 # (and the roofline plot); benchmarks/results/ keeps the committed copies.
@@ -19,8 +19,8 @@ export PYTHONUNBUFFERED=1
 declare -A TARGET=([matmul]=examples/naive_matmul.py::matmul_kernel
                    [attention]=examples/naive_attention.py::attention_kernel
                    [moe]=examples/naive_moe.py::moe_gate_up_kernel)
-declare -A COMPARE=([matmul]=torch.matmul [attention]=knowledge.kernels.attention.attention
-                    [moe]=knowledge.kernels.moe.fused_moe)
+declare -A COMPARE=([matmul]=torch.matmul [attention]=argus.knowledge.kernels.attention.attention
+                    [moe]=argus.knowledge.kernels.moe.fused_moe)
 BUDGET=${BUDGET:-2}
 for name in "$@"; do
     CMD=(python3 -m argus_lsp.cli_optimize "${TARGET[$name]}" --policy knowledge --budget "$BUDGET"
