@@ -25,8 +25,9 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from argus_lsp import config as config_mod
 from argus_lsp import settings as settings_mod
 from argus_lsp.documents import DocumentStore
-from argus_lsp.features import code_actions, hover, profile_lens
+from argus_lsp.features import code_actions, hover, profile_lens, record_command
 from argus_lsp.features.diagnostics import DiagnosticsScheduler
+from argus_lsp.features.launches import WorkspaceLaunches
 
 try:
     __version__ = version("argus-lsp")
@@ -82,6 +83,10 @@ class ArgusServer(LanguageServer):
         self.init_options: object | None = None
         self.problems: list[str] = []
         self.profiles = profile_lens.ProfileFeature(self)
+        self.diagnostics.launches = WorkspaceLaunches(lambda m: self.warn_user([m]))
+        self.recorder = record_command.RecordFeature(self)
+        self.workspace_folder: Path | None = None
+        self.launch_watch = False  # a launch-file watcher is registered with the client
         # hover interprets one kernel: its own thread, so it never queues behind a check
         self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
         self.hover_memo = hover.HoverMemo()
@@ -128,6 +133,9 @@ class ArgusServer(LanguageServer):
         new, problems = settings_mod.resolve(self.project_settings, self.init_options, raw)
         self.warn_user(problems)
         if new != self.diagnostics.settings:
+            if new.launches != self.diagnostics.settings.launches:
+                self.diagnostics.launches.configure(self.workspace_folder, new.launches)
+                await watch_launch_file(self)
             self.diagnostics.settings = new
             self.diagnostics.recheck_all()
             if self.diagnostics.pull and self.supports("workspace.diagnostics.refresh_support"):
@@ -161,13 +169,60 @@ def initialize(ls: ArgusServer, params: types.InitializeParams) -> None:
     ls.diagnostics.pull = ls.supports("text_document.diagnostic")
     ls.profiles.configure(params.initialization_options)
     ls.profiles.trusted = client_trusts(params.initialization_options)
+    ls.recorder.trusted = ls.profiles.trusted
+    ls.workspace_folder = Path(folder) if folder else None
+    ls.diagnostics.launches.configure(ls.workspace_folder, ls.base_settings.launches)
+
+
+WATCH_ID = "argus-launch-file"
+
+
+async def watch_launch_file(ls: ArgusServer) -> None:
+    """Ask a client that can watch files to report changes of the launch file (a new recording
+    then re-checks the open documents at once); others are covered by the stat before each check."""
+    if not ls.supports("workspace.did_change_watched_files.dynamic_registration"):
+        return
+    pattern = ls.diagnostics.launches.glob()
+    if pattern is None:
+        return
+    watcher = types.FileSystemWatcher(glob_pattern=pattern)
+    try:
+        if ls.launch_watch:
+            await ls.client_unregister_capability_async(
+                types.UnregistrationParams(
+                    unregisterations=[
+                        types.Unregistration(id=WATCH_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+                    ]
+                )
+            )
+        await ls.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id=WATCH_ID,
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[watcher]),
+                    )
+                ]
+            )
+        )
+        ls.launch_watch = True
+    except Exception as exc:  # the stat before each check still notices a new recording
+        log.warning("registering the launch-file watcher failed: %s", exc)
 
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: ArgusServer, params: types.InitializedParams) -> None:
     ls.warn_user(ls.problems)
+    ls.diagnostics.launches_maybe_changed()  # a broken launch file is reported now, not at first check
+    await watch_launch_file(ls)
     if ls.supports("workspace.configuration"):
         await ls.refresh_settings()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: ArgusServer, params: types.DidChangeWatchedFilesParams) -> None:
+    ls.diagnostics.launches_maybe_changed()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -284,8 +339,19 @@ def profile_cancel_command(ls: ArgusServer, *args: object) -> bool:
     return ls.profiles.cancel(list(args))
 
 
+@server.command(record_command.COMMAND)
+async def record_launches_command(ls: ArgusServer, *args: object) -> dict:
+    return await ls.recorder.execute(list(args))
+
+
+@server.command(record_command.CANCEL_COMMAND)
+def record_cancel_command(ls: ArgusServer, *args: object) -> bool:
+    return ls.recorder.cancel()
+
+
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: ArgusServer, params: None) -> None:
+    ls.recorder.shutdown()
     ls.profiles.shutdown()
     ls.diagnostics.shutdown()
     ls.hover_executor.shutdown(wait=False, cancel_futures=True)

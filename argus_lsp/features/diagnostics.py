@@ -40,6 +40,7 @@ from tree_sitter import Tree
 from analyzers import Finding, KernelCache, check_source
 from argus_lsp import convert
 from argus_lsp.documents import DocumentStore
+from argus_lsp.features.launches import LaunchSnapshot, WorkspaceLaunches
 from argus_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,7 @@ class Job:
     tree: Tree
     settings: Settings
     encoding: str
+    launches: LaunchSnapshot | None = field(default=None, compare=False)  # the workspace's recording
     cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
 
     @property
@@ -122,6 +124,7 @@ def run_job(job: Job, cache: KernelCache) -> Analysis:
         ignore=job.settings.ignore or None,
         cache=cache,
         tree=job.tree,
+        launches=job.launches.for_file(path_of(job.uri)) if job.launches is not None else None,
     )
     diags = convert.diagnostics(
         findings, job.source, job.uri, job.encoding, job.version, job.settings.severity
@@ -151,6 +154,7 @@ class DiagnosticsScheduler:
         self.encoding = convert.UTF16
         self.pull = False
         self.generation = 0
+        self.launches: WorkspaceLaunches | None = None  # the launch file kernels are bound from
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-check")
         self._caches: dict[str, KernelCache] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -193,6 +197,11 @@ class DiagnosticsScheduler:
         for doc in self.store:
             self.start(doc.uri)
 
+    def launches_maybe_changed(self) -> None:
+        """Re-read the launch file if it changed on disk; if its launches did, check everything again."""
+        if self.launches is not None and self.launches.refresh():
+            self.recheck_all()
+
     # -- scheduling -----------------------------------------------------------------------------
     def schedule(self, uri: str, delay_ms: int) -> None:
         timer = self._timers.pop(uri, None)
@@ -212,6 +221,7 @@ class DiagnosticsScheduler:
         doc = self.store.get(uri)
         if doc is None:
             return
+        self.launches_maybe_changed()  # a stat: a new recording re-binds this check and the others
         key = (uri, doc.revision, self.generation)
         live = self._live.get(uri)
         done = self._results.get(uri)
@@ -227,6 +237,7 @@ class DiagnosticsScheduler:
             doc.parse(),
             self.settings,
             self.encoding,
+            self.launches.snapshot if self.launches is not None else None,
         )
         self._live[uri] = job
         cache = self._caches.setdefault(uri, KernelCache())
@@ -284,6 +295,7 @@ class DiagnosticsScheduler:
         doc = self.store.get(uri)
         if doc is None:
             return None
+        self.launches_maybe_changed()
         done = self._results.get(uri)
         if done is not None and done.key == (uri, doc.revision, self.generation):
             return done
