@@ -54,7 +54,18 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = tmp_path_factory.mktemp("recorded") / "project"
     shutil.copytree(PROJECT, project)
     out = project / ".argus" / "launches.json"
-    cmd = [sys.executable, "-m", "argus_lsp", "record", "--out", str(out), "--", sys.executable, "-m", "pytest"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "argus_lsp",
+        "record",
+        "--out",
+        str(out),
+        "--",
+        sys.executable,
+        "-m",
+        "pytest",
+    ]
     r = subprocess.run(cmd, cwd=project, env=_env(), capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     return out
@@ -84,7 +95,9 @@ def _client() -> LanguageClient:
     return client
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, client_factory=_client, server_env=_env()))
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=SERVER, client_factory=_client, server_env=_env())
+)
 async def lsp(lsp_client: LanguageClient):
     yield lsp_client
     await lsp_client.shutdown_session()
