@@ -344,3 +344,74 @@ def test_record_arguments() -> None:
     assert record_command.parse_args([{"command": "make test", "timeout": 5}]) == (["make", "test"], 5.0)
     argv = record_command.record_argv("/w/.argus/launches.json", ["pytest"])
     assert argv[1:] == ["-m", "argus_lsp", "record", "--out", "/w/.argus/launches.json", "--", "pytest"]
+
+
+# -- Neovim: :ArgusRecord -------------------------------------------------------------------------
+NVIM_INIT = """
+local argus = dofile(os.getenv("ARGUS_LUA"))
+local notes = {}
+vim.notify = function(msg, level) table.insert(notes, msg) end
+local trusted = os.getenv("ARGUS_TRUSTED_ROOT")
+argus.setup({
+  cmd = vim.fn.json_decode(os.getenv("ARGUS_LSP_CMD")),
+  init_options = { argus = { debounceMs = 0 } },
+  trusted_roots = trusted and { trusted } or {},
+})
+vim.api.nvim_create_autocmd("VimEnter", { callback = function()
+  vim.wait(30000, function() return #vim.lsp.get_active_clients() > 0
+    and vim.lsp.get_active_clients()[1].initialized end, 50)
+  vim.cmd("ArgusRecord " .. os.getenv("ARGUS_RECORD_LINE"))
+  local want = tonumber(os.getenv("ARGUS_NOTES"))  -- the refusal; or "recording ..." and the outcome
+  vim.wait(120000, function() return #notes >= want end, 100)
+  local f = assert(io.open(os.getenv("ARGUS_NVIM_OUT"), "w"))
+  f:write(vim.fn.json_encode({ notes = notes }))
+  f:close()
+  vim.cmd("qall!")
+end })
+"""
+
+
+def _nvim_record(tmp_path: Path, project: Path, line: str, trusted: bool) -> list[str]:
+    nvim = shutil.which("nvim")
+    if nvim is None:
+        pytest.skip("nvim is not on PATH (CI installs it: scripts/setup.d/10-neovim.sh)")
+    tmp_path.mkdir()
+    init = tmp_path / "init.lua"
+    init.write_text(NVIM_INIT, encoding="utf-8")
+    out = tmp_path / "nvim.json"
+    env = {
+        **_env(),
+        "ARGUS_LUA": str(REPO / "editors" / "nvim" / "argus.lua"),
+        "ARGUS_LSP_CMD": json.dumps(SERVER),
+        "ARGUS_NVIM_OUT": str(out),
+        "ARGUS_RECORD_LINE": line,
+        "ARGUS_NOTES": "2" if trusted else "1",
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    if trusted:
+        env["ARGUS_TRUSTED_ROOT"] = str(project)
+    proc = subprocess.run(
+        [nvim, "--headless", "-n", "-i", "NONE", "-u", str(init), str(project / KERNELS)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert out.exists(), f"nvim wrote no report (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    return json.loads(out.read_text(encoding="utf-8"))["notes"]
+
+
+def test_nvim_argus_record_refused_unless_trusted_then_runs(tmp_path: Path, project: Path) -> None:
+    line = f"{sys.executable} -c \"open('ran', 'w').close()\""
+    (project / "pyproject.toml").write_text('[project]\nname = "mini-ops"\n')  # argus.lua's root marker
+    notes = _nvim_record(tmp_path / "untrusted", project, line, trusted=False)
+    assert any("recording runs the project's code" in n for n in notes), notes
+    assert not (project / "ran").exists()
+    notes = _nvim_record(tmp_path / "trusted", project, line, trusted=True)
+    assert (project / "ran").exists(), notes  # run in the project folder
+    assert (project / ".argus" / "launches.json").exists(), notes
+    assert any("0 launch signatures" in n for n in notes), notes
