@@ -129,7 +129,22 @@ def run_job(job: Job, cache: KernelCache) -> Analysis:
     diags = convert.diagnostics(
         findings, job.source, job.uri, job.encoding, job.version, job.settings.severity
     )
+    if job.launches is not None:
+        say_recorded(diags, job.uri)
     return Analysis(job.uri, job.version, job.revision, job.generation, tuple(findings), diags)
+
+
+def say_recorded(diags: list[types.Diagnostic], uri: str) -> None:
+    """A finding bound from the launch file says so where the editor shows it (the related
+    information), not only in its witness data: the sizes came from a recording, not the file."""
+    for d in diags:
+        witness = d.data.get("witness") if isinstance(d.data, dict) else None
+        recorded = witness.get("recorded") if isinstance(witness, dict) else None
+        if isinstance(recorded, str) and recorded:
+            note = types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=d.range), message=f"recorded: {recorded}"
+            )
+            d.related_information = [*(d.related_information or []), note]
 
 
 def release_memory() -> None:

@@ -185,6 +185,8 @@ async def test_default_launch_file_binds_both_seeded_bugs(
     for d in diags:
         if d.code in ("MB001", "GR002"):
             assert "bound from 1 recorded launch signature" in d.data["witness"]["recorded"]
+            notes = [r.message for r in d.related_information or [] if r.message.startswith("recorded: ")]
+            assert len(notes) == 1 and "bound from 1 recorded launch signature" in notes[0]
 
 
 async def test_setting_names_the_launch_file(lsp: LanguageClient, project: Path, recorded: Path) -> None:
