@@ -110,6 +110,13 @@ class ArgusServer(LanguageServer):
         for p in problems:
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=p))
 
+    def launches_maybe_changed(self) -> None:
+        """The launch file may have changed (a watcher event, a recording that ended): re-check,
+        and ask a pulling client to pull again, since nothing it did made the results stale."""
+        if self.diagnostics.launches_maybe_changed() and self.diagnostics.pull:
+            if self.supports("workspace.diagnostics.refresh_support"):
+                self.workspace_diagnostic_refresh(None)
+
     def supports(self, path: str) -> bool:
         """Whether the client capability at dotted `path` is present and truthy."""
         node = self.client_capabilities
@@ -222,7 +229,7 @@ async def initialized(ls: ArgusServer, params: types.InitializedParams) -> None:
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: ArgusServer, params: types.DidChangeWatchedFilesParams) -> None:
-    ls.diagnostics.launches_maybe_changed()
+    ls.launches_maybe_changed()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -212,10 +212,13 @@ class DiagnosticsScheduler:
         for doc in self.store:
             self.start(doc.uri)
 
-    def launches_maybe_changed(self) -> None:
-        """Re-read the launch file if it changed on disk; if its launches did, check everything again."""
+    def launches_maybe_changed(self) -> bool:
+        """Re-read the launch file if it changed on disk; if its launches did, check everything
+        again (and say so: a pulling client must be asked to pull again)."""
         if self.launches is not None and self.launches.refresh():
             self.recheck_all()
+            return True
+        return False
 
     # -- scheduling -----------------------------------------------------------------------------
     def schedule(self, uri: str, delay_ms: int) -> None:

@@ -80,7 +80,10 @@ def parse_args(args: list[Any]) -> tuple[list[str], float]:
 
 def record_argv(out: str, argv: list[str]) -> list[str]:
     """`argus record --out OUT -- CMD...` with the server's own interpreter (the one that has Argus)."""
-    return [sys.executable, "-m", "argus_lsp", "record", "--out", out, "--", *argv]
+    # -P: the workspace (the cwd) does not come first on sys.path, so no file of it can stand in
+    # for Argus's own modules (the command the recorder then runs is the user's, on purpose)
+    safe = ["-P"] if sys.version_info >= (3, 11) else []
+    return [sys.executable, *safe, "-m", "argus_lsp", "record", "--out", out, "--", *argv]
 
 
 def _kill(proc: asyncio.subprocess.Process, sig: int) -> None:
@@ -216,7 +219,7 @@ class RecordFeature:
         if run.shown:
             self.server.work_done_progress.end(run.token, types.WorkDoneProgressEnd(message=summary[:200]))
         self.server.work_done_progress.tokens.pop(run.token, None)
-        self.server.diagnostics.launches_maybe_changed()  # what was recorded, even after a failure
+        self.server.launches_maybe_changed()  # what was recorded, even after a failure
         if status == "done" and code == 0:
             self._show(types.MessageType.Info, f"argus: {summary}")
             answer = "ok"

@@ -345,7 +345,8 @@ def test_record_arguments() -> None:
     assert record_command.parse_args(["pytest -k 'a b'"])[0] == ["pytest", "-k", "a b"]
     assert record_command.parse_args([{"command": "make test", "timeout": 5}]) == (["make", "test"], 5.0)
     argv = record_command.record_argv("/w/.argus/launches.json", ["pytest"])
-    assert argv[1:] == ["-m", "argus_lsp", "record", "--out", "/w/.argus/launches.json", "--", "pytest"]
+    assert argv[-7:] == ["-m", "argus_lsp", "record", "--out", "/w/.argus/launches.json", "--", "pytest"]
+    assert argv[0] == sys.executable and ("-P" in argv[1:2]) == (sys.version_info >= (3, 11))
 
 
 # -- Neovim: :ArgusRecord -------------------------------------------------------------------------
