@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import PackageNotFoundError, version
@@ -86,7 +87,7 @@ class ArgusServer(LanguageServer):
         self.diagnostics.launches = WorkspaceLaunches(lambda m: self.warn_user([m]))
         self.recorder = record_command.RecordFeature(self)
         self.workspace_folder: Path | None = None
-        self.launch_watch = False  # a launch-file watcher is registered with the client
+        self.launch_watch: str | None = None  # the pattern a registered launch-file watcher watches
         # hover interprets one kernel: its own thread, so it never queues behind a check
         self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
         self.hover_memo = hover.HoverMemo()
@@ -186,15 +187,22 @@ WATCH_ID = "argus-launch-file"
 
 async def watch_launch_file(ls: ArgusServer) -> None:
     """Ask a client that can watch files to report changes of the launch file (a new recording
-    then re-checks the open documents at once); others are covered by the stat before each check."""
+    then re-checks the open documents at once); others are covered by the stat before each check.
+
+    Only once there is a file to watch (it exists, or the setting names it): a workspace that
+    never records gets no registration it has no use for. A first recording made outside the
+    editor is then seen at the next check; one made by `argus.record` registers the watcher."""
     if not ls.supports("workspace.did_change_watched_files.dynamic_registration"):
         return
-    pattern = ls.diagnostics.launches.glob()
-    if pattern is None:
+    launches = ls.diagnostics.launches
+    pattern, path = launches.glob(), launches.path()
+    if pattern is None or path is None or pattern == ls.launch_watch:
+        return
+    if not (launches.setting or os.path.exists(path)):
         return
     watcher = types.FileSystemWatcher(glob_pattern=pattern)
     try:
-        if ls.launch_watch:
+        if ls.launch_watch is not None:
             await ls.client_unregister_capability_async(
                 types.UnregistrationParams(
                     unregisterations=[
@@ -202,6 +210,7 @@ async def watch_launch_file(ls: ArgusServer) -> None:
                     ]
                 )
             )
+            ls.launch_watch = None
         await ls.client_register_capability_async(
             types.RegistrationParams(
                 registrations=[
@@ -213,7 +222,7 @@ async def watch_launch_file(ls: ArgusServer) -> None:
                 ]
             )
         )
-        ls.launch_watch = True
+        ls.launch_watch = pattern
     except Exception as exc:  # the stat before each check still notices a new recording
         log.warning("registering the launch-file watcher failed: %s", exc)
 
@@ -348,7 +357,10 @@ def profile_cancel_command(ls: ArgusServer, *args: object) -> bool:
 
 @server.command(record_command.COMMAND)
 async def record_launches_command(ls: ArgusServer, *args: object) -> dict:
-    return await ls.recorder.execute(list(args))
+    try:
+        return await ls.recorder.execute(list(args))
+    finally:
+        await watch_launch_file(ls)  # the recording may have written the first launch file
 
 
 @server.command(record_command.CANCEL_COMMAND)

@@ -22,6 +22,7 @@ import os
 import shlex
 import signal
 import sys
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,7 @@ DEFAULT_TIMEOUT_S = 900.0
 TAIL_LINES = 40  # of the command's output kept for the answer: enough to see why it failed
 LINE_CHARS = 400
 KILL_GRACE_S = 5.0
+REPORT_EVERY_S = 0.2  # the latest output line as progress, at most this often
 
 
 @dataclass
@@ -50,6 +52,7 @@ class RecordRun:
     argv: list[str]
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     shown: bool = False
+    reported: float = 0.0  # time.monotonic() of the last progress report
     tail: deque[str] = field(default_factory=lambda: deque(maxlen=TAIL_LINES))
 
 
@@ -175,7 +178,9 @@ class RecordFeature:
             if not text:
                 continue
             run.tail.append(text)
-            if run.shown:
+            now = time.monotonic()
+            if run.shown and now - run.reported >= REPORT_EVERY_S:  # `pytest -v` prints thousands
+                run.reported = now
                 self.server.work_done_progress.report(
                     run.token, types.WorkDoneProgressReport(message=text[:120], cancellable=True)
                 )

@@ -203,21 +203,18 @@ async def test_setting_naming_a_missing_file_says_so(lsp: LanguageClient, projec
     assert await _messages(lsp, "nowhere.json")
 
 
-async def test_new_launch_file_is_picked_up_by_the_watcher(
+async def test_changed_launch_file_is_picked_up_by_the_watcher(
     lsp: LanguageClient, project: Path, recorded: Path
 ) -> None:
+    target = project / ".argus" / "launches.json"
+    target.parent.mkdir()
+    shutil.copy(recorded, target)
     session = await _start(lsp, project, {})
     uri = _open(session, project)
-    assert _gating(await session.diagnostics(uri)) == []
-    target = project / ".argus" / "launches.json"
+    assert _gating(await session.diagnostics(uri)) == SEEDED
     (watch,) = lsp.registrations  # type: ignore[attr-defined]
     assert watch.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
     assert watch.register_options["watchers"][0]["globPattern"] == target.as_posix()
-    target.parent.mkdir()
-    before = len(lsp.published)  # type: ignore[attr-defined]
-    shutil.copy(recorded, target)
-    _watched(lsp, target, types.FileChangeType.Created)
-    assert _gating(await _next_push(lsp, uri, before)) == SEEDED
     # a recording that no longer launches the buggy kernel: its findings go
     doc = json.loads(target.read_text(encoding="utf-8"))
     doc["launches"] = [lr for lr in doc["launches"] if lr["kernel"]["name"] != "scale_rows_kernel"]
@@ -229,6 +226,15 @@ async def test_new_launch_file_is_picked_up_by_the_watcher(
     target.unlink()
     _watched(lsp, target, types.FileChangeType.Deleted)
     assert _gating(await _next_push(lsp, uri, before)) == []
+
+
+async def test_no_watcher_is_registered_in_a_workspace_without_a_launch_file(
+    lsp: LanguageClient, project: Path
+) -> None:
+    session = await _start(lsp, project, {})
+    uri = _open(session, project)
+    await session.diagnostics(uri)
+    assert lsp.registrations == []  # type: ignore[attr-defined]
 
 
 async def test_changed_launch_file_is_seen_at_the_next_check_without_a_watcher(
@@ -293,6 +299,7 @@ async def test_record_in_a_trusted_workspace_binds_the_open_file(lsp: LanguageCl
     assert Path(out["out"]) == project / ".argus" / "launches.json" and Path(out["out"]).exists()
     assert "4 launch signatures of 4 kernels" in out["message"]
     assert _gating(await _next_push(lsp, uri, before)) == SEEDED
+    assert [r.method for r in lsp.registrations] == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]  # type: ignore[attr-defined]
     token = next(t for t in lsp.progress_reports if str(t).startswith("argus-record"))
     reports = lsp.progress_reports[token]
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and reports[0].title == "Recording launches"
