@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import PackageNotFoundError, version
@@ -25,9 +26,10 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from argus_lsp import config as config_mod
 from argus_lsp import settings as settings_mod
 from argus_lsp.documents import DocumentStore
-from argus_lsp.features import code_actions, hover, profile_lens
+from argus_lsp.features import code_actions, hover, profile_lens, record_command
 from argus_lsp.features import optimize as optimize_feature
 from argus_lsp.features.diagnostics import DiagnosticsScheduler
+from argus_lsp.features.launches import WorkspaceLaunches
 
 try:
     __version__ = version("argus-lsp")
@@ -83,6 +85,10 @@ class ArgusServer(LanguageServer):
         self.init_options: object | None = None
         self.problems: list[str] = []
         self.profiles = profile_lens.ProfileFeature(self)
+        self.diagnostics.launches = WorkspaceLaunches(lambda m: self.warn_user([m]))
+        self.recorder = record_command.RecordFeature(self)
+        self.workspace_folder: Path | None = None
+        self.launch_watch: str | None = None  # the pattern a registered launch-file watcher watches
         # hover interprets one kernel: its own thread, so it never queues behind a check
         self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
         self.hover_memo = hover.HoverMemo()
@@ -107,6 +113,13 @@ class ArgusServer(LanguageServer):
         for p in problems:
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=p))
 
+    def launches_maybe_changed(self) -> None:
+        """The launch file may have changed (a watcher event, a recording that ended): re-check,
+        and ask a pulling client to pull again, since nothing it did made the results stale."""
+        if self.diagnostics.launches_maybe_changed() and self.diagnostics.pull:
+            if self.supports("workspace.diagnostics.refresh_support"):
+                self.workspace_diagnostic_refresh(None)
+
     def supports(self, path: str) -> bool:
         """Whether the client capability at dotted `path` is present and truthy."""
         node = self.client_capabilities
@@ -130,6 +143,9 @@ class ArgusServer(LanguageServer):
         new, problems = settings_mod.resolve(self.project_settings, self.init_options, raw)
         self.warn_user(problems)
         if new != self.diagnostics.settings:
+            if new.launches != self.diagnostics.settings.launches:
+                self.diagnostics.launches.configure(self.workspace_folder, new.launches)
+                await watch_launch_file(self)
             self.diagnostics.settings = new
             self.diagnostics.recheck_all()
             if self.diagnostics.pull and self.supports("workspace.diagnostics.refresh_support"):
@@ -164,13 +180,68 @@ def initialize(ls: ArgusServer, params: types.InitializeParams) -> None:
     ls.profiles.configure(params.initialization_options)
     ls.profiles.trusted = client_trusts(params.initialization_options)
     ls.optimizer.configure(params.initialization_options)
+    ls.recorder.trusted = ls.profiles.trusted
+    ls.workspace_folder = Path(folder) if folder else None
+    ls.diagnostics.launches.configure(ls.workspace_folder, ls.base_settings.launches)
+
+
+WATCH_ID = "argus-launch-file"
+
+
+async def watch_launch_file(ls: ArgusServer) -> None:
+    """Ask a client that can watch files to report changes of the launch file (a new recording
+    then re-checks the open documents at once); others are covered by the stat before each check.
+
+    Only once there is a file to watch (it exists, or the setting names it): a workspace that
+    never records gets no registration it has no use for. A first recording made outside the
+    editor is then seen at the next check; one made by `argus.record` registers the watcher."""
+    if not ls.supports("workspace.did_change_watched_files.dynamic_registration"):
+        return
+    launches = ls.diagnostics.launches
+    pattern, path = launches.glob(), launches.path()
+    if pattern is None or path is None or pattern == ls.launch_watch:
+        return
+    if not (launches.setting or os.path.exists(path)):
+        return
+    watcher = types.FileSystemWatcher(glob_pattern=pattern)
+    try:
+        if ls.launch_watch is not None:
+            await ls.client_unregister_capability_async(
+                types.UnregistrationParams(
+                    unregisterations=[
+                        types.Unregistration(id=WATCH_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+                    ]
+                )
+            )
+            ls.launch_watch = None
+        await ls.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id=WATCH_ID,
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[watcher]),
+                    )
+                ]
+            )
+        )
+        ls.launch_watch = pattern
+    except Exception as exc:  # the stat before each check still notices a new recording
+        log.warning("registering the launch-file watcher failed: %s", exc)
 
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: ArgusServer, params: types.InitializedParams) -> None:
     ls.warn_user(ls.problems)
+    ls.diagnostics.launches_maybe_changed()  # a broken launch file is reported now, not at first check
+    await watch_launch_file(ls)
     if ls.supports("workspace.configuration"):
         await ls.refresh_settings()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: ArgusServer, params: types.DidChangeWatchedFilesParams) -> None:
+    ls.launches_maybe_changed()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -307,8 +378,22 @@ def optimize_cancel_command(ls: ArgusServer, *args: object) -> bool:
     return ls.optimizer.cancel(list(args))
 
 
+@server.command(record_command.COMMAND)
+async def record_launches_command(ls: ArgusServer, *args: object) -> dict:
+    try:
+        return await ls.recorder.execute(list(args))
+    finally:
+        await watch_launch_file(ls)  # the recording may have written the first launch file
+
+
+@server.command(record_command.CANCEL_COMMAND)
+def record_cancel_command(ls: ArgusServer, *args: object) -> bool:
+    return ls.recorder.cancel()
+
+
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: ArgusServer, params: None) -> None:
+    ls.recorder.shutdown()
     ls.profiles.shutdown()
     ls.optimizer.shutdown()
     ls.diagnostics.shutdown()

@@ -28,7 +28,7 @@ PROJECT_KEYS = ("select", "ignore", "severity")  # what `[tool.argus]` may hold
 #: sub-tables of `[tool.argus]` that other commands read and validate themselves
 #: (`[tool.argus.optimize]`: argus_lsp/cli_optimize.py)
 PROJECT_SUBTABLES = ("optimize",)
-EDITOR_ONLY_KEYS = ("run", "debounceMs", "profile")  # per-person settings, never a project's
+EDITOR_ONLY_KEYS = ("run", "debounceMs", "profile", "launches")  # per-person settings, never a project's
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,8 @@ class Settings:
     profile_python: str | None = None  # interpreter with torch + triton on the target; None: default
     profile_timeout: float = 600.0  # seconds before the worker (and its children) is killed
     profile_counters: bool = False  # also collect ncu / rocprof counters (slower)
+    # the launch file to bind kernels from (features/launches.py); None: .argus/launches.json
+    launches: str | None = None
 
     def level_for(self, code: str, default: str) -> str:
         """The level a finding of `code` is shown at: the longest matching `severity` prefix wins."""
@@ -182,6 +184,14 @@ def merge(base: Settings, raw: Any) -> tuple[Settings, list[str]]:
             out = replace(out, debounce_ms=int(ms))
         else:
             problems.append(f"argus.debounceMs must be a number >= 0, got {ms!r}")
+    if "launches" in raw:
+        path = raw["launches"]
+        if path is None or isinstance(path, str):
+            out = replace(out, launches=(path or "").strip() or None)
+        else:
+            problems.append(
+                f"argus.launches must be a path (relative to the workspace folder) or null, got {path!r}"
+            )
     return _merge_profile(out, _profile_keys(raw), problems), problems
 
 

@@ -40,6 +40,7 @@ from tree_sitter import Tree
 
 from argus_lsp import convert
 from argus_lsp.documents import DocumentStore
+from argus_lsp.features.launches import LaunchSnapshot, WorkspaceLaunches
 from argus_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,7 @@ class Job:
     tree: Tree
     settings: Settings
     encoding: str
+    launches: LaunchSnapshot | None = field(default=None, compare=False)  # the workspace's recording
     cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
 
     @property
@@ -122,11 +124,27 @@ def run_job(job: Job, cache: KernelCache) -> Analysis:
         ignore=job.settings.ignore or None,
         cache=cache,
         tree=job.tree,
+        launches=job.launches.for_file(path_of(job.uri)) if job.launches is not None else None,
     )
     diags = convert.diagnostics(
         findings, job.source, job.uri, job.encoding, job.version, job.settings.severity
     )
+    if job.launches is not None:
+        say_recorded(diags, job.uri)
     return Analysis(job.uri, job.version, job.revision, job.generation, tuple(findings), diags)
+
+
+def say_recorded(diags: list[types.Diagnostic], uri: str) -> None:
+    """A finding bound from the launch file says so where the editor shows it (the related
+    information), not only in its witness data: the sizes came from a recording, not the file."""
+    for d in diags:
+        witness = d.data.get("witness") if isinstance(d.data, dict) else None
+        recorded = witness.get("recorded") if isinstance(witness, dict) else None
+        if isinstance(recorded, str) and recorded:
+            note = types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=d.range), message=f"recorded: {recorded}"
+            )
+            d.related_information = [*(d.related_information or []), note]
 
 
 def release_memory() -> None:
@@ -151,6 +169,7 @@ class DiagnosticsScheduler:
         self.encoding = convert.UTF16
         self.pull = False
         self.generation = 0
+        self.launches: WorkspaceLaunches | None = None  # the launch file kernels are bound from
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-check")
         self._caches: dict[str, KernelCache] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -193,6 +212,14 @@ class DiagnosticsScheduler:
         for doc in self.store:
             self.start(doc.uri)
 
+    def launches_maybe_changed(self) -> bool:
+        """Re-read the launch file if it changed on disk; if its launches did, check everything
+        again (and say so: a pulling client must be asked to pull again)."""
+        if self.launches is not None and self.launches.refresh():
+            self.recheck_all()
+            return True
+        return False
+
     # -- scheduling -----------------------------------------------------------------------------
     def schedule(self, uri: str, delay_ms: int) -> None:
         timer = self._timers.pop(uri, None)
@@ -212,6 +239,7 @@ class DiagnosticsScheduler:
         doc = self.store.get(uri)
         if doc is None:
             return
+        self.launches_maybe_changed()  # a stat: a new recording re-binds this check and the others
         key = (uri, doc.revision, self.generation)
         live = self._live.get(uri)
         done = self._results.get(uri)
@@ -227,6 +255,7 @@ class DiagnosticsScheduler:
             doc.parse(),
             self.settings,
             self.encoding,
+            self.launches.snapshot if self.launches is not None else None,
         )
         self._live[uri] = job
         cache = self._caches.setdefault(uri, KernelCache())
@@ -284,6 +313,7 @@ class DiagnosticsScheduler:
         doc = self.store.get(uri)
         if doc is None:
             return None
+        self.launches_maybe_changed()
         done = self._results.get(uri)
         if done is not None and done.key == (uri, doc.revision, self.generation):
             return done

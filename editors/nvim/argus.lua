@@ -17,6 +17,11 @@
 -- off unless the project is trusted: list its root in `trusted_roots` (or pass `trust`, a
 -- function(root) -> boolean). The server is told `trusted = true|false` in initializationOptions
 -- and treats silence as untrusted.
+--
+-- Recorded launches: `:ArgusRecord [CMD ...]` (default `pytest`) runs `argus record -- CMD` in the
+-- project through the server (trusted projects only, with progress; `:ArgusRecordCancel` stops
+-- it), and the server then binds kernels from `.argus/launches.json` (or the file named by
+-- `settings = { argus = { launches = "path/in/project.json" } }`).
 local M = {}
 
 M.config = {
@@ -133,6 +138,57 @@ function M.attach(bufnr)
   return id
 end
 
+-- The running Argus client of the current buffer's project, and that project's root.
+local function current_client()
+  local bufnr = vim.api.nvim_get_current_buf()
+  if vim.api.nvim_buf_get_name(bufnr) == "" then
+    return nil, nil
+  end
+  local root = root_dir(bufnr)
+  local id = clients[root]
+  return id and vim.lsp.get_client_by_id(id), root
+end
+
+-- `:ArgusRecord [CMD ...]`: record the launches CMD makes (the server runs it: workspace code).
+function M.record(line)
+  local client, root = current_client()
+  if client == nil then
+    vim.notify("argus: no Argus server for this buffer (open a Python file of the project first)", vim.log.levels.ERROR)
+    return false
+  end
+  if not M.is_trusted(root) then
+    vim.notify(
+      "argus: recording runs the project's code; add " .. root .. " to trusted_roots to allow it",
+      vim.log.levels.WARN
+    )
+    return false
+  end
+  if line == nil or line:match("^%s*$") then
+    line = "pytest"
+  end
+  vim.notify("argus: recording launches of `" .. line .. "` ...", vim.log.levels.INFO)
+  client.request("workspace/executeCommand", {
+    command = "argus.record",
+    arguments = { { command = line } },
+  }, function(err, result)
+    if err then
+      vim.notify("argus: recording failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    elseif result and result.status == "ok" then
+      vim.notify("argus: " .. (result.message or "recorded"), vim.log.levels.INFO)
+    elseif result then
+      vim.notify("argus: recording " .. result.status .. ": " .. (result.message or ""), vim.log.levels.WARN)
+    end
+  end)
+  return true
+end
+
+function M.record_cancel()
+  local client = current_client()
+  if client ~= nil then
+    client.request("workspace/executeCommand", { command = "argus.record.cancel", arguments = {} }, function() end)
+  end
+end
+
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", M.config, opts or {})
   local group = vim.api.nvim_create_augroup("argus_lsp", { clear = true })
@@ -143,6 +199,12 @@ function M.setup(opts)
       M.attach(args.buf)
     end,
   })
+  vim.api.nvim_create_user_command("ArgusRecord", function(cmd)
+    M.record(cmd.args)
+  end, { nargs = "*", desc = "Argus: record the Triton launches of a command (default: pytest)" })
+  vim.api.nvim_create_user_command("ArgusRecordCancel", function()
+    M.record_cancel()
+  end, { nargs = 0, desc = "Argus: stop the running recording" })
 end
 
 return M

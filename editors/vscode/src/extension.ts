@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { ArgusClient } from './client';
 import { registerOptimize } from './optimize';
 import { onInterpreterChange } from './pythonExtension';
+import { registerRecordCommand, waitForServer } from './record';
 import { openRuleDocumentation } from './ruleDocs';
 import { LIVE_KEYS, RESTART_KEYS } from './settings';
 import { StatusItem } from './status';
@@ -37,6 +38,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         }),
         vscode.commands.registerCommand('argus.showOutput', () => output.show(true)),
         vscode.commands.registerCommand('argus.openRuleDocumentation', (code?: unknown) => openRuleDocumentation(code)),
+        registerRecordCommand(context, () => {
+            ensureStarted();
+            return waitForServer(() => client.running);
+        }),
         vscode.workspace.onDidOpenTextDocument(consider),
         // A new file becomes a kernel file when the user writes the decorator; check on save only
         // (cheap), not on every keystroke.

@@ -15,6 +15,9 @@ export interface ServerSettings {
     severity: Record<string, Severity>;
     run: RunMode;
     profile: ProfileSettings;
+    // The launch file kernels are bound from (`argus record` writes it), relative to the workspace
+    // folder; null: the server's default, `.argus/launches.json` when it exists.
+    launches: string | null;
 }
 
 // The "Profile" code lens (argus_lsp/features/profile_lens.py): where and how the server runs a
@@ -35,6 +38,7 @@ export const DEFAULT_SETTINGS: ServerSettings = {
     severity: {},
     run: 'onType',
     profile: DEFAULT_PROFILE,
+    launches: null,
 };
 
 const SEVERITIES: ReadonlySet<string> = new Set(['error', 'warning', 'info', 'hint', 'off']);
@@ -95,12 +99,14 @@ function profile(get: (key: string) => unknown): ProfileSettings {
 export function toServerSettings(get: (key: string) => unknown): ServerSettings {
     const run = get('run');
     const select = codes(get('select'));
+    const launches = get('launches');
     return {
         select: select.length > 0 ? select : null,
         ignore: codes(get('ignore')),
         severity: severities(get('severityOverrides')),
         run: run === 'onSave' ? 'onSave' : 'onType',
         profile: profile(get),
+        launches: typeof launches === 'string' && launches.trim() ? launches.trim() : null,
     };
 }
 
@@ -117,12 +123,13 @@ export function initializationOptions(settings: ServerSettings, trusted: boolean
 export const RESTART_KEYS = ['argus.path', 'argus.interpreter'];
 /** Settings the running server picks up live through workspace/didChangeConfiguration. */
 // (argus.optimize.* is pulled by the server each time a run starts: src/optimize.ts, docs/optimize.md.)
-export const LIVE_KEYS = ['argus.select', 'argus.ignore', 'argus.severityOverrides', 'argus.run', 'argus.profile', 'argus.optimize'];
+export const LIVE_KEYS = ['argus.select', 'argus.ignore', 'argus.severityOverrides', 'argus.run', 'argus.profile', 'argus.optimize', 'argus.launches'];
 /** The profile settings as package.json declares them (each maps to a key of ProfileSettings). */
 export const PROFILE_KEYS = ['argus.profile.target', 'argus.profile.python', 'argus.profile.timeout', 'argus.profile.counters'];
 /**
- * The server's profile-lens commands: `argus.profile` runs the workspace's code, and
- * `argus.profile.cancel` only exists while such a run is going. Both are declared in package.json
- * with `"enablement": "isWorkspaceTrusted"`, and the client refuses them when untrusted.
+ * The server's commands that run the workspace's code: `argus.profile` (the lens) and
+ * `argus.record` (behind "Argus: Record launches", record.ts), with their cancel commands. All are
+ * declared in package.json with `"enablement": "isWorkspaceTrusted"`, and the client refuses them
+ * when untrusted, on top of the server's own refusal.
  */
-export const TRUSTED_ONLY_COMMANDS = ['argus.profile', 'argus.profile.cancel', 'argus.optimize', 'argus.optimize.apply', 'argus.optimize.cancel'];
+export const TRUSTED_ONLY_COMMANDS = ['argus.profile', 'argus.profile.cancel', 'argus.optimize', 'argus.optimize.apply', 'argus.optimize.cancel', 'argus.record', 'argus.record.cancel'];

@@ -29,6 +29,7 @@ describe('toServerSettings', () => {
             severity: { MB004: 'hint', DF: 'off' },
             run: 'onSave',
             profile: DEFAULT_PROFILE,
+            launches: null,
         });
     });
 
