@@ -56,26 +56,42 @@ class Tools:
         select: list[str] | None = None,
         ignore: list[str] | None = None,
     ) -> dict[str, Any]:
-        from argus_lsp.cli import RunProblems, check_file, tool_version
+        from argus_lsp.cli import tool_version
+        from argus_lsp.cli_check import RunProblems, check_text, read_text
+        from argus_lsp.settings import Settings
 
         if (path is None) == (source is None):
             raise ToolInputError(
                 "check wants exactly one of `path` (a file or folder) or `source` (Python text)"
             )
         report, problems = Report(tool_version=tool_version()), RunProblems()
-        sel = [c.upper() for c in select] if select else None
-        ign = [c.upper() for c in ignore] if ignore else None
+        settings = Settings(
+            select=tuple(c.upper() for c in select) if select else None,
+            ignore=tuple(c.upper() for c in ignore) if ignore else (),
+        )
+
+        def check_one(cand: Candidate) -> None:
+            data = read_text(cand, problems)
+            if data is None:
+                return
+            try:
+                kernels, findings = check_text(data, cand.display, settings)
+            except Exception:  # one file's crash must not hide the others' findings
+                problems.internal += 1
+                return
+            report.add_file(cand.display, data, kernels, findings)
+
         if source is not None:
             with tempfile.TemporaryDirectory(prefix="argus-mcp-") as tmp:
                 file = Path(tmp) / Path(filename).name
                 file.write_text(source, encoding="utf-8")
-                check_file(Candidate(filename, file), report, sel, ign, problems)
+                check_one(Candidate(filename, file))
         else:
             target = self._path(path)
             if not target.exists():
                 raise ToolInputError(f"check: {path} does not exist (relative paths start at {self.root})")
             for cand in candidates([str(target)]):
-                check_file(cand, report, sel, ign, problems)
+                check_one(cand)
         out = json.loads(render_json(report))
         out["complete"] = not problems.any
         return out
