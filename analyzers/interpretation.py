@@ -9,6 +9,7 @@ model ends the kernel's runs, keeping what the runs so far established about sin
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, HOST_ERRORS, Unevaluable
@@ -24,6 +25,15 @@ from argus.analyzers.tag_asserts import TagAssertion
 
 MAX_RETYPES = 6  # restarts of one probe, each with one more tensor typed as integers
 
+#: asked between probe runs; True stops the check (the caller no longer wants its result)
+StopCheck = Callable[[], bool]
+
+
+class Cancelled(Exception):
+    """The caller's `should_stop` answered True: the check stopped between two probe runs.
+
+    Not a finding and not an internal error: nothing in the analyzers catches it."""
+
 
 class ProbeRun:
     """The interpretation of one kernel under all its probes; `facts()` is its result."""
@@ -34,8 +44,10 @@ class ProbeRun:
         consts: dict[str, Any],
         assertions: dict[int, TagAssertion],
         recorded: list[RecordedLaunch] | None = None,
+        should_stop: StopCheck | None = None,
     ) -> None:
         self.setup = setup
+        self.should_stop = should_stop
         self.consts = consts
         self.assertions = assertions
         self.sink = FactSink()
@@ -88,6 +100,7 @@ class ProbeRun:
                 if biggest is not None:
                     self.note(f"the {kind} probe ({biggest:,} elements in one tensor)")
                     continue
+                self._stop_if_asked()
                 self._interpret(launch)
                 if self.aborted is not None:
                     return self.facts()
@@ -112,7 +125,9 @@ class ProbeRun:
 
     def _interpret(self, launch: ProbeLaunch) -> None:
         s = self.setup
-        for _attempt in range(MAX_RETYPES):
+        for attempt in range(MAX_RETYPES):
+            if attempt:
+                self._stop_if_asked()
             interp = Interpreter(
                 s.kernel, s.scan, launch, s.helpers, self.consts, self.sink, self.int_tensors
             )
@@ -137,6 +152,10 @@ class ProbeRun:
                 self.aborted = Fact("unmodelled", s.func, s.smap, {"what": what})
                 self._drop_global()
                 return
+
+    def _stop_if_asked(self) -> None:
+        if self.should_stop is not None and self.should_stop():
+            raise Cancelled
 
     def _drop_global(self) -> None:
         """Facts judged over all programs (coverage, races) do not stand when a run stops."""

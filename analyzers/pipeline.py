@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from argus.analyzers.cache import KernelCache, cache_key, shift_findings
+from argus.analyzers.cache import KernelCache, Region, cache_key, shift_findings
 from argus.analyzers.describe import describe_value
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
 from argus.analyzers.frontend.queries import KernelSite, find_kernels
-from argus.analyzers.interpretation import ProbeRun
+from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
 from argus.analyzers.kernel_setup import parse_kernel, set_up_kernel
 from argus.analyzers.model.launch_file import RecordedLaunch
@@ -66,6 +66,7 @@ def check_source(
     cache: KernelCache | None = None,
     tree: Tree | None = None,
     launches: dict[str, list[RecordedLaunch]] | None = None,
+    should_stop: StopCheck | None = None,
 ) -> list[Finding]:
     """Check every Triton kernel in one Python source text. Never raises on bad kernel code.
 
@@ -73,9 +74,14 @@ def check_source(
     `analyzers.model.launch_file`), which bind kernels whose launcher the source does not show.
 
     `tree` may be a tree-sitter tree the caller already holds for exactly this text (the language
-    server re-parses incrementally and passes it), which saves the parse."""
+    server re-parses incrementally and passes it), which saves the parse.
+
+    `should_stop` is asked between kernels and between the probe runs inside one; once it answers
+    True the check raises `Cancelled` (the language server's way to drop a check of text that
+    has changed meanwhile without waiting for a large kernel to finish). Kernels finished before
+    that stay in `cache`."""
     source = _as_bytes(text)
-    findings = analyze_module(source, cache=cache, tree=tree, launches=launches)
+    findings = analyze_module(source, cache=cache, tree=tree, launches=launches, should_stop=should_stop)
     findings = apply_suppressions(source, findings)
     sel = list(select) if select is not None else None
     ign = list(ignore) if ignore is not None else None
@@ -107,6 +113,7 @@ def analyze_module(
     cache: KernelCache | None = None,
     tree: Tree | None = None,
     launches: dict[str, list[RecordedLaunch]] | None = None,
+    should_stop: StopCheck | None = None,
 ) -> list[Finding]:
     view = build_module_view(source, tree or parse(source))
     out: list[Finding] = []
@@ -116,39 +123,37 @@ def analyze_module(
         recorded = (launches or {}).get(site.name, [])
         if not launchers and not recorded and site.name in called:
             continue  # a @triton.jit helper: checked through the kernels that call it
-        key, base = _kernel_key(view, site, launchers, recorded)
+        if should_stop is not None and should_stop():
+            raise Cancelled
+        key, regions = _kernel_key(view, site, launchers, recorded)
         cached = cache.get(key) if cache is not None else None
         if cached is None:
-            found = analyze_kernel(view, site, recorded)
+            found = analyze_kernel(view, site, recorded, should_stop)
             if cache is not None:
-                cache.put(key, (found, base))
+                cache.put(key, (found, regions))
             out.extend(found)
         else:
             found, old = cached
-            out.extend(shift_findings(found, base[0] - old[0], base[1] - old[1]))
+            out.extend(shift_findings(found, old, regions))
     return out
 
 
 def _kernel_key(
     view: ModuleView, site: KernelSite, launchers: list[Node], recorded: list[RecordedLaunch]
-) -> tuple[str, tuple[int, int]]:
-    """The key holds what the kernel's analysis reads, relative to where it sits: an edit
-    elsewhere, or one that only moves the kernel, reuses the cached findings, shifted."""
+) -> tuple[str, list[Region]]:
+    """The key holds what the kernel's analysis reads, each piece relative to itself: an edit
+    elsewhere, or one that only moves the kernel or any of its launchers or helpers, reuses the
+    cached findings, each shifted with the piece it points into (`shift_findings`)."""
     source = view.source
     helpers = view.reachable_helpers(site)
-    base = site.node.start_byte, site.node.start_point[0]
+    pieces = [site.node, *launchers, *[h.node for h in view.sites if h is not site and h.name in helpers]]
     key = cache_key(
-        source[site.node.start_byte : site.node.end_byte],
         view.const_text,
-        *[
-            source[h.node.start_byte : h.node.end_byte]
-            for h in view.sites
-            if h is not site and h.name in helpers
-        ],
-        *[source[n.start_byte : n.end_byte] + b"@" + str(n.start_byte - base[0]).encode() for n in launchers],
         repr(recorded).encode(),
+        str(len(launchers)).encode(),  # which pieces are launchers and which helpers
+        *[source[n.start_byte : n.end_byte] + b"@" + str(n.start_point[1]).encode() for n in pieces],
     )
-    return key, base
+    return key, [(n.start_byte, n.end_byte, n.start_point[0]) for n in pieces]
 
 
 def _finding(code: str, kernel: str, span: Span, message: str) -> Finding:
@@ -157,7 +162,10 @@ def _finding(code: str, kernel: str, span: Span, message: str) -> Finding:
 
 
 def analyze_kernel(
-    view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch] | None = None
+    view: ModuleView,
+    site: KernelSite,
+    recorded: list[RecordedLaunch] | None = None,
+    should_stop: StopCheck | None = None,
 ) -> list[Finding]:
     err = first_error(site.node)
     if err is not None:
@@ -174,7 +182,7 @@ def analyze_kernel(
     try:
         setup = set_up_kernel(view, site, func, smap)
         assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
-        run = ProbeRun(setup, view.consts, assertions, recorded)
+        run = ProbeRun(setup, view.consts, assertions, recorded, should_stop)
         findings = judge(run.run(), func, RuleContext(site.name, view.source))
         return mark_recorded(findings, run.from_recording) if run.from_recording else findings
     except RecursionError:

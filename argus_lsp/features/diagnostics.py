@@ -6,10 +6,12 @@ typing never waits for the checker. Work is keyed on the document's *revision* (
 change, documents.py), not on the client's version number, so a repeated version is re-checked.
 
 At most one check per document is live: starting a newer one cancels the older one
-cooperatively. The checker looks up its per-kernel cache before it analyzes each kernel, and the
-cache handed to a job (`CheckpointCache`) raises `Superseded` there once the job is stale, so a
-superseded check stops at the next kernel instead of finishing a file nobody will see. A job that
-is already stale when a worker picks it up does not start.
+cooperatively: the job hands `check_source` its `should_stop` (the job's cancelled event), which the
+checker asks between kernels and between the probe runs inside one kernel, and raises `Cancelled`
+once it is set; a superseded check stops within one probe run (tens of milliseconds on real
+kernels) instead of finishing a file nobody will see. The cache handed to a job
+(`CheckpointCache`) also raises `Superseded` at each kernel's lookup once the job is stale. A job
+that is already stale when a worker picks it up does not start.
 
 Each open document has its own `KernelCache` (findings per kernel, keyed by what the kernel
 reads), so an edit re-analyzes only the kernels it touched; closing the document drops the cache,
@@ -34,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from argus.analyzers import Finding, KernelCache, check_source
+from argus.analyzers.interpretation import Cancelled
 from lsprotocol import types
 from pygls.uris import to_fs_path
 from tree_sitter import Tree
@@ -122,6 +125,7 @@ def run_job(job: Job, cache: KernelCache) -> Analysis:
         ignore=job.settings.ignore or None,
         cache=cache,
         tree=job.tree,
+        should_stop=job.cancelled.is_set,
     )
     diags = convert.diagnostics(
         findings, job.source, job.uri, job.encoding, job.version, job.settings.severity
@@ -252,7 +256,7 @@ class DiagnosticsScheduler:
             return None  # superseded while queued: skip the work entirely
         try:
             return run_job(job, CheckpointCache(cache, job.cancelled))
-        except Superseded:
+        except (Superseded, Cancelled):
             return None
 
     def _finish(self, job: Job, fut: asyncio.Future) -> None:
