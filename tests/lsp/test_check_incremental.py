@@ -15,7 +15,7 @@ from lsp_support import mutant
 
 # the kernel of vector_add_v2 (MB002: an unmasked store), then a second kernel, then the first
 # kernel's launcher: a line typed in the second kernel moves the first kernel's launcher only
-SECOND = '''
+SECOND = """
 @triton.jit
 def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -26,7 +26,7 @@ def scale_kernel(x_ptr, n, BLOCK: tl.constexpr):
 def scale(x):
     scale_kernel[(triton.cdiv(x.numel(), 256),)](x, x.numel(), BLOCK=256)
 
-'''
+"""
 
 
 def layout() -> str:
