@@ -15,7 +15,7 @@ kernel becomes a finding (AR002/AR001) for that kernel only, never an exception.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from argus.analyzers.cache import KernelCache, Region, cache_key, shift_findings
@@ -67,6 +67,8 @@ def check_source(
     tree: Tree | None = None,
     launches: dict[str, list[RecordedLaunch]] | None = None,
     should_stop: StopCheck | None = None,
+    focus: int | None = None,
+    progress: Progress | None = None,
 ) -> list[Finding]:
     """Check every Triton kernel in one Python source text. Never raises on bad kernel code.
 
@@ -79,14 +81,25 @@ def check_source(
     `should_stop` is asked between kernels and between the probe runs inside one; once it answers
     True the check raises `Cancelled` (the language server's way to drop a check of text that
     has changed meanwhile without waiting for a large kernel to finish). Kernels finished before
-    that stay in `cache`."""
+    that stay in `cache`.
+
+    `focus` (a byte offset) and `progress` serve live diagnostics: the kernel holding `focus` is
+    analyzed before the other kernels the cache lacks, and `progress` gets, after each analyzed
+    kernel but the last, the findings so far (suppressed, selected, sorted, as returned) and the
+    names of the kernels still to analyze."""
     source = _as_bytes(text)
-    findings = analyze_module(source, cache=cache, tree=tree, launches=launches, should_stop=should_stop)
-    findings = apply_suppressions(source, findings)
     sel = list(select) if select is not None else None
     ign = list(ignore) if ignore is not None else None
-    findings = [f for f in findings if selected(f.code, sel, ign)]
-    return sorted(findings, key=Finding.sort_key)
+
+    def shown(findings: list[Finding]) -> list[Finding]:
+        kept = [f for f in apply_suppressions(source, findings) if selected(f.code, sel, ign)]
+        return sorted(kept, key=Finding.sort_key)
+
+    told = None if progress is None else lambda found, pending: progress(shown(found), pending)
+    findings = analyze_module(
+        source, cache=cache, tree=tree, launches=launches, should_stop=should_stop, focus=focus, progress=told
+    )
+    return shown(findings)
 
 
 def describe_at(text: str | bytes, byte_offset: int) -> str | None:
@@ -108,34 +121,62 @@ def describe_at(text: str | bytes, byte_offset: int) -> str | None:
     return describe_value(name, value, sizes, pid)
 
 
+#: told, after each analyzed kernel but the last, the findings so far and the kernels still to do
+Progress = Callable[[list[Finding], list[str]], None]
+_Todo = tuple[KernelSite, list[RecordedLaunch], str, list[Region]]
+
+
 def analyze_module(
     source: bytes,
     cache: KernelCache | None = None,
     tree: Tree | None = None,
     launches: dict[str, list[RecordedLaunch]] | None = None,
     should_stop: StopCheck | None = None,
+    focus: int | None = None,
+    progress: Progress | None = None,
 ) -> list[Finding]:
+    """Every kernel's findings: first those the cache holds (cheap), then the others, the kernel
+    holding byte `focus` first (the language server passes where the last edit was, so the kernel
+    being typed in is judged before the rest of the file)."""
     view = build_module_view(source, tree or parse(source))
     out: list[Finding] = []
-    called = view.called_names()
-    for site in view.sites:
-        launchers = view.launcher_nodes(site.name)
-        recorded = (launches or {}).get(site.name, [])
-        if not launchers and not recorded and site.name in called:
-            continue  # a @triton.jit helper: checked through the kernels that call it
-        if should_stop is not None and should_stop():
-            raise Cancelled
-        key, regions = _kernel_key(view, site, launchers, recorded)
+    todo: list[_Todo] = []
+    for site, recorded in _checked_sites(view, launches or {}):
+        _stop_if_asked(should_stop)
+        key, regions = _kernel_key(view, site, view.launcher_nodes(site.name), recorded)
         cached = cache.get(key) if cache is not None else None
         if cached is None:
-            found = analyze_kernel(view, site, recorded, should_stop)
-            if cache is not None:
-                cache.put(key, (found, regions))
-            out.extend(found)
+            todo.append((site, recorded, key, regions))
         else:
             found, old = cached
             out.extend(shift_findings(found, old, regions))
+    todo.sort(key=lambda t: focus is None or not t[0].node.start_byte <= focus < t[0].node.end_byte)
+    for i, (site, recorded, key, regions) in enumerate(todo):
+        _stop_if_asked(should_stop)
+        found = analyze_kernel(view, site, recorded, should_stop)
+        if cache is not None:
+            cache.put(key, (found, regions))
+        out.extend(found)
+        if progress is not None and i + 1 < len(todo):
+            progress(list(out), [t[0].name for t in todo[i + 1 :]])
     return out
+
+
+def _checked_sites(
+    view: ModuleView, launches: dict[str, list[RecordedLaunch]]
+) -> Iterator[tuple[KernelSite, list[RecordedLaunch]]]:
+    """The kernels checked on their own, with their recorded launches: not the @triton.jit
+    helpers that only other kernels call (checked through those)."""
+    called = view.called_names()
+    for site in view.sites:
+        recorded = launches.get(site.name, [])
+        if view.launcher_nodes(site.name) or recorded or site.name not in called:
+            yield site, recorded
+
+
+def _stop_if_asked(should_stop: StopCheck | None) -> None:
+    if should_stop is not None and should_stop():
+        raise Cancelled
 
 
 def _kernel_key(

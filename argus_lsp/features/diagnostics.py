@@ -13,6 +13,13 @@ kernels) instead of finishing a file nobody will see. The cache handed to a job
 (`CheckpointCache`) also raises `Superseded` at each kernel's lookup once the job is stale. A job
 that is already stale when a worker picks it up does not start.
 
+A check goes kernel by kernel: the kernels its cache holds first, then the kernel where the text
+changed (the first byte that differs from the last checked text), then the rest. When more than
+one kernel needs analysis after an edit, each one finished is published at once (push clients
+only), together with the last result's findings for the kernels still waiting, carried over the
+edit (carry.py), so the kernel being typed in shows its diagnostics without waiting for the rest
+of the file. A first check (nothing to carry) publishes once, complete.
+
 Each open document has its own `KernelCache` (findings per kernel, keyed by what the kernel
 reads), so an edit re-analyzes only the kernels it touched; closing the document drops the cache,
 its last result and its timer, and when the last document closes the allocator is asked to give
@@ -43,6 +50,7 @@ from tree_sitter import Tree
 
 from argus_lsp import convert
 from argus_lsp.documents import DocumentStore
+from argus_lsp.features.carry import carry_over, first_difference
 from argus_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -85,6 +93,7 @@ class Job:
     tree: Tree
     settings: Settings
     encoding: str
+    previous: Analysis | None = field(default=None, compare=False, repr=False)
     cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
 
     @property
@@ -101,6 +110,7 @@ class Analysis:
     findings: tuple[Finding, ...]
     diagnostics: list[types.Diagnostic]
     error: str | None = None
+    source: bytes = field(default=b"", compare=False, repr=False)  # the text it was computed on
 
     @property
     def key(self) -> Key:
@@ -116,8 +126,20 @@ def path_of(uri: str) -> str:
     return to_fs_path(uri) or uri
 
 
-def run_job(job: Job, cache: KernelCache) -> Analysis:
-    """The worker's part: check the snapshot and convert it for the client (pure, thread-safe)."""
+def run_job(job: Job, cache: KernelCache, partial: Callable[[Analysis], None] | None = None) -> Analysis:
+    """The worker's part: check the snapshot and convert it for the client (pure, thread-safe).
+
+    `partial` gets an Analysis after each analyzed kernel while others still wait, when there is
+    a previous result to carry the waiting kernels' findings from (see above)."""
+    prev = job.previous if job.previous is not None and job.previous.error is None else None
+    focus = first_difference(prev.source, job.source) if prev is not None else None
+
+    def progress(found: list[Finding], pending: list[str]) -> None:
+        if partial is None:
+            return
+        carried = carry_over(prev.findings, set(pending), prev.source, job.source) if prev else []
+        partial(analysis_of(job, sorted(found + carried, key=Finding.sort_key)))
+
     findings = check_source(
         job.source,
         path_of(job.uri),
@@ -126,11 +148,19 @@ def run_job(job: Job, cache: KernelCache) -> Analysis:
         cache=cache,
         tree=job.tree,
         should_stop=job.cancelled.is_set,
+        focus=focus,
+        progress=progress if partial is not None and prev is not None else None,
     )
+    return analysis_of(job, findings)
+
+
+def analysis_of(job: Job, findings: list[Finding]) -> Analysis:
     diags = convert.diagnostics(
         findings, job.source, job.uri, job.encoding, job.version, job.settings.severity
     )
-    return Analysis(job.uri, job.version, job.revision, job.generation, tuple(findings), diags)
+    return Analysis(
+        job.uri, job.version, job.revision, job.generation, tuple(findings), diags, source=job.source
+    )
 
 
 def release_memory() -> None:
@@ -231,10 +261,12 @@ class DiagnosticsScheduler:
             doc.parse(),
             self.settings,
             self.encoding,
+            done,
         )
         self._live[uri] = job
         cache = self._caches.setdefault(uri, KernelCache())
-        fut = asyncio.get_running_loop().run_in_executor(self.executor, self._work, job, cache)
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(self.executor, self._work, job, cache, loop)
         fut.add_done_callback(lambda f: self._finish(job, f))
 
     def _cancel(self, uri: str) -> None:
@@ -251,13 +283,25 @@ class DiagnosticsScheduler:
             and self.generation == job.generation
         )
 
-    def _work(self, job: Job, cache: KernelCache) -> Analysis | None:
+    def _work(
+        self, job: Job, cache: KernelCache, loop: asyncio.AbstractEventLoop | None = None
+    ) -> Analysis | None:
         if job.cancelled.is_set():
             return None  # superseded while queued: skip the work entirely
+
+        def partial(analysis: Analysis) -> None:
+            if loop is not None and not self.pull:
+                loop.call_soon_threadsafe(self._publish_partial, job, analysis)
+
         try:
-            return run_job(job, CheckpointCache(cache, job.cancelled))
+            return run_job(job, CheckpointCache(cache, job.cancelled), partial)
         except (Superseded, Cancelled):
             return None
+
+    def _publish_partial(self, job: Job, analysis: Analysis) -> None:
+        """On the loop: a kernel of a still-running check finished; show it if still current."""
+        if self._live.get(job.uri) is job and self._is_current(job):
+            self.publish(job.uri, job.version, analysis.diagnostics)
 
     def _finish(self, job: Job, fut: asyncio.Future) -> None:
         if self._live.get(job.uri) is job:

@@ -1,6 +1,7 @@
 """What the language server's live checks rest on (issue 13): the per-kernel cache survives edits
 that only move a kernel's launcher, cached findings move with the text they point into, and a
-check stops between probe runs once its caller says so.
+check stops between probe runs once its caller says so; the kernel being edited is analyzed
+first, and the findings of kernels not re-checked yet are carried over an edit.
 
 All run the real checker on real kernels; the only thing observed is the real cache's counters
 or the `should_stop` callable the checker is handed."""
@@ -12,6 +13,8 @@ from argus.analyzers import Finding, KernelCache, Span, check_source
 from argus.analyzers.cache import shift_findings
 from argus.analyzers.interpretation import Cancelled
 from lsp_support import mutant
+
+from argus_lsp.features.carry import carry_over
 
 # the kernel of vector_add_v2 (MB002: an unmasked store), then a second kernel, then the first
 # kernel's launcher: a line typed in the second kernel moves the first kernel's launcher only
@@ -97,3 +100,47 @@ def test_a_check_stops_between_probe_runs_once_asked() -> None:
     with pytest.raises(Cancelled):
         check_source(text, cache=cache, should_stop=count(2))
     assert check_source(text, cache=cache) == full  # a stopped check left nothing half-done cached
+
+
+def test_the_kernel_being_edited_is_analyzed_first_and_progress_is_told() -> None:
+    text = layout()
+    cache = KernelCache()
+    check_source(text, cache=cache)
+    # a constant both kernels read: neither is cached any more
+    edited = text.replace("import triton.language as tl\n", "import triton.language as tl\n\nSCALE = 2\n")
+    focus = edited.index("m = offs < n")
+    told: list[tuple[list[Finding], list[str]]] = []
+    final = check_source(edited, cache=cache, focus=focus, progress=lambda f, p: told.append((f, p)))
+    assert [pending for _f, pending in told] == [["add_kernel"]]  # scale_kernel went first
+    assert all(f.kernel == "scale_kernel" for f in told[0][0])
+    assert final == check_source(edited)
+
+    told.clear()
+    check_source(
+        edited.replace("SCALE = 2", "SCALE = 3"), cache=cache, focus=0, progress=lambda *a: told.append(a)
+    )
+    assert [pending for _f, pending in told] == [["scale_kernel"]]  # no kernel holds byte 0: file order
+
+
+def test_findings_of_waiting_kernels_are_carried_over_an_edit() -> None:
+    text = layout()
+    findings = check_source(text)
+    (store,) = [f for f in findings if f.code == "MB002" and f.kernel == "add_kernel"]
+    typed_below = insert_line(text, "m = offs < n\n", "    m = m & (offs >= 0)\n")  # after add_kernel
+    assert carry_over(findings, {"add_kernel"}, text.encode(), typed_below.encode()).count(store) == 1
+
+    typed_above = insert_line(text, "import triton.language as tl\n", "\nSCALE = 2\n")
+    (moved,) = [
+        f
+        for f in carry_over(findings, {"add_kernel"}, text.encode(), typed_above.encode())
+        if f.code == "MB002"
+    ]
+    assert moved.span.start_byte == store.span.start_byte + len("\nSCALE = 2\n")
+    assert moved.span.start_point == (store.span.start_point[0] + 2, store.span.start_point[1])
+    assert moved in check_source(typed_above)  # where a fresh check puts it
+
+    on_its_line = text.replace("tl.store(out_ptr + offsets, x + y)", "tl.store(out_ptr  + offsets, x + y)")
+    assert store not in carry_over(findings, {"add_kernel"}, text.encode(), on_its_line.encode())
+    assert all(
+        f.kernel == "add_kernel" for f in carry_over(findings, {"add_kernel"}, text.encode(), text.encode())
+    )
