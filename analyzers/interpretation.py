@@ -25,12 +25,12 @@ from argus.analyzers.tag_asserts import TagAssertion
 
 MAX_RETYPES = 6  # restarts of one probe, each with one more tensor typed as integers
 
-#: asked between probe runs; True stops the check (the caller no longer wants its result)
+#: asked between programs and probe runs; True stops the check (its caller no longer wants it)
 StopCheck = Callable[[], bool]
 
 
 class Cancelled(Exception):
-    """The caller's `should_stop` answered True: the check stopped between two probe runs.
+    """The caller's `should_stop` answered True: the check stopped between two programs.
 
     Not a finding and not an internal error: nothing in the analyzers catches it."""
 
@@ -132,6 +132,7 @@ class ProbeRun:
                 s.kernel, s.scan, launch, s.helpers, self.consts, self.sink, self.int_tensors
             )
             interp.assertions = self.assertions
+            self._stop_between_programs(interp)
             try:
                 interp.run()
                 return
@@ -152,6 +153,20 @@ class ProbeRun:
                 self.aborted = Fact("unmodelled", s.func, s.smap, {"what": what})
                 self._drop_global()
                 return
+
+    def _stop_between_programs(self, interp: Interpreter) -> None:
+        """Ask `should_stop` before each program of the run too: one probe of a large kernel runs
+        for hundreds of milliseconds, its programs for a few each. (This wraps the instance's
+        `run_program` rather than teaching the interpreter about callers that may stop it.)"""
+        if self.should_stop is None:
+            return
+        run_program = interp.run_program
+
+        def stoppable(address_only: bool) -> None:
+            self._stop_if_asked()
+            run_program(address_only)
+
+        interp.run_program = stoppable  # type: ignore[method-assign]
 
     def _stop_if_asked(self) -> None:
         if self.should_stop is not None and self.should_stop():

@@ -78,7 +78,7 @@ def check_source(
     `tree` may be a tree-sitter tree the caller already holds for exactly this text (the language
     server re-parses incrementally and passes it), which saves the parse.
 
-    `should_stop` is asked between kernels and between the probe runs inside one; once it answers
+    `should_stop` is asked between kernels and between the programs the interpreter runs; once it answers
     True the check raises `Cancelled` (the language server's way to drop a check of text that
     has changed meanwhile without waiting for a large kernel to finish). Kernels finished before
     that stay in `cache`.

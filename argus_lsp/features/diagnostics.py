@@ -7,8 +7,8 @@ change, documents.py), not on the client's version number, so a repeated version
 
 At most one check per document is live: starting a newer one cancels the older one
 cooperatively: the job hands `check_source` its `should_stop` (the job's cancelled event), which the
-checker asks between kernels and between the probe runs inside one kernel, and raises `Cancelled`
-once it is set; a superseded check stops within one probe run (tens of milliseconds on real
+checker asks between kernels and between the programs of each probe run, and raises `Cancelled`
+once it is set; a superseded check stops within one program (under 60 ms on the real
 kernels) instead of finishing a file nobody will see. The cache handed to a job
 (`CheckpointCache`) also raises `Superseded` at each kernel's lookup once the job is stale. A job
 that is already stale when a worker picks it up does not start.

@@ -1,6 +1,6 @@
 """What the language server's live checks rest on (issue 13): the per-kernel cache survives edits
 that only move a kernel's launcher, cached findings move with the text they point into, and a
-check stops between probe runs once its caller says so; the kernel being edited is analyzed
+check stops between the programs it interprets once its caller says so; the kernel being edited is analyzed
 first, and the findings of kernels not re-checked yet are carried over an edit.
 
 All run the real checker on real kernels; the only thing observed is the real cache's counters
@@ -89,10 +89,10 @@ def test_a_check_stops_between_probe_runs_once_asked() -> None:
 
     full = check_source(text, should_stop=count(None))
     per_check = asked
-    assert per_check > 2  # once per kernel, then before every probe run of it
+    assert per_check > 2  # once per kernel, then before every program of every probe
     asked = 0
     with pytest.raises(Cancelled):
-        check_source(text, should_stop=count(2))  # inside the kernel, after its first probe
+        check_source(text, should_stop=count(2))  # inside the kernel, after its first program
     assert asked == 2
 
     cache = KernelCache()
