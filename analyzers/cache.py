@@ -1,7 +1,10 @@
 """The per-kernel cache: findings keyed by a hash of the text a kernel's analysis reads.
 
 An edit re-analyzes only the kernels it touched; a kernel that only moved gets its cached
-findings back, shifted by the rows and bytes it moved.
+findings back, shifted by the rows and bytes it moved. The kernel, its launchers and its helpers
+are each keyed on their own text (and column), not on where they sit relative to each other, so a
+line typed in one kernel above another kernel's launcher moves that launcher's findings and
+re-analyzes nothing.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -50,12 +54,27 @@ def cache_key(*parts: bytes) -> str:
     return h.hexdigest()
 
 
-def shift_findings(findings: list[Finding], dbyte: int, drow: int) -> list[Finding]:
-    """Move cached findings with their kernel (rows and bytes shift; columns do not)."""
-    if not dbyte and not drow:
+#: where one piece of text the analysis reads sits in the file: (start byte, end byte, start row)
+Region = tuple[int, int, int]
+
+
+def shift_findings(findings: list[Finding], old: Sequence[Region], new: Sequence[Region]) -> list[Finding]:
+    """Move cached findings with the text they point into (rows and bytes shift; columns do not).
+
+    `old` and `new` list the same pieces (the kernel first, then its launchers and helpers) where
+    they sat when the findings were computed and where they sit now. Each span moves with the
+    innermost piece that held it, so a launcher that moved relative to its kernel carries its own
+    findings along; a span in none of them moves with the kernel."""
+    if list(old) == list(new):
         return findings
 
+    def moved(start: int) -> tuple[int, int]:
+        holding = [i for i, (lo, hi, _row) in enumerate(old) if lo <= start <= hi]
+        best = min(holding, key=lambda i: old[i][1] - old[i][0], default=0)
+        return new[best][0] - old[best][0], new[best][2] - old[best][2]
+
     def sp(s: Span) -> Span:
+        dbyte, drow = moved(s.start_byte)
         return Span(
             s.start_byte + dbyte,
             s.end_byte + dbyte,
@@ -63,17 +82,13 @@ def shift_findings(findings: list[Finding], dbyte: int, drow: int) -> list[Findi
             (s.end_point[0] + drow, s.end_point[1]),
         )
 
+    def edit(e: TextEdit) -> TextEdit:
+        dbyte = moved(e.start_byte)[0]
+        return TextEdit(e.start_byte + dbyte, e.end_byte + dbyte, e.new_text)
+
     out = []
     for f in findings:
-        fix = None
-        if f.fix is not None:
-            fix = Fix(
-                f.fix.title,
-                tuple(TextEdit(e.start_byte + dbyte, e.end_byte + dbyte, e.new_text) for e in f.fix.edits),
-            )
-        out.append(
-            replace(
-                f, span=sp(f.span), fix=fix, related=tuple(Related(sp(r.span), r.message) for r in f.related)
-            )
-        )
+        fix = None if f.fix is None else Fix(f.fix.title, tuple(edit(e) for e in f.fix.edits))
+        related = tuple(Related(sp(r.span), r.message) for r in f.related)
+        out.append(replace(f, span=sp(f.span), fix=fix, related=related))
     return out

@@ -9,6 +9,7 @@ model ends the kernel's runs, keeping what the runs so far established about sin
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, HOST_ERRORS, Unevaluable
@@ -24,6 +25,15 @@ from argus.analyzers.tag_asserts import TagAssertion
 
 MAX_RETYPES = 6  # restarts of one probe, each with one more tensor typed as integers
 
+#: asked between programs and probe runs; True stops the check (its caller no longer wants it)
+StopCheck = Callable[[], bool]
+
+
+class Cancelled(Exception):
+    """The caller's `should_stop` answered True: the check stopped between two programs.
+
+    Not a finding and not an internal error: nothing in the analyzers catches it."""
+
 
 class ProbeRun:
     """The interpretation of one kernel under all its probes; `facts()` is its result."""
@@ -34,8 +44,10 @@ class ProbeRun:
         consts: dict[str, Any],
         assertions: dict[int, TagAssertion],
         recorded: list[RecordedLaunch] | None = None,
+        should_stop: StopCheck | None = None,
     ) -> None:
         self.setup = setup
+        self.should_stop = should_stop
         self.consts = consts
         self.assertions = assertions
         self.sink = FactSink()
@@ -88,6 +100,7 @@ class ProbeRun:
                 if biggest is not None:
                     self.note(f"the {kind} probe ({biggest:,} elements in one tensor)")
                     continue
+                self._stop_if_asked()
                 self._interpret(launch)
                 if self.aborted is not None:
                     return self.facts()
@@ -112,11 +125,14 @@ class ProbeRun:
 
     def _interpret(self, launch: ProbeLaunch) -> None:
         s = self.setup
-        for _attempt in range(MAX_RETYPES):
+        for attempt in range(MAX_RETYPES):
+            if attempt:
+                self._stop_if_asked()
             interp = Interpreter(
                 s.kernel, s.scan, launch, s.helpers, self.consts, self.sink, self.int_tensors
             )
             interp.assertions = self.assertions
+            self._stop_between_programs(interp)
             try:
                 interp.run()
                 return
@@ -137,6 +153,24 @@ class ProbeRun:
                 self.aborted = Fact("unmodelled", s.func, s.smap, {"what": what})
                 self._drop_global()
                 return
+
+    def _stop_between_programs(self, interp: Interpreter) -> None:
+        """Ask `should_stop` before each program of the run too: one probe of a large kernel runs
+        for hundreds of milliseconds, its programs for a few each. (This wraps the instance's
+        `run_program` rather than teaching the interpreter about callers that may stop it.)"""
+        if self.should_stop is None:
+            return
+        run_program = interp.run_program
+
+        def stoppable(address_only: bool) -> None:
+            self._stop_if_asked()
+            run_program(address_only)
+
+        interp.run_program = stoppable  # type: ignore[method-assign]
+
+    def _stop_if_asked(self) -> None:
+        if self.should_stop is not None and self.should_stop():
+            raise Cancelled
 
     def _drop_global(self) -> None:
         """Facts judged over all programs (coverage, races) do not stand when a run stops."""

@@ -15,15 +15,15 @@ kernel becomes a finding (AR002/AR001) for that kernel only, never an exception.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from argus.analyzers.cache import KernelCache, cache_key, shift_findings
+from argus.analyzers.cache import KernelCache, Region, cache_key, shift_findings
 from argus.analyzers.describe import describe_value
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
 from argus.analyzers.frontend.queries import KernelSite, find_kernels
-from argus.analyzers.interpretation import ProbeRun
+from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
 from argus.analyzers.kernel_setup import parse_kernel, set_up_kernel
 from argus.analyzers.model.launch_file import RecordedLaunch
@@ -66,6 +66,9 @@ def check_source(
     cache: KernelCache | None = None,
     tree: Tree | None = None,
     launches: dict[str, list[RecordedLaunch]] | None = None,
+    should_stop: StopCheck | None = None,
+    focus: int | None = None,
+    progress: Progress | None = None,
 ) -> list[Finding]:
     """Check every Triton kernel in one Python source text. Never raises on bad kernel code.
 
@@ -73,14 +76,30 @@ def check_source(
     `analyzers.model.launch_file`), which bind kernels whose launcher the source does not show.
 
     `tree` may be a tree-sitter tree the caller already holds for exactly this text (the language
-    server re-parses incrementally and passes it), which saves the parse."""
+    server re-parses incrementally and passes it), which saves the parse.
+
+    `should_stop` is asked between kernels and between the programs the interpreter runs; once it answers
+    True the check raises `Cancelled` (the language server's way to drop a check of text that
+    has changed meanwhile without waiting for a large kernel to finish). Kernels finished before
+    that stay in `cache`.
+
+    `focus` (a byte offset) and `progress` serve live diagnostics: the kernel holding `focus` is
+    analyzed before the other kernels the cache lacks, and `progress` gets, after each analyzed
+    kernel but the last, the findings so far (suppressed, selected, sorted, as returned) and the
+    names of the kernels still to analyze."""
     source = _as_bytes(text)
-    findings = analyze_module(source, cache=cache, tree=tree, launches=launches)
-    findings = apply_suppressions(source, findings)
     sel = list(select) if select is not None else None
     ign = list(ignore) if ignore is not None else None
-    findings = [f for f in findings if selected(f.code, sel, ign)]
-    return sorted(findings, key=Finding.sort_key)
+
+    def shown(findings: list[Finding]) -> list[Finding]:
+        kept = [f for f in apply_suppressions(source, findings) if selected(f.code, sel, ign)]
+        return sorted(kept, key=Finding.sort_key)
+
+    told = None if progress is None else lambda found, pending: progress(shown(found), pending)
+    findings = analyze_module(
+        source, cache=cache, tree=tree, launches=launches, should_stop=should_stop, focus=focus, progress=told
+    )
+    return shown(findings)
 
 
 def describe_at(text: str | bytes, byte_offset: int) -> str | None:
@@ -102,53 +121,80 @@ def describe_at(text: str | bytes, byte_offset: int) -> str | None:
     return describe_value(name, value, sizes, pid)
 
 
+#: told, after each analyzed kernel but the last, the findings so far and the kernels still to do
+Progress = Callable[[list[Finding], list[str]], None]
+_Todo = tuple[KernelSite, list[RecordedLaunch], str, list[Region]]
+
+
 def analyze_module(
     source: bytes,
     cache: KernelCache | None = None,
     tree: Tree | None = None,
     launches: dict[str, list[RecordedLaunch]] | None = None,
+    should_stop: StopCheck | None = None,
+    focus: int | None = None,
+    progress: Progress | None = None,
 ) -> list[Finding]:
+    """Every kernel's findings: first those the cache holds (cheap), then the others, the kernel
+    holding byte `focus` first (the language server passes where the last edit was, so the kernel
+    being typed in is judged before the rest of the file)."""
     view = build_module_view(source, tree or parse(source))
     out: list[Finding] = []
-    called = view.called_names()
-    for site in view.sites:
-        launchers = view.launcher_nodes(site.name)
-        recorded = (launches or {}).get(site.name, [])
-        if not launchers and not recorded and site.name in called:
-            continue  # a @triton.jit helper: checked through the kernels that call it
-        key, base = _kernel_key(view, site, launchers, recorded)
+    todo: list[_Todo] = []
+    for site, recorded in _checked_sites(view, launches or {}):
+        _stop_if_asked(should_stop)
+        key, regions = _kernel_key(view, site, view.launcher_nodes(site.name), recorded)
         cached = cache.get(key) if cache is not None else None
         if cached is None:
-            found = analyze_kernel(view, site, recorded)
-            if cache is not None:
-                cache.put(key, (found, base))
-            out.extend(found)
+            todo.append((site, recorded, key, regions))
         else:
             found, old = cached
-            out.extend(shift_findings(found, base[0] - old[0], base[1] - old[1]))
+            out.extend(shift_findings(found, old, regions))
+    todo.sort(key=lambda t: focus is None or not t[0].node.start_byte <= focus < t[0].node.end_byte)
+    for i, (site, recorded, key, regions) in enumerate(todo):
+        _stop_if_asked(should_stop)
+        found = analyze_kernel(view, site, recorded, should_stop)
+        if cache is not None:
+            cache.put(key, (found, regions))
+        out.extend(found)
+        if progress is not None and i + 1 < len(todo):
+            progress(list(out), [t[0].name for t in todo[i + 1 :]])
     return out
+
+
+def _checked_sites(
+    view: ModuleView, launches: dict[str, list[RecordedLaunch]]
+) -> Iterator[tuple[KernelSite, list[RecordedLaunch]]]:
+    """The kernels checked on their own, with their recorded launches: not the @triton.jit
+    helpers that only other kernels call (checked through those)."""
+    called = view.called_names()
+    for site in view.sites:
+        recorded = launches.get(site.name, [])
+        if view.launcher_nodes(site.name) or recorded or site.name not in called:
+            yield site, recorded
+
+
+def _stop_if_asked(should_stop: StopCheck | None) -> None:
+    if should_stop is not None and should_stop():
+        raise Cancelled
 
 
 def _kernel_key(
     view: ModuleView, site: KernelSite, launchers: list[Node], recorded: list[RecordedLaunch]
-) -> tuple[str, tuple[int, int]]:
-    """The key holds what the kernel's analysis reads, relative to where it sits: an edit
-    elsewhere, or one that only moves the kernel, reuses the cached findings, shifted."""
+) -> tuple[str, list[Region]]:
+    """The key holds what the kernel's analysis reads, each piece relative to itself: an edit
+    elsewhere, or one that only moves the kernel or any of its launchers or helpers, reuses the
+    cached findings, each shifted with the piece it points into (`shift_findings`)."""
     source = view.source
     helpers = view.reachable_helpers(site)
-    base = site.node.start_byte, site.node.start_point[0]
+    pieces = [site.node, *launchers, *[h.node for h in view.sites if h is not site and h.name in helpers]]
     key = cache_key(
-        source[site.node.start_byte : site.node.end_byte],
         view.const_text,
-        *[
-            source[h.node.start_byte : h.node.end_byte]
-            for h in view.sites
-            if h is not site and h.name in helpers
-        ],
-        *[source[n.start_byte : n.end_byte] + b"@" + str(n.start_byte - base[0]).encode() for n in launchers],
         repr(recorded).encode(),
+        str(len(launchers)).encode(),  # which pieces are launchers and which helpers
+        *[source[n.start_byte : n.end_byte] + b"@" + str(n.start_point[1]).encode() for n in pieces],
     )
-    return key, base
+    return key, [(n.start_byte, n.end_byte, n.start_point[0]) for n in pieces]
 
 
 def _finding(code: str, kernel: str, span: Span, message: str) -> Finding:
@@ -157,7 +203,10 @@ def _finding(code: str, kernel: str, span: Span, message: str) -> Finding:
 
 
 def analyze_kernel(
-    view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch] | None = None
+    view: ModuleView,
+    site: KernelSite,
+    recorded: list[RecordedLaunch] | None = None,
+    should_stop: StopCheck | None = None,
 ) -> list[Finding]:
     err = first_error(site.node)
     if err is not None:
@@ -174,7 +223,7 @@ def analyze_kernel(
     try:
         setup = set_up_kernel(view, site, func, smap)
         assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
-        run = ProbeRun(setup, view.consts, assertions, recorded)
+        run = ProbeRun(setup, view.consts, assertions, recorded, should_stop)
         findings = judge(run.run(), func, RuleContext(site.name, view.source))
         return mark_recorded(findings, run.from_recording) if run.from_recording else findings
     except RecursionError:

@@ -6,10 +6,19 @@ typing never waits for the checker. Work is keyed on the document's *revision* (
 change, documents.py), not on the client's version number, so a repeated version is re-checked.
 
 At most one check per document is live: starting a newer one cancels the older one
-cooperatively. The checker looks up its per-kernel cache before it analyzes each kernel, and the
-cache handed to a job (`CheckpointCache`) raises `Superseded` there once the job is stale, so a
-superseded check stops at the next kernel instead of finishing a file nobody will see. A job that
-is already stale when a worker picks it up does not start.
+cooperatively: the job hands `check_source` its `should_stop` (the job's cancelled event), which the
+checker asks between kernels and between the programs of each probe run, and raises `Cancelled`
+once it is set; a superseded check stops within one program (under 60 ms on the real
+kernels) instead of finishing a file nobody will see. The cache handed to a job
+(`CheckpointCache`) also raises `Superseded` at each kernel's lookup once the job is stale. A job
+that is already stale when a worker picks it up does not start.
+
+A check goes kernel by kernel: the kernels its cache holds first, then the kernel where the text
+changed (the first byte that differs from the last checked text), then the rest. When more than
+one kernel needs analysis after an edit, each one finished is published at once (push clients
+only), together with the last result's findings for the kernels still waiting, carried over the
+edit (carry.py), so the kernel being typed in shows its diagnostics without waiting for the rest
+of the file. A first check (nothing to carry) publishes once, complete.
 
 Each open document has its own `KernelCache` (findings per kernel, keyed by what the kernel
 reads), so an edit re-analyzes only the kernels it touched; closing the document drops the cache,
@@ -34,12 +43,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from argus.analyzers import Finding, KernelCache, check_source
+from argus.analyzers.interpretation import Cancelled
 from lsprotocol import types
 from pygls.uris import to_fs_path
 from tree_sitter import Tree
 
 from argus_lsp import convert
 from argus_lsp.documents import DocumentStore
+from argus_lsp.features.carry import carry_over, first_difference
 from argus_lsp.features.launches import LaunchSnapshot, WorkspaceLaunches
 from argus_lsp.settings import Settings
 
@@ -84,6 +95,7 @@ class Job:
     settings: Settings
     encoding: str
     launches: LaunchSnapshot | None = field(default=None, compare=False)  # the workspace's recording
+    previous: Analysis | None = field(default=None, compare=False, repr=False)
     cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
 
     @property
@@ -100,6 +112,7 @@ class Analysis:
     findings: tuple[Finding, ...]
     diagnostics: list[types.Diagnostic]
     error: str | None = None
+    source: bytes = field(default=b"", compare=False, repr=False)  # the text it was computed on
 
     @property
     def key(self) -> Key:
@@ -115,8 +128,20 @@ def path_of(uri: str) -> str:
     return to_fs_path(uri) or uri
 
 
-def run_job(job: Job, cache: KernelCache) -> Analysis:
-    """The worker's part: check the snapshot and convert it for the client (pure, thread-safe)."""
+def run_job(job: Job, cache: KernelCache, partial: Callable[[Analysis], None] | None = None) -> Analysis:
+    """The worker's part: check the snapshot and convert it for the client (pure, thread-safe).
+
+    `partial` gets an Analysis after each analyzed kernel while others still wait, when there is
+    a previous result to carry the waiting kernels' findings from (see above)."""
+    prev = job.previous if job.previous is not None and job.previous.error is None else None
+    focus = first_difference(prev.source, job.source) if prev is not None else None
+
+    def progress(found: list[Finding], pending: list[str]) -> None:
+        if partial is None:
+            return
+        carried = carry_over(prev.findings, set(pending), prev.source, job.source) if prev else []
+        partial(analysis_of(job, sorted(found + carried, key=Finding.sort_key)))
+
     findings = check_source(
         job.source,
         path_of(job.uri),
@@ -125,13 +150,22 @@ def run_job(job: Job, cache: KernelCache) -> Analysis:
         cache=cache,
         tree=job.tree,
         launches=job.launches.for_file(path_of(job.uri)) if job.launches is not None else None,
+        should_stop=job.cancelled.is_set,
+        focus=focus,
+        progress=progress if partial is not None and prev is not None else None,
     )
+    return analysis_of(job, findings)
+
+
+def analysis_of(job: Job, findings: list[Finding]) -> Analysis:
     diags = convert.diagnostics(
         findings, job.source, job.uri, job.encoding, job.version, job.settings.severity
     )
     if job.launches is not None:
         say_recorded(diags, job.uri)
-    return Analysis(job.uri, job.version, job.revision, job.generation, tuple(findings), diags)
+    return Analysis(
+        job.uri, job.version, job.revision, job.generation, tuple(findings), diags, source=job.source
+    )
 
 
 def say_recorded(diags: list[types.Diagnostic], uri: str) -> None:
@@ -255,11 +289,13 @@ class DiagnosticsScheduler:
             doc.parse(),
             self.settings,
             self.encoding,
-            self.launches.snapshot if self.launches is not None else None,
+            launches=self.launches.snapshot if self.launches is not None else None,
+            previous=done,
         )
         self._live[uri] = job
         cache = self._caches.setdefault(uri, KernelCache())
-        fut = asyncio.get_running_loop().run_in_executor(self.executor, self._work, job, cache)
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(self.executor, self._work, job, cache, loop)
         fut.add_done_callback(lambda f: self._finish(job, f))
 
     def _cancel(self, uri: str) -> None:
@@ -276,13 +312,25 @@ class DiagnosticsScheduler:
             and self.generation == job.generation
         )
 
-    def _work(self, job: Job, cache: KernelCache) -> Analysis | None:
+    def _work(
+        self, job: Job, cache: KernelCache, loop: asyncio.AbstractEventLoop | None = None
+    ) -> Analysis | None:
         if job.cancelled.is_set():
             return None  # superseded while queued: skip the work entirely
+
+        def partial(analysis: Analysis) -> None:
+            if loop is not None and not self.pull:
+                loop.call_soon_threadsafe(self._publish_partial, job, analysis)
+
         try:
-            return run_job(job, CheckpointCache(cache, job.cancelled))
-        except Superseded:
+            return run_job(job, CheckpointCache(cache, job.cancelled), partial)
+        except (Superseded, Cancelled):
             return None
+
+    def _publish_partial(self, job: Job, analysis: Analysis) -> None:
+        """On the loop: a kernel of a still-running check finished; show it if still current."""
+        if self._live.get(job.uri) is job and self._is_current(job):
+            self.publish(job.uri, job.version, analysis.diagnostics)
 
     def _finish(self, job: Job, fut: asyncio.Future) -> None:
         if self._live.get(job.uri) is job:
