@@ -26,6 +26,7 @@ from argus.analyzers.model.nodes import subtree
 from argus.analyzers.model.scan import KernelScan
 
 PRIMES = [2, 3, 5, 7, 11, 13]
+HEURISTIC_STAND_IN = 4  # a heuristic's value the binder cannot evaluate (as other opaque constexprs)
 ROW_PAD = 3  # gap after each row (in elements) of padded probe layouts: overreads land in a gap
 
 
@@ -804,6 +805,9 @@ class LaunchBinder:
         return args, runtime, tensors
 
     def _apply_heuristics(self, args: dict[str, Any]) -> None:
+        """Values of `@triton.heuristics`. One the binder cannot evaluate (a named function, a
+        lambda on dtypes) is unknown, like any opaque launcher value: the probes use a stand-in
+        and the AR001 note names it, instead of the whole kernel going unchecked."""
         for name, fn in self.kernel.heuristics.items():
             ev = HostEval(self.dims, {}, recording=False)
             view = {
@@ -812,11 +816,15 @@ class LaunchBinder:
             }
             if isinstance(fn, ast.Lambda) and fn.args.args:
                 ev.env[fn.args.args[0].arg] = view
-                val = ev.expr(fn.body)
+                try:
+                    val = ev.expr(fn.body)
+                except CANNOT_EVALUATE:
+                    val = Opaque("heuristic")
             else:
                 val = Opaque("heuristic")
             if isinstance(val, Opaque):
-                raise Unevaluable(f"the heuristic for {name}")
+                self.assumed_values[name] = ("a heuristic the checker cannot evaluate", HEURISTIC_STAND_IN)
+                val = HEURISTIC_STAND_IN
             args[name] = val
 
     def _grid(self, ev: HostEval, args: dict[str, Any]) -> tuple[tuple[int, int, int], int]:

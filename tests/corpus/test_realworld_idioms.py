@@ -27,7 +27,6 @@ KNOWN_FALSE_FINDINGS = {
     "assert_relation.py": "L4: `assert M == HC * HC + 2 * HC` is not used to size `mix` and `bias`",
     "exp_of_lse.py": "K2: `exp` of a log-space target taken for an unstabilised softmax (NU003)",
     "helper_block_size.py": "L2: BLOCK_D from a local helper is assumed 4 and GR001 is judged on it",
-    "named_heuristic.py": "X1: a heuristic given as a named function raises out of check_source (a crash)",
     "masked_lane_nan.py": "K3: NaN of masked-off lanes reported as stored when `beta` is not bound (NU004)",
     "no_launch_site.py": "L5: launched from another module; (E, n_tiles) taken as 1-D of n_tiles",
     "scatter_to_rank.py": "K6: values scattered to their rank by design, reported as a tag mismatch (DF004)",
