@@ -31,7 +31,6 @@ KNOWN_FALSE_FINDINGS = {
     "no_launch_site.py": "L5: launched from another module; (E, n_tiles) taken as 1-D of n_tiles",
     "scatter_to_rank.py": "K6: values scattered to their rank by design, reported as a tag mismatch (DF004)",
     "selection_matrix.py": "K5: lanes past the data meet a 0 of a one-hot matrix, reported as reduced (DF003)",
-    "token_ids.py": "K4: token ids trusted by contract reported as unchecked (MB005)",
     "two_pass_softmax.py": "K1: pass 2 uses the final max of pass 1, taken for a stale running max (NU002)",
     "unpacked_beside.py": "L1: `y_true` never unpacked gets free sizes (MB001)",
     "view_rows.py": "L3: `view(-1, n)` of two tensors: their rows are not related (MB001)",
