@@ -28,9 +28,7 @@ def kernel_side(policy_phrases: list[str], source: bytes, kernel: str, index_fro
     if tree is None:
         return policy_phrases
     out = list(policy_phrases)
-    func = next(
-        (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel), None
-    )
+    func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel), None)
     if func is not None:
         out += _negative_other(func, index_from)
         out += [

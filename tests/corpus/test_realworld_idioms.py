@@ -28,7 +28,6 @@ KNOWN_FALSE_FINDINGS = {
     "exp_of_lse.py": "K2: `exp` of a log-space target taken for an unstabilised softmax (NU003)",
     "helper_block_size.py": "L2: BLOCK_D from a local helper is assumed 4 and GR001 is judged on it",
     "masked_lane_nan.py": "K3: NaN of masked-off lanes reported as stored when `beta` is not bound (NU004)",
-    "no_launch_site.py": "L5: launched from another module; (E, n_tiles) taken as 1-D of n_tiles",
     "scatter_to_rank.py": "K6: values scattered to their rank by design, reported as a tag mismatch (DF004)",
     "selection_matrix.py": "K5: lanes past the data meet a 0 of a one-hot matrix, reported as reduced (DF003)",
     "two_pass_softmax.py": "K1: pass 2 uses the final max of pass 1, taken for a stale running max (NU002)",
