@@ -31,7 +31,6 @@ KNOWN_FALSE_FINDINGS = {
     "scatter_to_rank.py": "K6: values scattered to their rank by design, reported as a tag mismatch (DF004)",
     "selection_matrix.py": "K5: lanes past the data meet a 0 of a one-hot matrix, reported as reduced (DF003)",
     "two_pass_softmax.py": "K1: pass 2 uses the final max of pass 1, taken for a stale running max (NU002)",
-    "unpacked_beside.py": "L1: `y_true` never unpacked gets free sizes (MB001)",
     "view_rows.py": "L3: `view(-1, n)` of two tensors: their rows are not related (MB001)",
     "zero_dim_output.py": "L9: a 0-d tensor (one element) taken as empty (MB002)",
     "zeros_band.py": "L7: band written into a torch.zeros output reported as uncovered (GR001, DF004)",
