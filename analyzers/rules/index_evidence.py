@@ -27,9 +27,13 @@ def kernel_side(policy_phrases: list[str], source: bytes, kernel: str, index_fro
     tree = _parse(source)
     if tree is None:
         return policy_phrases
-    out = list(policy_phrases)
     func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel), None)
+    out = []
     if func is not None:
+        # the interpreter's policies follow data flow loosely (a value computed from the
+        # gathered data compared with a float bound); only a comparison of the loaded index
+        # itself, or a window shift, is evidence
+        out += [p for p in policy_phrases if "window" in p or _compared_directly(func, index_from)]
         out += _negative_other(func, index_from)
         out += [
             f"the kernel is given the sentinel `{a.arg}`"
@@ -40,6 +44,43 @@ def kernel_side(policy_phrases: list[str], source: bytes, kernel: str, index_fro
     if fills:
         out.append(f"host code in this file fills a tensor with {fills[0]}")
     return out
+
+
+def _compared_directly(func: ast.FunctionDef, index_from: str) -> bool:
+    """Some comparison in the kernel tests a variable assigned straight from a load of
+    `index_from` (through casts: `tok = tl.load(ids_ptr + i).to(tl.int64)`) against a literal
+    or a scalar parameter (`tok < num_valid`, `expert == -1`), not against a tile (`cols == idx`)."""
+    direct: set[str] = set()
+    for n in ast.walk(func):
+        if isinstance(n, ast.Assign) and _loads_from(n.value, index_from):
+            direct |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+    params = {a.arg for a in func.args.args}
+
+    def bound(e: ast.expr) -> bool:
+        return (
+            isinstance(e, ast.Constant)
+            or _negative_int(e) is not None
+            or (isinstance(e, ast.Name) and e.id in params)
+        )
+
+    for n in ast.walk(func):
+        if isinstance(n, ast.Compare) and len(n.ops) == 1:
+            a, b = n.left, n.comparators[0]
+            for x, y in ((a, b), (b, a)):
+                if isinstance(x, ast.Name) and x.id in direct and bound(y):
+                    return True
+    return False
+
+
+def _loads_from(e: ast.expr, index_from: str) -> bool:
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("to", "cast"):
+        e = e.func.value
+    return (
+        isinstance(e, ast.Call)
+        and _name(e.func) == "load"
+        and bool(e.args)
+        and index_from in {x.id for x in ast.walk(e.args[0]) if isinstance(x, ast.Name)}
+    )
 
 
 def _negative_other(func: ast.FunctionDef, index_from: str) -> list[str]:

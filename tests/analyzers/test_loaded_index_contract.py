@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from argus.analyzers import Severity, check_source
 
-_SRC = '''
+_SRC = """
 import torch
 import triton
 import triton.language as tl
@@ -35,7 +35,7 @@ def gather(ids, table{extra_arg_def}):
     out = torch.empty((n_tokens, dim), dtype=table.dtype, device=table.device)
     gather_kernel[(triton.cdiv(n_tokens, 16),)](ids, table, out, n_tokens, dim, {extra_arg}BLOCK_T=16, BLOCK_D=64)
     return out
-'''
+"""
 
 _PLAIN = dict(extra_param="", other="0", elsewhere="", extra_arg_def="", host="", extra_arg="")
 
@@ -56,12 +56,26 @@ def test_without_evidence_the_callers_contract_is_trusted_and_named() -> None:
     [
         {"other": "-1"},
         {"elsewhere": "tl.store(out_ptr, tl.sum((ids == -1).to(tl.int32), axis=0))"},
-        {"extra_param": "ignore_index, ", "extra_arg_def": ", ignore_index=-100", "extra_arg": "ignore_index, "},
+        {
+            "extra_param": "ignore_index, ",
+            "extra_arg_def": ", ignore_index=-100",
+            "extra_arg": "ignore_index, ",
+        },
         {"host": "ids = torch.where(ids < vocab, ids, torch.full_like(ids, -1))"},
     ],
     ids=["negative-other", "sentinel-compared-elsewhere", "sentinel-parameter", "host-negative-fill"],
 )
 def test_a_sentinel_the_code_shows_makes_it_a_warning(change: dict[str, str]) -> None:
     found = _mb005(**change)
-    assert found and all(f.severity is Severity.WARNING for f in found), [(f.severity, f.message) for f in found]
+    assert found and all(f.severity is Severity.WARNING for f in found), [
+        (f.severity, f.message) for f in found
+    ]
     assert "out-of-range values exist here" in found[0].message
+
+
+def test_comparing_the_index_with_a_tile_is_not_evidence_of_a_sentinel() -> None:
+    # a one-hot (`offs_d == ids`) uses the id as data; it says nothing about its range
+    found = _mb005(
+        elsewhere="tl.store(out_ptr + offs_d, (offs_d[None, :] == ids[:, None]).to(tl.float32).sum(0))"
+    )
+    assert found and all(f.severity is Severity.HINT for f in found), [(f.severity, f.message) for f in found]
