@@ -20,6 +20,7 @@ from typing import Any
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.findings import Span
 from argus.analyzers.interp.values import TensorInfo, norm_dtype
+from argus.analyzers.model.elementwise import elementwise
 from argus.analyzers.model.host import DimClasses, HostEval, HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.kernel import KernelModel, SourceMap
 from argus.analyzers.model.nodes import subtree
@@ -865,49 +866,6 @@ class LaunchBinder:
         dims = tuple(int(x) for x in val) + (1,) * (3 - len(val))
         return (dims[0], dims[1], dims[2]), len(val)
 
-    def _flat_kernel(self) -> bool:
-        """Only 1-D tiles over plain pointers (no 2-D indexing, dots, block pointers or
-        descriptors): an elementwise kernel whose tensors are as long as its one size."""
-        for n in subtree(self.kernel.func):
-            if isinstance(n, ast.Subscript) and any(
-                isinstance(x, ast.Constant) and x.value is None
-                for x in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])
-            ):
-                return False
-            if (
-                isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and n.func.attr
-                in ("dot", "make_block_ptr", "make_tensor_descriptor", "reshape", "view", "trans")
-            ):
-                return False
-        return True
-
-    def _one_size_bounds_all(self, size: str, consts: dict[str, Any]) -> bool:
-        """The elementwise shape, where one size is every tensor's length: `size` appears in
-        comparisons only bare or shifted by a constant (`offs < n`, not `offs < n * K`), and no program-id term is scaled by
-        a runtime value (`row * n_cols` addresses rows of a 2-D tensor the mask does not bound).
-        Anything else has extents nobody established without a launch: bounds stay unjudged."""
-        func = self.kernel.func
-        runtime = {
-            p.name
-            for p in self.kernel.params
-            if not p.constexpr and p.name not in consts and p.name not in self.scan.pointers
-        }
-        pid_names = _program_id_names(func)
-        for n in subtree(func):
-            if isinstance(n, ast.Compare):
-                for side in [n.left, *n.comparators]:
-                    if size in _names_in(side) and not _one_size(side, size):
-                        return False
-            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
-                a, b = _names_in(n.left), _names_in(n.right)
-                pid_a = bool(a & pid_names) or _calls_program_id(n.left)
-                pid_b = bool(b & pid_names) or _calls_program_id(n.right)
-                if (pid_a and b & runtime) or (pid_b and a & runtime):
-                    return False
-        return True
-
     def _assumed_probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         """No launch in the file. Tensors are contiguous; when the kernel bounds its offsets by a
         single size (an elementwise kernel: `offsets < n_elements`), every tensor holds that many
@@ -937,12 +895,7 @@ class LaunchBinder:
             runtime.add(p.name)
             sizes[p.name] = v
         strided = any("stride" in p.name for p in self.kernel.params)
-        single = (
-            len(tiled) == 1
-            and not strided
-            and self._flat_kernel()
-            and self._one_size_bounds_all(tiled[0], consts)
-        )
+        single = len(tiled) == 1 and not strided and elementwise(self.kernel, self.scan, tiled[0], consts)
         n_t = 0
         for p in self.kernel.params:
             if p.name in self.scan.pointers:
@@ -974,51 +927,6 @@ class LaunchBinder:
         return ProbeLaunch(
             kind, args, runtime, grid, 3 if not single else 1, sizes, config, None, True, notes=[note]
         )
-
-
-def _one_size(e: ast.expr, size: str) -> bool:
-    """`n`, or `n` plus or minus a literal: still the one size's scale."""
-    if isinstance(e, ast.Name):
-        return e.id == size
-    return (
-        isinstance(e, ast.BinOp)
-        and isinstance(e.op, ast.Add | ast.Sub)
-        and (
-            (_one_size(e.left, size) and isinstance(e.right, ast.Constant))
-            or (isinstance(e.op, ast.Add) and isinstance(e.left, ast.Constant) and _one_size(e.right, size))
-        )
-    )
-
-
-def _names_in(e: ast.AST) -> set[str]:
-    return {n.id for n in subtree(e) if isinstance(n, ast.Name)}
-
-
-def _calls_program_id(e: ast.AST) -> bool:
-    return any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "program_id"
-        for n in subtree(e)
-    )
-
-
-def _program_id_names(func: ast.FunctionDef) -> set[str]:
-    """Locals computed from `tl.program_id`, directly or through others (`row = pid // n`)."""
-    assigns = [
-        n for n in subtree(func) if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None
-    ]
-    out: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for n in assigns:
-            assert n.value is not None
-            if _calls_program_id(n.value) or _names_in(n.value) & out:
-                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-                new = set().union(*(_names_in(t) for t in targets)) - out
-                if new:
-                    out |= new
-                    changed = True
-    return out
 
 
 def _int_expr(e: ast.expr) -> int:

@@ -304,22 +304,31 @@ def scan_kernel(
         for n in assigns
         if len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
     }
-    # `x_ptr += row * stride_x`: the terms a pointer is moved by before its addresses are formed
-    shifts: dict[str, list[ast.expr]] = {}
-    for n in by_kind.get(ast.AugAssign, []):
-        assert isinstance(n, ast.AugAssign)
-        if isinstance(n.op, ast.Add) and isinstance(n.target, ast.Name):
-            shifts.setdefault(n.target.id, []).append(n.value)
-    address_ranks: dict[str, int] = {}
+    shifts = _pointer_shifts(by_kind.get(ast.AugAssign, []))
+    address_ranks = _address_ranks(calls, _AddressTerms(values, pointers, runtime_ints, shifts))
+    return KernelScan(pointers, tiled & pset, arange_params, policies, derived, address_ranks)
+
+
+def _address_ranks(calls: list[ast.Call], proto: _AddressTerms) -> dict[str, int]:
+    """Pointer param -> the rank its addresses imply (the widest over its memory calls)."""
+    ranks: dict[str, int] = {}
     for n in calls:
         if _call_name(n) in MEMORY_CALLS and n.args:
-            terms = _AddressTerms(values, pointers, runtime_ints, shifts)
+            terms = _AddressTerms(proto.values, proto.pointers, proto.runtime_ints, proto.shifts)
             terms.visit(n.args[0])
             if len(terms.bases) == 1:
                 base = next(iter(terms.bases))
-                rank = len(terms.strides) + (1 if terms.unit else 0)
-                address_ranks[base] = max(address_ranks.get(base, 0), rank)
-    return KernelScan(pointers, tiled & pset, arange_params, policies, derived, address_ranks)
+                ranks[base] = max(ranks.get(base, 0), len(terms.strides) + (1 if terms.unit else 0))
+    return ranks
+
+
+def _pointer_shifts(augassigns: list[ast.AST]) -> dict[str, list[ast.expr]]:
+    """`x_ptr += row * stride_x`: the terms each name is moved by before addresses are formed."""
+    shifts: dict[str, list[ast.expr]] = {}
+    for n in augassigns:
+        if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and isinstance(n.target, ast.Name):
+            shifts.setdefault(n.target.id, []).append(n.value)
+    return shifts
 
 
 class _AddressTerms:
