@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from argus.analyzers import Severity, check_source
 
-_KERNEL = '''
+_KERNEL = """
 import torch
 import triton
 import triton.language as tl
@@ -28,16 +28,16 @@ def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, IS_HALF: tl.constexpr):
         x = x.to(tl.float32)
     tl.store(out_ptr + offs, x * 2.0, mask=offs < n)
 {launcher}
-'''
+"""
 
-_LAUNCHER = '''
+_LAUNCHER = """
 
 def scale(x):
     n = x.numel()
     out = torch.empty_like(x)
     scale_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, out, n)
     return out
-'''
+"""
 
 
 def _check(block: str, mask: str = "offs < n", launcher: str = _LAUNCHER) -> list:
@@ -69,4 +69,6 @@ def test_a_bug_in_a_kernel_with_an_unknown_heuristic_is_still_found() -> None:
     findings = _check("_block_for", mask="offs < n + 1")
     src = _KERNEL.format(block="_block_for", mask="offs < n + 1", launcher=_LAUNCHER)
     load_line = next(i for i, t in enumerate(src.splitlines(), 1) if "tl.load" in t)
-    assert [f for f in findings if f.code == "MB001" and f.line == load_line], [(f.code, f.line) for f in findings]
+    assert [f for f in findings if f.code == "MB001" and f.line == load_line], [
+        (f.code, f.line) for f in findings
+    ]
