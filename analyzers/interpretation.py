@@ -121,7 +121,11 @@ class ProbeRun:
             # keep checking what does not need the launch: as if it had no launch site
             self.note(what, fallback=True)
             self.binder = self._unbound()
-            return self.binder.probe(kind, config)
+            try:
+                return self.binder.probe(kind, config)
+            except CANNOT_EVALUATE as again:  # the assumed launch fails too: nothing to run
+                self.note(str(again) if isinstance(again, Unevaluable) else what)
+                return None
 
     def _interpret(self, launch: ProbeLaunch) -> None:
         s = self.setup

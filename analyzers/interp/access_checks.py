@@ -18,6 +18,7 @@ from argus.analyzers.interp.values import Ptr, TensorInfo, Val, is_float
 
 if TYPE_CHECKING:
     from argus.analyzers.interp.context import OpContext
+    from argus.analyzers.model.scan import IndexPolicy
 
 
 def check_access(
@@ -64,10 +65,25 @@ def check_access(
                         "index_from": src,
                         "lower_only": bool(pol and pol.lower_only),
                         "window_start": pol.window_start if pol else None,
+                        "compared": _range_evidence(src, pol),
                     },
                     [(node, interp.smap, f"the {kind} it addresses")],
                 )
             )
+
+
+def _range_evidence(src: str, pol: IndexPolicy | None) -> list[str]:
+    """Where the kernel itself compares the index's contents with a bound or a sentinel (on
+    another path than this access): the code says out-of-range values exist (MB005 warns)."""
+    if pol is None:
+        return []
+    out = [f"`{src}` is compared with {v} elsewhere" for v in sorted(pol.sentinels)]
+    out += [f"`{src}` is compared with `{p}` elsewhere" for p in sorted(pol.sentinel_params)]
+    if pol.upper:
+        out.append(f"`{src}` is bounded by `{pol.upper}` elsewhere")
+    if pol.lower_only:
+        out.append(f"`{src}` is shifted into a window checked from below only")
+    return out
 
 
 def report_out_of_bounds(

@@ -20,12 +20,14 @@ from typing import Any
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.findings import Span
 from argus.analyzers.interp.values import TensorInfo, norm_dtype
+from argus.analyzers.model.elementwise import elementwise
 from argus.analyzers.model.host import DimClasses, HostEval, HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.kernel import KernelModel, SourceMap
 from argus.analyzers.model.nodes import subtree
 from argus.analyzers.model.scan import KernelScan
 
 PRIMES = [2, 3, 5, 7, 11, 13]
+HEURISTIC_STAND_IN = 4  # a heuristic's value the binder cannot evaluate (as other opaque constexprs)
 ROW_PAD = 3  # gap after each row (in elements) of padded probe layouts: overreads land in a gap
 
 
@@ -804,6 +806,9 @@ class LaunchBinder:
         return args, runtime, tensors
 
     def _apply_heuristics(self, args: dict[str, Any]) -> None:
+        """Values of `@triton.heuristics`. One the binder cannot evaluate (a named function, a
+        lambda on dtypes) is unknown, like any opaque launcher value: the probes use a stand-in
+        and the AR001 note names it, instead of the whole kernel going unchecked."""
         for name, fn in self.kernel.heuristics.items():
             ev = HostEval(self.dims, {}, recording=False)
             view = {
@@ -812,11 +817,15 @@ class LaunchBinder:
             }
             if isinstance(fn, ast.Lambda) and fn.args.args:
                 ev.env[fn.args.args[0].arg] = view
-                val = ev.expr(fn.body)
+                try:
+                    val = ev.expr(fn.body)
+                except CANNOT_EVALUATE:
+                    val = Opaque("heuristic")
             else:
                 val = Opaque("heuristic")
             if isinstance(val, Opaque):
-                raise Unevaluable(f"the heuristic for {name}")
+                self.assumed_values[name] = ("a heuristic the checker cannot evaluate", HEURISTIC_STAND_IN)
+                val = HEURISTIC_STAND_IN
             args[name] = val
 
     def _grid(self, ev: HostEval, args: dict[str, Any]) -> tuple[tuple[int, int, int], int]:
@@ -857,24 +866,6 @@ class LaunchBinder:
         dims = tuple(int(x) for x in val) + (1,) * (3 - len(val))
         return (dims[0], dims[1], dims[2]), len(val)
 
-    def _flat_kernel(self) -> bool:
-        """Only 1-D tiles over plain pointers (no 2-D indexing, dots, block pointers or
-        descriptors): an elementwise kernel whose tensors are as long as its one size."""
-        for n in subtree(self.kernel.func):
-            if isinstance(n, ast.Subscript) and any(
-                isinstance(x, ast.Constant) and x.value is None
-                for x in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])
-            ):
-                return False
-            if (
-                isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and n.func.attr
-                in ("dot", "make_block_ptr", "make_tensor_descriptor", "reshape", "view", "trans")
-            ):
-                return False
-        return True
-
     def _assumed_probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         """No launch in the file. Tensors are contiguous; when the kernel bounds its offsets by a
         single size (an elementwise kernel: `offsets < n_elements`), every tensor holds that many
@@ -903,8 +894,8 @@ class LaunchBinder:
             args[p.name] = v
             runtime.add(p.name)
             sizes[p.name] = v
-        strided = any(p.name.startswith("stride") or p.name.endswith("stride") for p in self.kernel.params)
-        single = len(tiled) == 1 and not strided and self._flat_kernel()
+        strided = any("stride" in p.name for p in self.kernel.params)
+        single = len(tiled) == 1 and not strided and elementwise(self.kernel, self.scan, tiled[0], consts)
         n_t = 0
         for p in self.kernel.params:
             if p.name in self.scan.pointers:

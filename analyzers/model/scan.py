@@ -304,16 +304,31 @@ def scan_kernel(
         for n in assigns
         if len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
     }
-    address_ranks: dict[str, int] = {}
+    shifts = _pointer_shifts(by_kind.get(ast.AugAssign, []))
+    address_ranks = _address_ranks(calls, _AddressTerms(values, pointers, runtime_ints, shifts))
+    return KernelScan(pointers, tiled & pset, arange_params, policies, derived, address_ranks)
+
+
+def _address_ranks(calls: list[ast.Call], proto: _AddressTerms) -> dict[str, int]:
+    """Pointer param -> the rank its addresses imply (the widest over its memory calls)."""
+    ranks: dict[str, int] = {}
     for n in calls:
         if _call_name(n) in MEMORY_CALLS and n.args:
-            terms = _AddressTerms(values, pointers, runtime_ints)
+            terms = _AddressTerms(proto.values, proto.pointers, proto.runtime_ints, proto.shifts)
             terms.visit(n.args[0])
             if len(terms.bases) == 1:
                 base = next(iter(terms.bases))
-                rank = len(terms.strides) + (1 if terms.unit else 0)
-                address_ranks[base] = max(address_ranks.get(base, 0), rank)
-    return KernelScan(pointers, tiled & pset, arange_params, policies, derived, address_ranks)
+                ranks[base] = max(ranks.get(base, 0), len(terms.strides) + (1 if terms.unit else 0))
+    return ranks
+
+
+def _pointer_shifts(augassigns: list[ast.AST]) -> dict[str, list[ast.expr]]:
+    """`x_ptr += row * stride_x`: the terms each name is moved by before addresses are formed."""
+    shifts: dict[str, list[ast.expr]] = {}
+    for n in augassigns:
+        if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and isinstance(n.target, ast.Name):
+            shifts.setdefault(n.target.id, []).append(n.value)
+    return shifts
 
 
 class _AddressTerms:
@@ -321,8 +336,15 @@ class _AddressTerms:
     multiply by, and whether one term has no stride (the unit-stride innermost dimension).
     Variables are followed to their (last) assignment."""
 
-    def __init__(self, values: dict[str, ast.expr], pointers: set[str], runtime_ints: set[str]) -> None:
+    def __init__(
+        self,
+        values: dict[str, ast.expr],
+        pointers: set[str],
+        runtime_ints: set[str],
+        shifts: dict[str, list[ast.expr]] | None = None,
+    ) -> None:
         self.values, self.pointers, self.runtime_ints = values, pointers, runtime_ints
+        self.shifts = shifts or {}
         self.bases: set[str] = set()
         self.strides: set[str] = set()
         self.unit = False
@@ -333,6 +355,10 @@ class _AddressTerms:
             self.visit(e.left)
             self.visit(e.right)
         elif isinstance(e, ast.Name):
+            if e.id in self.shifts and f"+{e.id}" not in self._seen:
+                self._seen.add(f"+{e.id}")
+                for shift in self.shifts[e.id]:
+                    self._visit_shift(shift)
             if e.id in self.pointers:
                 self.bases.add(e.id)
             elif e.id in self.values and e.id not in self._seen and self._pointer_like(e.id):
@@ -350,6 +376,13 @@ class _AddressTerms:
                 self.strides |= found
             else:
                 self.unit = True
+
+    def _visit_shift(self, e: ast.expr) -> None:
+        """A term a pointer was moved by: only its strided products count (a scalar offset
+        such as `row * stride` adds a dimension; a bare offset says nothing of unit stride)."""
+        unit = self.unit
+        self.visit(e)
+        self.unit = unit
 
     def _pointer_like(self, name: str, visiting: frozenset[str] = frozenset()) -> bool:
         """A variable that holds a pointer (`k_base = K + ...`), not an index."""

@@ -43,7 +43,7 @@ class NotAnalyzed(Rule):
         elif fact.data.get("fallback"):
             msg = (
                 f"{fact.data['what']} is not modelled: the kernel was checked as if it had no launch site "
-                f"(bounds, coverage and grid rules not judged)"
+                f"(coverage and grid rules not judged; bounds only where one size bounds every access)"
             )
         else:
             msg = f"{fact.data['what']} is not modelled: findings that depend on it are not judged"

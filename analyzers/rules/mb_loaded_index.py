@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
-from argus.analyzers.findings import Finding
+from argus.analyzers.findings import Finding, Severity
 from argus.analyzers.interp.facts import Fact
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, register, where
+from argus.analyzers.rules.index_evidence import kernel_side
 
 
 @register
@@ -17,6 +19,15 @@ class UncheckedLoadedIndex(Rule):
     target == ignore_index) before it addresses memory: by a mask built from that check, or a
     branch (`if expert == -1: return`). Values that only bound the program's own range of work
     (prefix sums such as `cu_seqlens`) are trusted.
+
+    It is a **warning** only where the code itself shows that out-of-range values exist: the
+    kernel compares the index with a sentinel or a bound on another path, loads it with a
+    negative `other=`, is given a sentinel parameter (`ignore_index`), shifts it into a window
+    checked from below only, or host code in the same file fills an integer tensor with a
+    negative value (padding the launcher creates). Otherwise the caller's contract (token ids
+    below the vocabulary, block-table entries that name pages) is trusted: the finding is a
+    **hint** that names that assumption. For the strict reading, make every MB005 a warning in
+    the project's settings: `[tool.argus.severity]` `MB005 = "warning"`.
 
     ## Why it matters
     Routing tables carry sentinels by design: -1 for an expert on another rank, padding ids past
@@ -48,7 +59,17 @@ class UncheckedLoadedIndex(Rule):
                 f"a value loaded from `{d['index_from']}` addresses `{d['tensor']}` without a range or sentinel "
                 f"check on the way (no mask or branch tests it)"
             )
+        evidence = kernel_side(list(d.get("compared", [])), ctx.source, ctx.kernel, d["index_from"])
+        if evidence:
+            msg += f"; out-of-range values exist here: {evidence[0]}"
+            severity = Severity.WARNING
+        else:
+            msg += (
+                "; trusted as the caller's contract (every value in range): nothing in this file shows "
+                "a sentinel or padding"
+            )
+            severity = Severity.HINT
         summary = f"{where(d)}: `{d['index_from']}` contents reach the address of `{d['tensor']}` unchecked"
-        yield self.finding(
-            fact, ctx, msg, base_witness(fact, summary, index_tensor=d["index_from"], addressed=d["tensor"])
-        )
+        witness = base_witness(fact, summary, index_tensor=d["index_from"], addressed=d["tensor"])
+        witness["evidence"] = "; ".join(evidence) or "none (the caller's contract is assumed)"
+        yield replace(self.finding(fact, ctx, msg, witness), severity=severity)

@@ -1,0 +1,140 @@
+"""What the code itself says about a loaded index's range, for MB005's severity.
+
+Trusting the caller's contract (token ids below the vocabulary, block-table entries that name
+pages) is the default: most loaded indices in real code are correct by construction upstream,
+and the kernel cannot tell. The code shows that out-of-range values exist when it names a
+sentinel: the kernel compares the index with one somewhere else (`expert == -1`, `tok <
+num_valid`, a window shift checked from below only), loads it with a negative `other=`, is
+given a sentinel parameter (`ignore_index`), or host code in the same file fills an integer
+tensor with a negative value (`torch.full(..., -1)`, `.fill_(-1)`, `t[i] = -1`): padding the
+launcher creates. Each piece of evidence is a short phrase the finding quotes.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import lru_cache
+
+# a scalar kernel parameter that carries a sentinel or the count of valid entries
+_SENTINEL_PARAM = re.compile(r"ignore|sentinel|invalid|num_valid|pad_id|padding_idx|pad_token", re.IGNORECASE)
+_FILL_CALLS = {"full", "full_like", "new_full", "fill_", "pad", "masked_fill", "masked_fill_"}
+
+
+def kernel_side(policy_phrases: list[str], source: bytes, kernel: str, index_from: str) -> list[str]:
+    """Evidence inside the kernel and its file (the interpreter's own comparisons come as
+    `policy_phrases`)."""
+    tree = _parse(source)
+    if tree is None:
+        return policy_phrases
+    func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel), None)
+    out = []
+    if func is not None:
+        # the interpreter's policies follow data flow loosely (a value computed from the
+        # gathered data compared with a float bound); only a comparison of the loaded index
+        # itself, or a window shift, is evidence
+        out += [p for p in policy_phrases if "window" in p or _compared_directly(func, index_from)]
+        out += _negative_other(func, index_from)
+        out += [
+            f"the kernel is given the sentinel `{a.arg}`"
+            for a in func.args.args
+            if _SENTINEL_PARAM.search(a.arg) and a.arg != index_from
+        ]
+    fills = _negative_fills(source)
+    if fills:
+        out.append(f"host code in this file fills a tensor with {fills[0]}")
+    return out
+
+
+def _compared_directly(func: ast.FunctionDef, index_from: str) -> bool:
+    """Some comparison in the kernel tests a variable assigned straight from a load of
+    `index_from` (through casts: `tok = tl.load(ids_ptr + i).to(tl.int64)`) against a literal
+    or a scalar parameter (`tok < num_valid`, `expert == -1`), not against a tile (`cols == idx`)."""
+    direct: set[str] = set()
+    for n in ast.walk(func):
+        if isinstance(n, ast.Assign) and _loads_from(n.value, index_from):
+            direct |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+    params = {a.arg for a in func.args.args}
+
+    def bound(e: ast.expr) -> bool:
+        return (
+            isinstance(e, ast.Constant)
+            or _negative_int(e) is not None
+            or (isinstance(e, ast.Name) and e.id in params)
+        )
+
+    for n in ast.walk(func):
+        if isinstance(n, ast.Compare) and len(n.ops) == 1:
+            a, b = n.left, n.comparators[0]
+            for x, y in ((a, b), (b, a)):
+                if isinstance(x, ast.Name) and x.id in direct and bound(y):
+                    return True
+    return False
+
+
+def _loads_from(e: ast.expr, index_from: str) -> bool:
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("to", "cast"):
+        e = e.func.value
+    return (
+        isinstance(e, ast.Call)
+        and _name(e.func) == "load"
+        and bool(e.args)
+        and index_from in {x.id for x in ast.walk(e.args[0]) if isinstance(x, ast.Name)}
+    )
+
+
+def _negative_other(func: ast.FunctionDef, index_from: str) -> list[str]:
+    out = []
+    for n in ast.walk(func):
+        if not (isinstance(n, ast.Call) and _name(n.func) == "load" and n.args):
+            continue
+        if index_from not in {x.id for x in ast.walk(n.args[0]) if isinstance(x, ast.Name)}:
+            continue
+        for k in n.keywords:
+            v = _negative_int(k.value)
+            if k.arg == "other" and v is not None:
+                out.append(f"`{index_from}` is loaded with `other={v}`")
+    return out
+
+
+@lru_cache(maxsize=32)
+def _negative_fills(source: bytes) -> tuple[str, ...]:
+    tree = _parse(source)
+    if tree is None:
+        return ()
+    found = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and _name(n.func) in _FILL_CALLS:
+            values = list(n.args[1:]) + [k.value for k in n.keywords if k.arg in ("fill_value", "value")]
+            if _name(n.func) in ("fill_", "masked_fill_") or _name(n.func) == "new_full":
+                values = list(n.args) + values
+            found += [f"`{v}`" for v in (_negative_int(x) for x in values) if v is not None]
+        elif isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) for t in n.targets):
+            v = _negative_int(n.value)
+            if v is not None:
+                found.append(f"`{v}`")
+    return tuple(found)
+
+
+@lru_cache(maxsize=32)
+def _parse(source: bytes) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _name(f: ast.expr) -> str | None:
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+
+
+def _negative_int(e: ast.expr) -> int | None:
+    if (
+        isinstance(e, ast.UnaryOp)
+        and isinstance(e.op, ast.USub)
+        and isinstance(e.operand, ast.Constant)
+        and isinstance(e.operand.value, int)
+        and not isinstance(e.operand.value, bool)
+    ):
+        return -e.operand.value
+    return None
