@@ -66,16 +66,20 @@ def time_limit(cpu_seconds: float, wall_factor: float = 4.0) -> Iterator[None]:
     CPU time is the budget because the checker is CPU-bound and the machine may be shared: a
     file that waits for a core is not hanging. The wall-clock limit catches anything else."""
 
+    armed = True
+
     def _fire(_signum: int, _frame: object) -> None:
-        raise FileTimeout
+        if armed:  # a signal already pending while the timers are disarmed is dropped
+            raise FileTimeout
 
     old_prof = signal.signal(signal.SIGPROF, _fire)
     old_alrm = signal.signal(signal.SIGALRM, _fire)
-    signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
-    signal.setitimer(signal.ITIMER_REAL, cpu_seconds * wall_factor)
-    try:
+    try:  # armed inside the try: a budget so small it fires at once still gets disarmed
+        signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
+        signal.setitimer(signal.ITIMER_REAL, cpu_seconds * wall_factor)
         yield
     finally:
+        armed = False
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGPROF, old_prof)
