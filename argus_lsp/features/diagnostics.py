@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from argus.analyzers import Finding, KernelCache, check_source
+from argus.analyzers import Finding, KernelCache, check_source, kernel_timeout
 from lsprotocol import types
 from pygls.uris import to_fs_path
 from tree_sitter import Tree
@@ -115,14 +115,15 @@ def path_of(uri: str) -> str:
 
 def run_job(job: Job, cache: KernelCache) -> Analysis:
     """The worker's part: check the snapshot and convert it for the client (pure, thread-safe)."""
-    findings = check_source(
-        job.source,
-        path_of(job.uri),
-        select=job.settings.select,
-        ignore=job.settings.ignore or None,
-        cache=cache,
-        tree=job.tree,
-    )
+    with kernel_timeout(job.settings.kernel_timeout):  # the per-kernel budget (argus.kernelTimeout)
+        findings = check_source(
+            job.source,
+            path_of(job.uri),
+            select=job.settings.select,
+            ignore=job.settings.ignore or None,
+            cache=cache,
+            tree=job.tree,
+        )
     diags = convert.diagnostics(
         findings, job.source, job.uri, job.encoding, job.version, job.settings.severity
     )
