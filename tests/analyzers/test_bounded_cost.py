@@ -47,7 +47,9 @@ def test_a_batch_axis_next_to_a_huge_tiled_axis_is_sampled() -> None:
     # axis 1 is read and ignored: every program along it writes the same tiles, a real race,
     # which the sampled programs still find
     text = fixture("grid").replace("(2**31 - 1,)", "(2**31 - 1, 4)")
-    text = text.replace("pid = tl.program_id(axis=0)", "pid = tl.program_id(axis=0)\n    b = tl.program_id(axis=1)")
+    text = text.replace(
+        "pid = tl.program_id(axis=0)", "pid = tl.program_id(axis=0)\n    b = tl.program_id(axis=1)"
+    )
     assert {f.code for f in judged(check_source(text))} == {"GR002"}
 
 
