@@ -154,6 +154,7 @@ class DiagnosticsScheduler:
         self.generation = 0
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-check")
         self._caches: dict[str, KernelCache] = {}
+        self._budget: float | None = None  # the kernel timeout the caches were filled under
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._live: dict[str, Job] = {}  # uri -> the newest job started for it, until it finishes
         self._results: dict[str, Analysis] = {}
@@ -191,6 +192,10 @@ class DiagnosticsScheduler:
     def recheck_all(self) -> None:
         """Settings changed: every open document's diagnostics are out of date."""
         self.generation += 1
+        if self.settings.kernel_timeout != self._budget:
+            # a kernel past the old time budget is cached as AR001 "budget exceeded"
+            self._budget = self.settings.kernel_timeout
+            self._caches.clear()
         for doc in self.store:
             self.start(doc.uri)
 

@@ -61,3 +61,22 @@ def test_hover_is_answered_while_odd_files_are_checked_and_each_gets_its_result(
         assert client.request("shutdown", None) is None  # still answering after all of them
     finally:
         client.close()
+
+
+def test_a_new_time_budget_rechecks_a_kernel_that_was_past_the_old_one(tmp_path) -> None:
+    # the per-kernel cache holds the AR001 of a kernel past its budget: a changed budget must
+    # not serve it again
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=env)
+    try:
+        client.initialize(tmp_path, ["utf-16"], {"argus": {"debounceMs": 0, "kernelTimeout": 0.5}})
+        uri = (tmp_path / "nested.py").as_uri()
+        client.open(uri, fixture("nested"))
+        assert "past 0.5 s of analysis" in client.published(uri, 1, timeout=120)[0]["message"]
+        client.notify(
+            "workspace/didChangeConfiguration",
+            {"settings": {"argus": {"debounceMs": 0, "kernelTimeout": 0.25}}},
+        )
+        assert "past 0.25 s of analysis" in client.published(uri, 1, timeout=120)[0]["message"]
+    finally:
+        client.close()
