@@ -145,3 +145,17 @@ def test_a_files_findings_are_printed_before_the_next_file_is_done(tmp_path):
     finally:
         proc.kill()
         proc.wait(timeout=60)
+
+
+def test_the_editor_and_project_kernel_timeout_settings() -> None:
+    from argus_lsp.settings import Settings, editor_over, from_project
+
+    project, problems = from_project({"kernel-timeout": 3}, "pyproject.toml")
+    assert project.kernel_timeout == 3.0 and problems == []
+    over, problems = editor_over(project, {"argus": {"kernelTimeout": 1.5}})
+    assert over.kernel_timeout == 1.5 and problems == []
+    kept, problems = editor_over(project, {"argus": {"kernelTimeout": None}})  # unset: the project's
+    assert kept.kernel_timeout == 3.0 and problems == []
+    bad, problems = editor_over(Settings(), {"argus": {"kernelTimeout": True}})
+    assert bad.kernel_timeout is None
+    assert problems == ["argus.kernelTimeout must be a number of seconds > 0, got True"]
