@@ -38,6 +38,7 @@ class ModuleView:
     const_text: bytes
     launchers: dict[str, list[Node]] | None = None
     calls: dict[int, set[str]] = field(default_factory=dict)
+    _by_name: dict[str, KernelSite] | None = field(default=None, repr=False)
 
     def called_names(self, only: KernelSite | None = None) -> set[str]:
         """Names called (or passed as combine functions) inside any kernel, or inside `only`
@@ -58,7 +59,9 @@ class ModuleView:
 
     def reachable_helpers(self, site: KernelSite) -> set[str]:
         """Names of the @triton.jit functions the kernel calls, directly or through each other."""
-        by_name = {s.name: s for s in self.sites}
+        if self._by_name is None:  # once per file: per kernel, a file of many kernels was quadratic
+            self._by_name = {s.name: s for s in self.sites}
+        by_name = self._by_name
         seen: set[str] = set()
         todo = [site]
         while todo:
