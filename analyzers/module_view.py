@@ -8,11 +8,14 @@ where and which helpers each kernel reaches. Everything here reads the text only
 from __future__ import annotations
 
 import ast
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from argus.analyzers.frontend.parse import first_error
 from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
+from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.values import scalar
 from argus.analyzers.model.kernel import Helper, line_starts, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
@@ -35,6 +38,7 @@ class ModuleView:
     const_text: bytes
     launchers: dict[str, list[Node]] | None = None
     calls: dict[int, set[str]] = field(default_factory=dict)
+    _by_name: dict[str, KernelSite] | None = field(default=None, repr=False)
 
     def called_names(self, only: KernelSite | None = None) -> set[str]:
         """Names called (or passed as combine functions) inside any kernel, or inside `only`
@@ -55,7 +59,9 @@ class ModuleView:
 
     def reachable_helpers(self, site: KernelSite) -> set[str]:
         """Names of the @triton.jit functions the kernel calls, directly or through each other."""
-        by_name = {s.name: s for s in self.sites}
+        if self._by_name is None:  # once per file: per kernel, a file of many kernels was quadratic
+            self._by_name = {s.name: s for s in self.sites}
+        by_name = self._by_name
         seen: set[str] = set()
         todo = [site]
         while todo:
@@ -208,25 +214,53 @@ def _const_value(node: ast.expr) -> Any:
         node = node.args[0]
     try:
         v = ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
         try:
-            v = (
-                eval(compile(ast.Expression(node), "<const>", "eval"), {"__builtins__": {}}, {})
-                if _is_arith(node)
-                else None
-            )
-        except Exception:  # noqa: BLE001 - only literal arithmetic reaches eval
+            v = _arith(node)
+        except (ArithmeticError, ValueError, TypeError, RecursionError):
             v = None
-    if isinstance(v, bool | int | float):
+    if isinstance(v, bool | int | float) and not (isinstance(v, int) and v.bit_length() > MAX_INT_BITS):
         return scalar(v, constexpr=True)
     return None
 
 
-def _is_arith(node: ast.expr) -> bool:
-    return all(
-        isinstance(n, ast.BinOp | ast.UnaryOp | ast.Constant | ast.operator | ast.unaryop)
-        for n in ast.walk(node)
-    )
+_BINOPS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+}
+_UNARY: dict[type, Callable[[Any], Any]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Invert: operator.invert,
+    ast.Not: operator.not_,
+}
+
+
+def _arith(node: ast.expr) -> int | float | bool | None:
+    """Literal number arithmetic (`2**31 - 1`, `1 << 20`), evaluated without `eval`: a result
+    that would be huge (`9**9**9**9`) is refused from its operands' sizes before it is computed,
+    and anything but numbers (`"a" * 2**33`) is no constant at all."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, bool | int | float) else None
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        v = _arith(node.operand)
+        return None if v is None else _UNARY[type(node.op)](v)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        a, b = _arith(node.left), _arith(node.right)
+        if a is None or b is None or oversized_result(node.op, a, b):
+            return None
+        return _BINOPS[type(node.op)](a, b)
+    return None
 
 
 def _all_launchers(tree: Tree) -> dict[str, list[Node]]:

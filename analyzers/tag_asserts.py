@@ -14,6 +14,7 @@ after `# argus: tag` is reported as AR001 (not understood), never ignored silent
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -34,9 +35,16 @@ class TagAssertion:
     axes: tuple[str, ...] = ()
 
 
+@functools.lru_cache(maxsize=4)
+def _lines(source: bytes) -> list[str]:
+    """The file's lines, split once per file (not once per kernel: a file of ten thousand
+    kernels made that quadratic)."""
+    return source.decode("utf-8", errors="replace").split("\n")
+
+
 def parse_assertions(source: bytes, first_row: int, last_row: int) -> dict[int, TagAssertion]:
     out: dict[int, TagAssertion] = {}
-    lines = source.decode("utf-8", errors="replace").split("\n")
+    lines = _lines(source)
     for row in range(first_row, min(last_row + 1, len(lines))):
         m = TAG.search(lines[row])
         if not m:

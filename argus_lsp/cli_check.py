@@ -17,15 +17,24 @@ import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from argus.analyzers import Finding, Severity, check_source, list_kernels
+from argus.analyzers import Finding, KernelCache, Severity, check_source, kernel_timeout, list_kernels
 from argus.analyzers.suppressions import suppressed_lines
 
 from argus_lsp import cli_record, fixing
 from argus_lsp.cli import tool_version
+from argus_lsp.cli_progress import STREAMED, Progress, Stream, add_progress_arguments, progress_wanted
 from argus_lsp.config import ConfigError, ConfigFinder, ProjectConfig
-from argus_lsp.discover import STDIN, Candidate, candidates, mentions_triton, missing_paths
+from argus_lsp.discover import (
+    STDIN,
+    Candidate,
+    NotRegular,
+    candidates,
+    mentions_triton,
+    missing_paths,
+    read_regular,
+)
 from argus_lsp.render import RENDERERS, STATISTICS, Report
-from argus_lsp.settings import Settings, code_problems, empty_selection_problem, split_codes
+from argus_lsp.settings import Settings, code_problems, empty_selection_problem, split_codes, timeout_problem
 
 USAGE_ERROR = 2
 
@@ -80,6 +89,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors or warnings are found")
     p.add_argument("--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument(
+        "--kernel-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="seconds of analysis per kernel before it is reported as AR001 budget exceeded "
+        "(default: [tool.argus] kernel-timeout, else 10)",
+    )
+    add_progress_arguments(p)
 
 
 @dataclass(frozen=True)
@@ -88,9 +105,12 @@ class Selection:
 
     select: tuple[str, ...] | None
     ignore: tuple[str, ...] | None
+    kernel_timeout: float | None = None
 
     def over(self, project: Settings) -> Settings:
         out = project
+        if self.kernel_timeout is not None:
+            out = replace(out, kernel_timeout=self.kernel_timeout)
         if self.select is not None:
             out = replace(out, select=self.select)
         if self.ignore is not None:
@@ -110,7 +130,11 @@ def _flag_codes(flag: str, value: str | None) -> tuple[str, ...] | None:
 
 def validate(args: argparse.Namespace) -> Selection:
     """Everything about the flags that can be judged before reading a file."""
-    selection = Selection(_flag_codes("--select", args.select), _flag_codes("--ignore", args.ignore))
+    if args.kernel_timeout is not None and (bad := timeout_problem(args.kernel_timeout, "--kernel-timeout")):
+        raise UsageError(bad)
+    selection = Selection(
+        _flag_codes("--select", args.select), _flag_codes("--ignore", args.ignore), args.kernel_timeout
+    )
     if selection.select == ():
         raise UsageError(empty_selection_problem(f"--select {args.select!r}"))
     if args.statistics and args.format not in STATISTICS:
@@ -154,7 +178,11 @@ def _decode_error(display: str, data: bytes, exc: UnicodeDecodeError) -> str:
 def read_text(cand: Candidate, problems: RunProblems) -> bytes | None:
     """The file's bytes if they mention triton and are UTF-8; None otherwise (errors reported)."""
     try:
-        data = sys.stdin.buffer.read() if cand.from_stdin else cand.path.read_bytes()
+        data = sys.stdin.buffer.read() if cand.from_stdin else read_regular(cand.path)
+    except NotRegular as exc:
+        _err(f"skipping {cand.display}: {exc}")
+        problems.unreadable += 1
+        return None
     except OSError as exc:
         _err(f"cannot read {cand.display}: {exc.strerror or exc}")
         problems.unreadable += 1
@@ -181,15 +209,24 @@ def with_levels(findings: list[Finding], settings: Settings) -> list[Finding]:
 
 
 def check_text(
-    data: bytes, display: str, settings: Settings, launches: dict | None = None
+    data: bytes,
+    display: str,
+    settings: Settings,
+    launches: dict | None = None,
+    progress: Progress | None = None,
 ) -> tuple[int, list[Finding]]:
     """(how many kernels, the findings as the settings select and grade them); `launches` are the
-    recorded launches of this file's kernels (`--launches`), by kernel name."""
+    recorded launches of this file's kernels (`--launches`), by kernel name. Each kernel gets
+    the settings' time budget; `progress` reports how far a long file has got."""
     kernels = list_kernels(data)
     if not kernels:
         return 0, []
     sel = list(settings.select) if settings.select is not None else None
-    found = check_source(data, display, select=sel, ignore=list(settings.ignore) or None, launches=launches)
+    cache: KernelCache | None = progress.cache_for(display, len(kernels)) if progress else None
+    with kernel_timeout(settings.kernel_timeout):
+        found = check_source(
+            data, display, select=sel, ignore=list(settings.ignore) or None, launches=launches, cache=cache
+        )
     return len(kernels), with_levels(found, settings)
 
 
@@ -212,6 +249,7 @@ class CheckRun:
     problems: RunProblems = field(default_factory=RunProblems)
     diffs: list[str] = field(default_factory=list)
     launches: cli_record.LaunchOption = field(default_factory=lambda: cli_record.LaunchOption(None))
+    progress: Progress = field(default_factory=lambda: Progress(False, 0))
 
     def file(self, cand: Candidate, config: ProjectConfig) -> None:
         data = read_text(cand, self.problems)
@@ -220,7 +258,8 @@ class CheckRun:
         settings = self.selection.over(config.settings)
         try:
             recorded = self.launches.for_file(cand.path, cand.display, data) if list_kernels(data) else None
-            kernels, findings = check_text(data, cand.display, settings, recorded)
+            kernels, findings = check_text(data, cand.display, settings, recorded, self.progress)
+            self.progress.file_done(cand.display, kernels)
             if self.args.fix or self.args.diff:
                 data, kernels, findings = self._fix(cand, data, kernels, findings, settings, recorded)
         except Exception as exc:  # one file's crash must not hide the other files' findings
@@ -287,11 +326,22 @@ def _use_colour(args: argparse.Namespace) -> bool:
     return args.output is None and not os.environ.get("NO_COLOR") and sys.stdout.isatty()
 
 
+def _format(args: argparse.Namespace) -> str:
+    return "full" if args.verbose and args.format in ("concise", "text") else args.format
+
+
+def _stream(args: argparse.Namespace) -> Stream | None:
+    """Results file by file: the text formats on stdout (not --diff, --statistics, --output)."""
+    if args.diff or args.statistics or args.output is not None or _format(args) not in STREAMED:
+        return None
+    return Stream(_format(args), _use_colour(args))
+
+
 def _output(run: CheckRun) -> str:
     args = run.args
     if args.diff:
         return "".join(run.diffs)
-    fmt = "full" if args.verbose and args.format in ("concise", "text") else args.format
+    fmt = _format(args)
     renderers = STATISTICS if args.statistics else RENDERERS
     return renderers[fmt](run.report, color=_use_colour(args))
 
@@ -313,20 +363,28 @@ def run(args: argparse.Namespace) -> int:
     try:
         selection = validate(args)
         paths = _paths(args)
-        cands = list(candidates(paths, args.stdin_filename))
+        skipped: list[str] = []
+        cands = list(candidates(paths, args.stdin_filename, skipped))
         configs = _configs(cands)
         launches = cli_record.LaunchOption.from_args(args)
     except (UsageError, ValueError) as exc:
         _err(str(exc))
         return USAGE_ERROR
     check = CheckRun(args, selection, launches=launches)
+    check.progress = Progress(progress_wanted(args, sys.stderr), len(cands))
     for path in missing_paths(paths):
         _err(f"no such file or directory: {path}")
         check.problems.missing += 1
+    for message in skipped:  # FIFOs, sockets, devices (discover.py): reading them could block
+        _err(message)
+        check.problems.unreadable += 1
+    stream = _stream(args)
     for cand, config in zip(cands, configs, strict=True):
         check.file(cand, config)
+        if stream is not None:
+            stream.flush(check.report)
     launches.report_unbound(sys.stderr)
-    if not _emit(_output(check), args.output):
+    if not _emit(stream.tail(check.report) if stream is not None else _output(check), args.output):
         return USAGE_ERROR
     if args.diff:
         fixed = check.report.summary.fixed

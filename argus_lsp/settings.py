@@ -24,7 +24,7 @@ from argus.analyzers import unknown_codes
 
 LEVELS = ("error", "warning", "hint", "info", "off")
 RUN_MODES = ("onType", "onSave")
-PROJECT_KEYS = ("select", "ignore", "severity")  # what `[tool.argus]` may hold
+PROJECT_KEYS = ("select", "ignore", "severity", "kernel-timeout")  # what `[tool.argus]` may hold
 #: sub-tables of `[tool.argus]` that other commands read and validate themselves
 #: (`[tool.argus.optimize]`: argus_lsp/cli_optimize.py)
 PROJECT_SUBTABLES = ("optimize",)
@@ -36,6 +36,9 @@ class Settings:
     select: tuple[str, ...] | None = None  # code prefixes to report; None = all
     ignore: tuple[str, ...] = ()  # code prefixes never to report (wins over select)
     severity: dict[str, str] = field(default_factory=dict)  # code prefix -> error|warning|hint|info|off
+    # seconds of interpretation one kernel may take before it is reported as AR001 "budget
+    # exceeded" (analyzers/interp/budget.py); None: the analyzers' default
+    kernel_timeout: float | None = None
     run: str = "onType"  # analyze while typing, or only when the file is saved
     debounce_ms: int = 150  # quiet time after the last keystroke before analyzing (onType)
     # "Profile" lens (features/profile_lens.py): where and how `argus.profile` runs a kernel's task
@@ -75,6 +78,12 @@ def code_problems(codes: list[str], where: str) -> list[str]:
 
 def empty_selection_problem(where: str) -> str:
     return f"{where} selects no rule, so nothing would be checked; leave it out to check every rule"
+
+
+def timeout_problem(value: Any, where: str) -> str | None:
+    """None for a usable kernel timeout (a number of seconds > 0), else what is wrong with it."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < float("inf")
+    return None if ok else f"{where} must be a number of seconds > 0, got {value!r}"
 
 
 def _levels(raw: Any, where: str, problems: list[str]) -> dict[str, str] | None:
@@ -129,6 +138,12 @@ def from_project(table: Any, where: str) -> tuple[Settings, list[str]]:
         if levels is not None:
             problems += code_problems(list(levels), f"{where} ([tool.argus] severity)")
             out = replace(out, severity=levels)
+    if "kernel-timeout" in table:
+        bad = timeout_problem(table["kernel-timeout"], f"{where} ([tool.argus] kernel-timeout)")
+        if bad:
+            problems.append(bad)
+        else:
+            out = replace(out, kernel_timeout=float(table["kernel-timeout"]))
     return out, problems
 
 
@@ -178,6 +193,12 @@ def merge(base: Settings, raw: Any) -> tuple[Settings, list[str]]:
             out = replace(out, run=raw["run"])
         else:
             problems.append(f"argus.run must be one of {', '.join(RUN_MODES)}, got {raw['run']!r}")
+    if raw.get("kernelTimeout") is not None:
+        bad = timeout_problem(raw["kernelTimeout"], "argus.kernelTimeout")
+        if bad:
+            problems.append(bad)
+        else:
+            out = replace(out, kernel_timeout=float(raw["kernelTimeout"]))
     if "debounceMs" in raw:
         ms = raw["debounceMs"]
         if isinstance(ms, int | float) and not isinstance(ms, bool) and ms >= 0:

@@ -11,18 +11,21 @@ from __future__ import annotations
 import ast
 import contextlib
 import itertools
+import math
 from typing import Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import ops
 from argus.analyzers.interp.asserts import check_assertion
+from argus.analyzers.interp.budget import kernel_deadline, over_time, time_exceeded
 from argus.analyzers.interp.contents import SynthesizedMemory
 from argus.analyzers.interp.context import LoopFrame, MemoryLog
 from argus.analyzers.interp.facts import Fact, FactSink
 from argus.analyzers.interp.ops_arith import binop, compare
 from argus.analyzers.interp.ops_core import Retype
 from argus.analyzers.interp.ops_shapes import subscript, trans
+from argus.analyzers.interp.programs import MAX_TILED, bare_axis_programs, spread_programs, tiled_count
 from argus.analyzers.interp.values import (
     LOW_PRECISION,
     BlockPtr,
@@ -44,7 +47,6 @@ from argus.analyzers.model.launch import ProbeLaunch
 from argus.analyzers.model.nodes import subtree
 from argus.analyzers.model.scan import KernelScan
 
-MAX_PROGRAMS = 48
 MAX_ITERATIONS = 512
 
 
@@ -117,6 +119,7 @@ class Interpreter:
         )
         self.trace: dict[tuple[str, int], Any] | None = None  # (name, line) -> first value (hover)
         self.assertions: dict[int, Any] = {}  # file row -> TagAssertion (DF005)
+        self.deadline, self.time_limit = kernel_deadline(kernel.cached)  # budget.py
 
     # ---- driving ---------------------------------------------------------------------------
     def programs(self) -> list[tuple[int, int, int]]:
@@ -159,44 +162,18 @@ class Interpreter:
 
     def _choose_programs(self) -> list[tuple[int, int, int]]:
         g = self.launch.grid
-        total = g[0] * g[1] * g[2]
-        all_ids = [(x, y, z) for z in range(g[2]) for y in range(g[1]) for x in range(g[0])]
-        if (self.launch.kind != "ragged" or self.launch.sampled) and total > 2:
+        if (self.launch.kind != "ragged" or self.launch.sampled) and math.prod(g) > 2:
             # edge probes look for tails and edges: the first and last program of each axis
             self.complete = False
             corners = {(x, y, z) for x in {0, g[0] - 1} for y in {0, g[1] - 1} for z in {0, g[2] - 1}}
             return sorted(corners, key=lambda p: (p[2], p[1], p[0]))
-        if total > 8 and self.launch.bare_axes and not self._persistent():
+        bare = self.launch.bare_axes
+        if math.prod(g) > 8 and bare and not self._persistent() and tiled_count(g, bare) <= MAX_TILED:
             self.complete = False
-            return self._bare_axis_programs(g)
-        if total <= MAX_PROGRAMS:
-            return all_ids
-        self.complete = False
-        picks = {0, total - 1, total // 2, 1, total - 2}
-        step = max(total // (MAX_PROGRAMS // 2), 1)
-        picks |= set(range(0, total, step))
-        return [all_ids[i] for i in sorted(picks) if 0 <= i < total][:MAX_PROGRAMS]
-
-    def _bare_axis_programs(self, g: tuple[int, int, int]) -> list[tuple[int, int, int]]:
-        """Batch/head axes: their first and last programs stand for the rest (coverage is then
-        not judged; races and per-program facts still are). Every tile of the other axes runs at
-        the last batch/head corner; the first tile also at each corner one axis away from it,
-        back at 0 along that axis (a program sharing all but one axis with another: a store
-        that ignores that axis races; and that axis's lowest addresses)."""
-        bare = [a for a in range(3) if a in self.launch.bare_axes]
-        tiled = [range(g[a]) if a not in bare else [g[a] - 1] for a in range(3)]
-        chosen = {(x, y, z) for z in tiled[2] for y in tiled[1] for x in tiled[0]}
-        corner = [g[a] - 1 if a in bare else 0 for a in range(3)]
-        for a in bare:
-            flip = list(corner)
-            flip[a] = 0
-            chosen.add((flip[0], flip[1], flip[2]))
-        if self._data_dependent():
-            # work read from memory (page tables, lengths): the origin and a second index meet
-            # contents the last corner does not
-            second = [min(1, g[a] - 1) if a in bare else 0 for a in range(3)]
-            chosen |= {(0, 0, 0), (second[0], second[1], second[2])}
-        return sorted(chosen, key=lambda p: (p[2], p[1], p[0]))
+            return bare_axis_programs(g, bare, self._data_dependent())
+        progs, complete = spread_programs(g)
+        self.complete = self.complete and complete
+        return progs
 
     def _data_dependent(self) -> bool:
         """Programs whose work depends on loaded indices or lengths (a page table, sequence
@@ -219,6 +196,8 @@ class Interpreter:
         escapes = self.kernel.cached("light_escapes", lambda: [False])
         escaped = escapes[0]
         for i, pid in enumerate(self.program_ids):
+            if over_time(self.deadline):
+                raise time_exceeded(self.time_limit)
             self.pid = pid
             self.program_index = i
             fell_back = False
@@ -311,6 +290,8 @@ class Interpreter:
             self.stmt(st, env)
 
     def stmt(self, st: ast.stmt, env: dict[str, Any]) -> None:
+        if over_time(self.deadline):
+            raise time_exceeded(self.time_limit)  # at the kernel: where time ran out is arbitrary
         self.exec_stmt(st, env)
         if (
             self.assertions

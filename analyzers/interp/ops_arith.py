@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import softmax as sm
+from argus.analyzers.interp.budget import check_combined
 from argus.analyzers.interp.coverage import merge_cover
 from argus.analyzers.interp.opdecl import declare
 from argus.analyzers.interp.ops_core import (
@@ -47,6 +48,7 @@ def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) ->
     if isinstance(a, tuple) and isinstance(b, tuple) and isinstance(op, ast.Add):
         return a + b
     a, b = to_val(a, node), to_val(b, node)
+    check_combined(a.shape, b.shape, node)
     if isinstance(op, ast.Add | ast.Sub):
         for v, other in ((a, b), (b, a)):
             if v.src and is_float(v.dtype) and not is_float(other.dtype) and other.grows and not v.grows:
@@ -265,6 +267,7 @@ def compare(interp: OpContext, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -> 
             return scalar(hit if isinstance(op, ast.In) else not hit, constexpr=True)
         raise Unevaluable("`in` inside a kernel", node)
     a, b = to_val(a, node), to_val(b, node)
+    check_combined(a.shape, b.shape, node)
     for v, other in ((a, b), (b, a)):
         if v.src and is_float(v.dtype) and not is_float(other.dtype) and not other.constexpr:
             raise Retype(v.src)

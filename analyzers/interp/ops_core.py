@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import tags as tagops
+from argus.analyzers.interp.budget import check_elements
 from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.values import (
     LOW_PRECISION,
@@ -80,9 +81,11 @@ def promote(a: Val, b: Val, op: ast.AST | None = None) -> str:
 
 def bshape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     try:
-        return tuple(np.broadcast_shapes(*shapes))
+        out = tuple(np.broadcast_shapes(*shapes))
     except ValueError as e:
         raise Unevaluable(f"incompatible tile shapes {' and '.join(map(str, shapes))}") from e
+    check_elements(out)
+    return out
 
 
 def bc(arr: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray | None:

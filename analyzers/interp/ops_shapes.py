@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp.budget import check_elements
 from argus.analyzers.interp.opdecl import declare
 from argus.analyzers.interp.ops_core import bshape, derive, map_ptr, promote, to_val, transform
 from argus.analyzers.interp.values import (
@@ -59,6 +60,8 @@ def reshape_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
 
 
 def broadcast_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
+    check_elements(shape, node)
+
     def fn(a: np.ndarray) -> np.ndarray:
         return np.broadcast_to(a, shape)
 
@@ -89,9 +92,13 @@ def trans(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.
 
 
 def shape_arg(x: Any, node: ast.AST) -> tuple[int, ...]:
-    if isinstance(x, tuple | list):
-        return tuple(int(to_val(s, node).item()) for s in x)
-    return (int(to_val(x, node).item()),)
+    shape = (
+        tuple(int(to_val(s, node).item()) for s in x)
+        if isinstance(x, tuple | list)
+        else (int(to_val(x, node).item()),)
+    )
+    check_elements(shape, node)
+    return shape
 
 
 def expand_dims_op(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS
+from argus.analyzers.interp.budget import oversized_result
 from argus.analyzers.interp.values import DTYPE_ALIASES
 from argus.analyzers.model.nodes import subtree
 
@@ -350,7 +351,7 @@ class HostEval:
             ast.BitAnd: lambda: a & b,
             ast.BitOr: lambda: a | b,
         }.get(type(op))
-        if fn is None:
+        if fn is None or oversized_result(op, a, b):
             return Opaque("binop")
         r = fn()
         if (
@@ -368,11 +369,9 @@ class HostEval:
             and not isinstance(r, bool)
             and (isinstance(a, SymInt) or isinstance(b, SymInt))
         ):
-            if self.recording:
-                sym = f"({_symname(a)}{_opname(op)}{_symname(b)})"
-                self.dims.derived.setdefault(sym, sym)
-                return SymInt(r, sym)
             sym = f"({_symname(a)}{_opname(op)}{_symname(b)})"
+            if self.recording:
+                self.dims.derived.setdefault(sym, sym)
             return SymInt(r, sym)
         return r
 

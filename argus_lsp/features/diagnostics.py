@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from argus.analyzers import Finding, KernelCache, check_source
+from argus.analyzers import Finding, KernelCache, check_source, kernel_timeout
 from argus.analyzers.interpretation import Cancelled
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -142,18 +142,19 @@ def run_job(job: Job, cache: KernelCache, partial: Callable[[Analysis], None] | 
         carried = carry_over(prev.findings, set(pending), prev.source, job.source) if prev else []
         partial(analysis_of(job, sorted(found + carried, key=Finding.sort_key)))
 
-    findings = check_source(
-        job.source,
-        path_of(job.uri),
-        select=job.settings.select,
-        ignore=job.settings.ignore or None,
-        cache=cache,
-        tree=job.tree,
-        launches=job.launches.for_file(path_of(job.uri)) if job.launches is not None else None,
-        should_stop=job.cancelled.is_set,
-        focus=focus,
-        progress=progress if partial is not None and prev is not None else None,
-    )
+    with kernel_timeout(job.settings.kernel_timeout):  # the per-kernel budget (argus.kernelTimeout)
+        findings = check_source(
+            job.source,
+            path_of(job.uri),
+            select=job.settings.select,
+            ignore=job.settings.ignore or None,
+            cache=cache,
+            tree=job.tree,
+            launches=job.launches.for_file(path_of(job.uri)) if job.launches is not None else None,
+            should_stop=job.cancelled.is_set,
+            focus=focus,
+            progress=progress if partial is not None and prev is not None else None,
+        )
     return analysis_of(job, findings)
 
 
@@ -206,6 +207,7 @@ class DiagnosticsScheduler:
         self.launches: WorkspaceLaunches | None = None  # the launch file kernels are bound from
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-check")
         self._caches: dict[str, KernelCache] = {}
+        self._budget: float | None = None  # the kernel timeout the caches were filled under
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._live: dict[str, Job] = {}  # uri -> the newest job started for it, until it finishes
         self._results: dict[str, Analysis] = {}
@@ -243,6 +245,10 @@ class DiagnosticsScheduler:
     def recheck_all(self) -> None:
         """Settings changed: every open document's diagnostics are out of date."""
         self.generation += 1
+        if self.settings.kernel_timeout != self._budget:
+            # a kernel past the old time budget is cached as AR001 "budget exceeded"
+            self._budget = self.settings.kernel_timeout
+            self._caches.clear()
         for doc in self.store:
             self.start(doc.uri)
 

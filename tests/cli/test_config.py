@@ -14,7 +14,7 @@ def test_a_misspelt_key_is_an_error_that_names_the_closest_key(argus, tmp_path):
     assert (r.rc, r.out) == (2, ""), r
     assert "pyproject.toml: unknown key `selct` (did you mean `select`?)" in r.err
     write(tmp_path, "pyproject.toml", '[tool.argus]\nfrobnicate = 1\n')
-    assert "unknown key `frobnicate` (known keys: select, ignore, severity)" in argus("check", "two.py").err
+    assert "unknown key `frobnicate` (known keys: select, ignore, severity, kernel-timeout)" in argus("check", "two.py").err
 
 
 def test_an_editor_setting_in_the_project_file_is_named_as_such(argus, tmp_path):

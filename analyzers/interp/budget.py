@@ -1,0 +1,114 @@
+"""The per-kernel budget: how long one kernel's interpretation may take, and how large a tile.
+
+Odd but legal code (a grid of 2**31 programs, a loop that runs for ever, a 16384 x 16384 tile)
+must give AR001 for that kernel, never a hung CLI or a frozen server. The budget is enforced
+cooperatively, not by a signal or a thread: the interpreter asks `over_time` between programs
+and statements, and asks `check_elements` before it allocates a tile, so a check stops at a
+point where nothing is half-built and the rest of the file is still checked.
+
+The time limit is a setting (`[tool.argus] kernel-timeout`, `--kernel-timeout`, the editor's
+`argus.kernelTimeout`); the caller sets it around a check with `kernel_timeout(seconds)`. It is
+held in a context variable so that concurrent checks on other threads keep their own. The
+element cap is Triton's own (`TRITON_MAX_TENSOR_NUMEL`): a larger tile does not compile, so
+refusing it costs nothing a real kernel could need.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import math
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+from argus.analyzers.errors import Unevaluable
+
+DEFAULT_KERNEL_TIMEOUT = 10.0  # seconds of interpretation per kernel
+TRITON_MAX_NUMEL = 1 << 20  # Triton refuses a tensor of more elements (TRITON_MAX_TENSOR_NUMEL)
+
+MAX_INT_BITS = 4096  # a host integer wider than this is no size, stride or grid: refused
+MAX_SEQUENCE = 1 << 16  # `"a" * n`, `[0] * n`: longer results are refused before they are built
+
+
+def oversized_result(op: ast.operator, a: Any, b: Any) -> bool:
+    """Whether `a <op> b` would build a huge integer or sequence (`9**9**9**9`, `"a" * 2**33`):
+    judged from the operands' sizes before anything is computed, so refusing costs nothing."""
+    ints = isinstance(a, int) and isinstance(b, int)
+    if isinstance(op, ast.Pow) and ints:
+        return b > 0 and abs(a) > 1 and b * abs(a).bit_length() > MAX_INT_BITS
+    if isinstance(op, ast.LShift) and ints:
+        return b > MAX_INT_BITS
+    if isinstance(op, ast.Mult):
+        if ints:
+            return abs(a).bit_length() + abs(b).bit_length() > MAX_INT_BITS
+        for seq, n in ((a, b), (b, a)):
+            if isinstance(seq, str | bytes | list | tuple) and isinstance(n, int):
+                return len(seq) * max(n, 0) > MAX_SEQUENCE
+    return False
+
+
+_TIMEOUT: ContextVar[float] = ContextVar("argus_kernel_timeout", default=DEFAULT_KERNEL_TIMEOUT)
+
+
+class BudgetExceeded(Unevaluable):
+    """A kernel went past its time budget or asked for a tile larger than Triton allows."""
+
+
+@contextlib.contextmanager
+def kernel_timeout(seconds: float | None) -> Iterator[None]:
+    """Checks inside this block give each kernel `seconds` of interpretation (None: the default)."""
+    if seconds is not None and not (seconds > 0 and math.isfinite(seconds)):
+        raise ValueError(f"the kernel timeout must be a positive number of seconds, got {seconds!r}")
+    token = _TIMEOUT.set(DEFAULT_KERNEL_TIMEOUT if seconds is None else float(seconds))
+    try:
+        yield
+    finally:
+        _TIMEOUT.reset(token)
+
+
+def current_timeout() -> float:
+    return _TIMEOUT.get()
+
+
+def kernel_deadline(memo: Any) -> tuple[float, float]:
+    """(deadline, limit) for one kernel: its clock starts at its first probe and is shared by
+    every later probe (`memo` is the kernel model's per-kernel `cached`)."""
+    limit = current_timeout()
+    return memo("budget_deadline", lambda: time.monotonic() + limit), limit
+
+
+def over_time(deadline: float) -> bool:
+    return time.monotonic() > deadline
+
+
+def time_exceeded(limit: float, node: Any = None) -> BudgetExceeded:
+    """AR001 reads "<what> is not modelled: ...", so `what` names what was left unchecked."""
+    return BudgetExceeded(
+        f"budget exceeded: this kernel past {limit:g} s of analysis (`kernel-timeout` in "
+        "[tool.argus] or --kernel-timeout allows more)",
+        node,
+    )
+
+
+def check_elements(shape: tuple[int, ...], node: Any = None) -> None:
+    """Refuse a tile of more elements than Triton allows, before anything is allocated."""
+    count = math.prod(shape)
+    if count > TRITON_MAX_NUMEL:
+        dims = " x ".join(str(d) for d in shape)
+        raise BudgetExceeded(
+            f"budget exceeded: a tile of {dims} = {count:,} elements (over Triton's cap of "
+            f"{TRITON_MAX_NUMEL:,} elements per tensor)",
+            node,
+        )
+
+
+def check_combined(a: tuple[int, ...], b: tuple[int, ...], node: Any = None) -> None:
+    """`check_elements` for the broadcast of two operands, before an elementwise op builds it.
+    The common case (the product of the two sizes is within the cap) costs two products."""
+    if math.prod(a) * math.prod(b) <= TRITON_MAX_NUMEL:
+        return
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    check_elements(tuple(max(x, y) for x, y in zip(pa, pb, strict=True)), node)
