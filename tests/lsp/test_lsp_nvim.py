@@ -47,7 +47,7 @@ def run_nvim(
         "ARGUS_LSP_CMD": json.dumps(cmd),
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "ARGUS_NVIM_OUT": str(out),
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p),
         "XDG_CONFIG_HOME": str(tmp_path / "config"),  # no user config, shada or swap files leak in
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
