@@ -334,39 +334,12 @@ def _check_store_tags(
             if along:
                 if any(not tagops.differ(vt[k], darr).any() for k in along):
                     continue
-                k = along[0]
-                diff = tagops.differ(vt[k], darr)
-                lane = tuple(int(i) for i in np.argwhere(diff)[0])
-                interp.fact(
-                    "store-tag",
-                    node,
-                    tensor=t.name,
-                    lane=list(lane),
-                    dest=coords[lane].tolist(),
-                    symbols=list(t.symbols),
-                    symbol=base(dk),
-                    expected=int(darr[lane]),
-                    got=int(vt[k][lane]),
-                )
+                _store_tag_fact(interp, node, t, coords, base(dk), darr, vt[along[0]])
                 return
             moving = [k for k in cands if any(_varies(vt[k], a2) for a2 in range(len(shape)) if a2 != ax)]
             if moving:
-                k = moving[0]
-                diff = tagops.differ(vt[k], darr)
-                if diff.any():
-                    lane = tuple(int(i) for i in np.argwhere(diff)[0])
-                    interp.fact(
-                        "store-tag",
-                        node,
-                        tensor=t.name,
-                        lane=list(lane),
-                        dest=coords[lane].tolist(),
-                        symbols=list(t.symbols),
-                        symbol=base(dk),
-                        expected=int(darr[lane]),
-                        got=int(vt[k][lane]),
-                        transposed=True,
-                    )
+                if tagops.differ(vt[moving[0]], darr).any():
+                    _store_tag_fact(interp, node, t, coords, base(dk), darr, vt[moving[0]], transposed=True)
                     return
     # a row gathered through a loaded index must be scattered through the same index
     dest_bases = {base(k) for k in dest}
@@ -384,3 +357,20 @@ def _check_store_tags(
                 index_value=int(vt[k][lane]),
             )
             return
+
+
+def _store_tag_fact(interp, node, t, coords, symbol: str, expected, got, **extra) -> None:  # noqa: ANN001
+    """The first lane whose stored coordinate along `symbol` differs from its destination's."""
+    lane = tuple(int(i) for i in np.argwhere(tagops.differ(got, expected))[0])
+    interp.fact(
+        "store-tag",
+        node,
+        tensor=t.name,
+        lane=list(lane),
+        dest=coords[lane].tolist(),
+        symbols=list(t.symbols),
+        symbol=symbol,
+        expected=int(expected[lane]),
+        got=int(got[lane]),
+        **extra,
+    )

@@ -27,7 +27,6 @@ KNOWN_LARGE: dict[str, int] = {
     "analyzers/interp/interpreter.py:finish": 97,
     "analyzers/interp/ops_linalg.py:_check_contraction": 81,
     "analyzers/interp/ops_linalg.py:dot": 112,
-    "analyzers/interp/access_checks.py:_check_store_tags": 93,
     "analyzers/interp/access_checks.py:record_store": 108,
     "analyzers/interp/ops_reduce.py:reduce_": 192,
     "analyzers/model/launch.py:_tensor_param_ranks": 93,
