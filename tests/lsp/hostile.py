@@ -8,12 +8,11 @@ and `agent/` packages": the finding proves the server imported Argus's, not the 
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_support import REPO, mutant
+from lsp_support import mutant
 from rpc_client import RpcClient
 
 # every name the server imports at start or on a check, plus the interpreter's startup hooks
@@ -64,13 +63,6 @@ def make_workspace(tmp: Path) -> Workspace:
     kernel.write_text(text)
     (root / "pyproject.toml").write_text('[project]\nname = "hostile"\n')
     return Workspace(root, markers, kernel, min(expect["MB002"]))
-
-
-def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The test's environment with this checkout first on PYTHONPATH (the code under test)."""
-    env = {**os.environ, **(extra or {})}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p)
-    return env
 
 
 def console_script(name: str) -> str:

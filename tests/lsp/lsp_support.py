@@ -9,6 +9,7 @@ sees the text and returns where they were.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
 from pathlib import Path
@@ -20,6 +21,16 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[2]
+
+
+def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The test's environment with this checkout first on PYTHONPATH (the code under test), and no
+    empty entry: an empty one means the current folder, the workspace a hostile test opens."""
+    env = {**os.environ, **(extra or {})}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p)
+    return env
+
+
 SERVER = [sys.executable, "-m", "argus_lsp.server"]
 
 _MARKER = re.compile(r"\s*#\s*(expect|also):\s*([A-Z0-9, ]+?)(?=\s*#|\s*$)")

@@ -8,10 +8,9 @@ A real server process over stdio (rpc_client.py); the per-kernel budget comes fr
 
 from __future__ import annotations
 
-import os
 import sys
 
-from lsp_support import REPO, mutant
+from lsp_support import REPO, mutant, server_env
 from rpc_client import RpcClient
 
 FIXTURES = REPO / "tests" / "fixtures" / "bounded"
@@ -27,7 +26,7 @@ def codes(diagnostics: list[dict]) -> list[str]:
 
 
 def test_hover_is_answered_while_odd_files_are_checked_and_each_gets_its_result(tmp_path) -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = server_env()
     client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=env)
     try:
         client.initialize(tmp_path, ["utf-16"], {"argus": {"debounceMs": 0, "kernelTimeout": BUDGET_S}})
@@ -66,7 +65,7 @@ def test_hover_is_answered_while_odd_files_are_checked_and_each_gets_its_result(
 def test_a_new_time_budget_rechecks_a_kernel_that_was_past_the_old_one(tmp_path) -> None:
     # the per-kernel cache holds the AR001 of a kernel past its budget: a changed budget must
     # not serve it again
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = server_env()
     client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=env)
     try:
         client.initialize(tmp_path, ["utf-16"], {"argus": {"debounceMs": 0, "kernelTimeout": 0.5}})

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile import assert_safe, console_script, findings_in, make_workspace, server_env
+from hostile import assert_safe, console_script, findings_in, make_workspace
+from lsp_support import server_env
 
 
 @pytest.mark.parametrize("script", ["argus", "argus-lsp"])

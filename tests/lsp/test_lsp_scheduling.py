@@ -14,7 +14,7 @@ import threading
 from typing import Any
 
 from argus.analyzers import KernelCache
-from lsp_support import REPO, mutant
+from lsp_support import mutant, server_env
 from lsprotocol import types
 from rpc_client import RpcClient
 
@@ -121,9 +121,8 @@ def test_closing_every_document_drops_results_caches_and_jobs() -> None:
 
 
 def test_a_repeated_version_number_is_checked_again(tmp_path) -> None:
-    import os
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = server_env()
     client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=env)
     try:
         client.initialize(tmp_path, ["utf-16"])
@@ -143,9 +142,8 @@ def test_a_repeated_version_number_is_checked_again(tmp_path) -> None:
 def test_hover_does_not_queue_behind_checks(tmp_path) -> None:
     # Two long checks occupy both check workers; a hover on a third document is answered on its
     # own thread before either of them publishes (they used to share one pool: it waited).
-    import os
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = server_env()
     client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=env)
     try:
         client.initialize(tmp_path, ["utf-16"])

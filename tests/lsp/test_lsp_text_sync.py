@@ -17,7 +17,7 @@ import pytest
 from argus.analyzers import check_source
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lsp_support import REPO, index_of, line_starts, position_of
+from lsp_support import index_of, line_starts, position_of, server_env
 from lsprotocol import types
 from rpc_client import RpcClient
 
@@ -41,9 +41,8 @@ PIECES = ["", "x", "(", ")", " ", "    ", "é", "🎉", "\n", "\r\n", "\r", "tl.
 
 
 def env() -> dict[str, str]:
-    import os
 
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    return server_env()
 
 
 @pytest.fixture(scope="module", params=["utf-16", "utf-8"])

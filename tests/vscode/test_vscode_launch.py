@@ -20,7 +20,8 @@ import pytest
 from vscode_support import EXT, REPO
 
 sys.path.insert(0, str(REPO / "tests" / "lsp"))
-from hostile import assert_safe, console_script, findings_in, make_workspace, server_env  # noqa: E402
+from hostile import assert_safe, console_script, findings_in, make_workspace  # noqa: E402
+from lsp_support import server_env  # noqa: E402
 
 SOURCES = ["argus.path", "argus.interpreter", "python-extension", "PATH"]
 
