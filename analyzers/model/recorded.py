@@ -28,7 +28,7 @@ from argus.analyzers.errors import Unevaluable
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
 from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import Fact, Unmodelled
 from argus.analyzers.interp.values import TensorInfo
 from argus.analyzers.model.kernel import (
     KernelModel,
@@ -114,7 +114,7 @@ def bind_recorded(
         notes.append(Fact("unmodelled", func, smap, {"what": f"the recorded launch ({e})"}))
         return fallback, None, notes
     # the file's own launcher, if it failed, no longer limits what is judged
-    kept = [n for n in notes if not str(n.data.get("what", "")).startswith("the launch")]
+    kept = [n for n in notes if not (isinstance(n, Unmodelled) and n.what.startswith("the launch"))]
     return binder, rs.note, kept
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import Fact, TagAssertBad, Unmodelled
 from argus.analyzers.rules.base import Rule, RuleContext, register
 
 
 @register
-class NotAnalyzed(Rule):
+class NotAnalyzed(Rule[Unmodelled | TagAssertBad]):
     """## What it checks
     Nothing: it reports a construct the analyzer does not model, by name (a custom
     `tl.reduce` combine function, an unknown call, a loop the probe cannot bound).
@@ -29,29 +29,29 @@ class NotAnalyzed(Rule):
     code = "AR001"
     reads = ("unmodelled", "tag-assert-bad")
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        if fact.kind == "tag-assert-bad":
+    def check(self, fact: Unmodelled | TagAssertBad, ctx: RuleContext) -> Iterator[Finding]:
+        if isinstance(fact, TagAssertBad):
             msg = (
-                f"the tag assertion `{fact.data['text']}` is not understood; write `# argus: tag X[i] == Y[j]` "
+                f"the tag assertion `{fact.text}` is not understood; write `# argus: tag X[i] == Y[j]` "
                 f"or `# argus: tag X ~ (A, B)`"
             )
-        elif "assumed" in fact.data:
+        elif fact.stand_in is not None:
             msg = (
-                f"the value of {fact.data['what']} is not known without running the launcher; "
-                f"probes use {fact.data['assumed']}"
+                f"the value of {fact.what} is not known without running the launcher; "
+                f"probes use {fact.stand_in}"
             )
-        elif fact.data.get("fallback"):
+        elif fact.fallback:
             msg = (
-                f"{fact.data['what']} is not modelled: the kernel was checked as if it had no launch site "
+                f"{fact.what} is not modelled: the kernel was checked as if it had no launch site "
                 f"(coverage and grid rules not judged; bounds only where one size bounds every access)"
             )
         else:
-            msg = f"{fact.data['what']} is not modelled: findings that depend on it are not judged"
+            msg = f"{fact.what} is not modelled: findings that depend on it are not judged"
         yield self.finding(fact, ctx, msg, None)
 
 
 @register
-class ParseError(Rule):
+class ParseError(Rule[Fact]):
     """## What it checks
     Nothing: the kernel does not parse (a half-typed edit, a syntax error).
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import TagAssertFailed
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, register, where
 
 
 @register
-class AssertTagFailed(Rule):
+class AssertTagFailed(Rule[TagAssertFailed]):
     """## What it checks
     A tag assertion the author wrote in a comment holds, in every probe and program:
     `# argus: tag a[1] == b[0]` (axis 1 of `a` carries the same coordinates as axis 0 of `b`) or
@@ -34,8 +34,7 @@ class AssertTagFailed(Rule):
     code = "DF005"
     reads = ("tag-assert",)
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        msg = f"tag assertion `{d['text']}` does not hold: {d['left']} carries {d['left_tag']}, {d['right']} carries {d['right_tag']}"
-        summary = f"{where(d)}: lane {d['lane']}: {d['left']} = ({d['left_tag']}) but {d['right']} = ({d['right_tag']})"
-        yield self.finding(fact, ctx, msg, base_witness(fact, summary, assertion=d["text"]))
+    def check(self, fact: TagAssertFailed, ctx: RuleContext) -> Iterator[Finding]:
+        msg = f"tag assertion `{fact.text}` does not hold: {fact.left} carries {fact.left_tag}, {fact.right} carries {fact.right_tag}"
+        summary = f"{where(fact.probe)}: lane {fact.lane}: {fact.left} = ({fact.left_tag}) but {fact.right} = ({fact.right_tag})"
+        yield self.finding(fact, ctx, msg, base_witness(fact, summary, assertion=fact.text))

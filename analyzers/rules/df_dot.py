@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import DotMismatch
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, register, where
 
 
 @register
-class DotOperandMismatch(Rule):
+class DotOperandMismatch(Rule[DotMismatch]):
     """## What it checks
     In `tl.dot(a, b)` the contraction coordinate of `a`'s column j equals the contraction
     coordinate of `b`'s row j, element by element: A[m, k] meets B[k, n] with the same k. The
@@ -34,20 +34,19 @@ class DotOperandMismatch(Rule):
     reads = ("dot-mismatch",)
     supersedes = {"DF003": ("coverage",)}  # the operands are wrong, not the loop bounds
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        j = d.get("j", 0)
-        a_c = ", ".join(f"{k}={v}" for k, v in d.get("a_coord", {}).items())
-        b_c = ", ".join(f"{k}={v}" for k, v in d.get("b_coord", {}).items())
-        if d.get("kind") == "axis":
+    def check(self, fact: DotMismatch, ctx: RuleContext) -> Iterator[Finding]:
+        j = fact.j
+        a_c = ", ".join(f"{k}={v}" for k, v in fact.a_coord.items())
+        b_c = ", ".join(f"{k}={v}" for k, v in fact.b_coord.items())
+        if fact.mismatch == "axis":
             msg = (
                 f"the dot contracts different axes: column {j} of `a` varies along {a_c or '?'} while row {j} of "
                 f"`b` varies along {b_c or '?'}"
             )
         else:
             msg = (
-                f"contraction index mismatch on {d['symbol']}: column {j} of `a` holds {d['symbol']}={d['a_value']} but "
-                f"row {j} of `b` holds {d['symbol']}={d['b_value']}"
+                f"contraction index mismatch on {fact.symbol}: column {j} of `a` holds {fact.symbol}={fact.a_value} but "
+                f"row {j} of `b` holds {fact.symbol}={fact.b_value}"
             )
-        summary = f"{where(d)}: a[.., {j}] = ({a_c}) meets b[{j}, ..] = ({b_c})"
+        summary = f"{where(fact.probe)}: a[.., {j}] = ({a_c}) meets b[{j}, ..] = ({b_c})"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary, a_tag=a_c, b_tag=b_c, lane=j))

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import PadReduced, PointerStep, ReductionCount
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
 
 
 @register
-class StaleReductionPointer(Rule):
+class StaleReductionPointer(Rule[PointerStep]):
     """## What it checks
     A pointer (or block pointer, or descriptor coordinate) that feeds an operand of an
     accumulating `tl.dot` inside a reduction loop moves by exactly one tile along the contraction
@@ -36,17 +36,16 @@ class StaleReductionPointer(Rule):
     reads = ("pointer-step",)
     supersedes = {"DF003": ("coverage",)}  # the pointer steps are wrong, not the loop bounds
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        t, syms = d["tensor"], d["symbols"]
-        c0, c1 = d["coords0"], d["coords1"]
+    def check(self, fact: PointerStep, ctx: RuleContext) -> Iterator[Finding]:
+        t, syms = fact.tensor, fact.symbols
+        c0, c1 = fact.coords0, fact.coords1
         delta = [b - a for a, b in zip(c0, c1, strict=True)]
         moved = ", ".join(f"{s} by {x}" for s, x in zip(syms, delta, strict=True) if x) or "nowhere"
         msg = (
-            f"`{t}` moves {moved} per iteration of the reduction loop; it must move {d['dim']} by {d['step']} "
+            f"`{t}` moves {moved} per iteration of the reduction loop; it must move {fact.dim} by {fact.step} "
             f"(one tile of the contraction axis) and nothing else"
         )
-        summary = f"{where(d)}: iteration 0 reads {elem(t, c0, syms)}, iteration 1 reads {elem(t, c1, syms)}"
+        summary = f"{where(fact.probe)}: iteration 0 reads {elem(t, c0, syms)}, iteration 1 reads {elem(t, c1, syms)}"
         yield self.finding(
             fact,
             ctx,
@@ -57,13 +56,13 @@ class StaleReductionPointer(Rule):
                 tensor=t,
                 iteration0=c0,
                 iteration1=c1,
-                expected_step=f"{d['dim']} += {d['step']}",
+                expected_step=f"{fact.dim} += {fact.step}",
             ),
         )
 
 
 @register
-class ReductionCoverage(Rule):
+class ReductionCoverage(Rule[ReductionCount | PadReduced]):
     """## What it checks
     Over the whole reduction, each output element accumulates every index of the reduction
     extent exactly once: no skipped tail, no tile counted twice, and no lane outside the extent
@@ -87,28 +86,27 @@ class ReductionCoverage(Rule):
     code = "DF003"
     reads = ("coverage", "pad-reduced")
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        if fact.kind == "coverage":
-            if d["count"] == 0:
+    def check(self, fact: ReductionCount | PadReduced, ctx: RuleContext) -> Iterator[Finding]:
+        if isinstance(fact, ReductionCount):
+            if fact.count == 0:
                 msg = (
-                    f"the reduction over {d['dim']} skips {d['missing']} of its indices (first: {d['dim']}={d['index']}) for "
-                    f"`{d['tensor']}`"
+                    f"the reduction over {fact.dim} skips {fact.missing} of its indices (first: {fact.dim}={fact.index}) for "
+                    f"`{fact.tensor}`"
                 )
             else:
-                msg = f"the reduction over {d['dim']} counts index {d['dim']}={d['index']} {d['count']} times for `{d['tensor']}`"
-            summary = f"{where(d)}: {d['tensor']} element {d['element']} received {d['dim']}={d['index']} {d['count']} times (expected once)"
+                msg = f"the reduction over {fact.dim} counts index {fact.dim}={fact.index} {fact.count} times for `{fact.tensor}`"
+            summary = f"{where(fact.probe)}: {fact.tensor} element {fact.element} received {fact.dim}={fact.index} {fact.count} times (expected once)"
             yield self.finding(
                 fact,
                 ctx,
                 msg,
-                base_witness(fact, summary, tensor=d["tensor"], index=d["index"], count=d["count"]),
+                base_witness(fact, summary, tensor=fact.tensor, index=fact.index, count=fact.count),
             )
         else:
-            lane = d.get("lane", [])
+            lane = fact.lane
             msg = (
-                f"lanes outside the data reach `tl.{d['op']}` holding {d['value']:.4g} instead of the neutral "
-                f"{d['identity']}: they change the result"
+                f"lanes outside the data reach `tl.{fact.op}` holding {fact.value:.4g} instead of the neutral "
+                f"{fact.identity}: they change the result"
             )
-            summary = f"{where(d)}: masked-off lane {lane} holds {d['value']:.4g} when it reaches {d['op']}"
-            yield self.finding(fact, ctx, msg, base_witness(fact, summary, lane=lane, value=d["value"]))
+            summary = f"{where(fact.probe)}: masked-off lane {lane} holds {fact.value:.4g} when it reaches {fact.op}"
+            yield self.finding(fact, ctx, msg, base_witness(fact, summary, lane=lane, value=fact.value))

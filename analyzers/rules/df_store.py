@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import ScatterCollision, ScatterIndex, StoreTag
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
 
 
 @register
-class StoreTagMismatch(Rule):
+class StoreTagMismatch(Rule[StoreTag | ScatterIndex | ScatterCollision]):
     """## What it checks
     The value stored to `out[i, j]` was computed for coordinate (i, j): not transposed, not
     shifted by a tile, not taken from another program's rows; and a row gathered through a
@@ -34,25 +34,24 @@ class StoreTagMismatch(Rule):
     code = "DF004"
     reads = ("store-tag", "scatter-index", "scatter-collision")
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        dest = elem(d["tensor"], d["dest"], d.get("symbols"))
-        if fact.kind == "scatter-collision":
-            a, b = d["positions"]
+    def check(self, fact: StoreTag | ScatterIndex | ScatterCollision, ctx: RuleContext) -> Iterator[Finding]:
+        dest = elem(fact.tensor, fact.dest, fact.symbols)
+        if isinstance(fact, ScatterCollision):
+            a, b = fact.positions
             msg = (
-                f"rows gathered through different entries of a loaded index ({d['index_symbol']}={a} and "
-                f"{d['index_symbol']}={b}, which hold different ids) are both written to {dest}: `{d['tensor']}` is "
+                f"rows gathered through different entries of a loaded index ({fact.index_symbol}={a} and "
+                f"{fact.index_symbol}={b}, which hold different ids) are both written to {dest}: `{fact.tensor}` is "
                 f"not addressed by the id that gathered them"
             )
-            summary = f"{where(d)}: the rows of index entries {d['index_symbol']}={a} and {d['index_symbol']}={b} land in {dest}"
-        elif fact.kind == "scatter-index":
+            summary = f"{where(fact.probe)}: the rows of index entries {fact.index_symbol}={a} and {fact.index_symbol}={b} land in {dest}"
+        elif isinstance(fact, ScatterIndex):
             msg = (
-                f"the stored rows were gathered through a loaded index ({d['index_symbol']}), but `{d['tensor']}` is "
+                f"the stored rows were gathered through a loaded index ({fact.index_symbol}), but `{fact.tensor}` is "
                 f"addressed without it"
             )
-            summary = f"{where(d)}: the value for {d['index_symbol']}={d['index_value']} is written to {dest}"
+            summary = f"{where(fact.probe)}: the value for {fact.index_symbol}={fact.index_value} is written to {dest}"
         else:
-            how = " (transposed)" if d.get("transposed") else ""
-            msg = f"`{d['tensor']}` receives a value computed for {d['symbol']}={d['got']} at {d['symbol']}={d['expected']}{how}"
-            summary = f"{where(d)}: lane {tuple(d['lane'])} stores the value for {d['symbol']}={d['got']} into {dest}"
+            how = " (transposed)" if fact.transposed else ""
+            msg = f"`{fact.tensor}` receives a value computed for {fact.symbol}={fact.got} at {fact.symbol}={fact.expected}{how}"
+            summary = f"{where(fact.probe)}: lane {tuple(fact.lane)} stores the value for {fact.symbol}={fact.got} into {dest}"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary, destination=dest))

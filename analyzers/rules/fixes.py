@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from argus.analyzers.findings import Fix, TextEdit
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import Fact, Int32Offset
 from argus.analyzers.interp.ops import op_names
 from argus.analyzers.rules.base import RuleContext
 
@@ -37,8 +37,7 @@ def add_mask_fix(fact: Fact, ctx: RuleContext) -> Fix | None:
     if not node.args:
         return None
     names = {n.id for n in ast.walk(node.args[0]) if isinstance(n, ast.Name)}
-    func = fact.data.get("_func")
-    root = func if isinstance(func, ast.AST) else None
+    root = ctx.func
     if root is None:
         return None
     masks: set[str] = set()
@@ -75,10 +74,10 @@ def _pointer_params(func: ast.AST) -> set[str]:
     return set()
 
 
-def wrap_int64_fix(fact: Fact, ctx: RuleContext) -> Fix | None:
+def wrap_int64_fix(fact: Int32Offset, ctx: RuleContext) -> Fix | None:
     """`row * stride` -> `row.to(tl.int64) * stride` on the operand that grows."""
     node = fact.node
-    side = fact.data.get("grows_side")
+    side = fact.grows_side
     if not isinstance(node, ast.BinOp) or side not in ("left", "right"):
         return None
     operand = node.left if side == "left" else node.right

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import GridAxis, GridDecomposition, Uncovered
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
 
 
 @register
-class UncoveredOutput(Rule):
+class UncoveredOutput(Rule[Uncovered]):
     """## What it checks
     With the launch grid, every element of each output the launcher allocates uninitialized
     (`torch.empty*`) is written by some program: the grid is large enough, `cdiv` is used where
@@ -32,19 +32,18 @@ class UncoveredOutput(Rule):
     code = "GR001"
     reads = ("uncovered",)
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        e = elem(d["tensor"], d["element"], d["symbols"])
+    def check(self, fact: Uncovered, ctx: RuleContext) -> Iterator[Finding]:
+        e = elem(fact.tensor, fact.element, fact.symbols)
         msg = (
-            f"{d['missing']} of {d['total']} elements of `{d['tensor']}` are never written by any program "
-            f"(grid {tuple(d['grid'])}); first: {e}"
+            f"{fact.missing} of {fact.total} elements of `{fact.tensor}` are never written by any program "
+            f"(grid {tuple(fact.grid)}); first: {e}"
         )
-        summary = f"{where(d)}, grid={tuple(d['grid'])}: no program writes {e}"
-        yield self.finding(fact, ctx, msg, base_witness(fact, summary, element=e, grid=list(d["grid"])))
+        summary = f"{where(fact.probe)}, grid={tuple(fact.grid)}: no program writes {e}"
+        yield self.finding(fact, ctx, msg, base_witness(fact, summary, element=e, grid=list(fact.grid)))
 
 
 @register
-class GridMismatch(Rule):
+class GridMismatch(Rule[GridAxis | GridDecomposition]):
     """## What it checks
     The grid that launches the kernel has every axis that `tl.program_id` reads, and the sizes
     its program-id decomposition assumes (`off_z = pid // H` needs an axis of Z * H programs).
@@ -68,18 +67,17 @@ class GridMismatch(Rule):
     reads = ("grid-axis", "grid-decomposition")
     supersedes = {"GR001": ("uncovered",)}  # one root cause: the grid
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        if fact.kind == "grid-axis":
+    def check(self, fact: GridAxis | GridDecomposition, ctx: RuleContext) -> Iterator[Finding]:
+        if isinstance(fact, GridAxis):
             msg = (
-                f"`tl.program_id({d['axis']})` reads grid axis {d['axis']}, but the launch grid has "
-                f"{d['grid_axes']} axis{'es' if d['grid_axes'] != 1 else ''} {tuple(d['grid'])}: it is always 0"
+                f"`tl.program_id({fact.axis})` reads grid axis {fact.axis}, but the launch grid has "
+                f"{fact.grid_axes} axis{'es' if fact.grid_axes != 1 else ''} {tuple(fact.grid)}: it is always 0"
             )
-            summary = f"{where(d)}: grid {tuple(d['grid'])} has no axis {d['axis']}"
+            summary = f"{where(fact.probe)}: grid {tuple(fact.grid)} has no axis {fact.axis}"
         else:
             msg = (
-                f"program id axis {d['axis']} is split with `{d['op']} {d['divisor']}`, but the grid launches "
-                f"{d['extent']} programs on that axis, not a multiple of {d['divisor']}={d['divisor_value']}"
+                f"program id axis {fact.axis} is split with `{fact.op} {fact.divisor}`, but the grid launches "
+                f"{fact.extent} programs on that axis, not a multiple of {fact.divisor}={fact.divisor_value}"
             )
-            summary = f"{where(d)}: axis {d['axis']} has {d['extent']} programs; {d['divisor']}={d['divisor_value']}"
+            summary = f"{where(fact.probe)}: axis {fact.axis} has {fact.extent} programs; {fact.divisor}={fact.divisor_value}"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary))

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import Race
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
 
 
 @register
-class WriteRace(Rule):
+class WriteRace(Rule[Race]):
     """## What it checks
     No two programs (or two lanes of one store) store plain values to the same element;
     accumulation across programs uses atomics.
@@ -32,16 +32,13 @@ class WriteRace(Rule):
     code = "GR002"
     reads = ("race",)
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        e = elem(d["tensor"], d["element"], d["symbols"])
-        if d.get("other_pid") is None:
+    def check(self, fact: Race, ctx: RuleContext) -> Iterator[Finding]:
+        e = elem(fact.tensor, fact.element, fact.symbols)
+        if fact.other_pid is None:
             msg = f"two lanes of this store write the same element {e}"
-            summary = f"{where(d)}: two lanes write {e}"
+            summary = f"{where(fact.probe)}: two lanes write {e}"
         else:
-            other = tuple(d["other_pid"])
-            msg = f"programs {tuple(d['pid'])} and {other} both store {e} without an atomic"
-            summary = f"{where(d)}: {e} is written by program {tuple(d['pid'])} and by program {other}"
-        yield self.finding(
-            fact, ctx, msg, base_witness(fact, summary, element=e, other_pid=d.get("other_pid"))
-        )
+            other = tuple(fact.other_pid)
+            msg = f"programs {tuple(fact.probe.pid or ())} and {other} both store {e} without an atomic"
+            summary = f"{where(fact.probe)}: {e} is written by program {tuple(fact.probe.pid or ())} and by program {other}"
+        yield self.finding(fact, ctx, msg, base_witness(fact, summary, element=e, other_pid=fact.other_pid))

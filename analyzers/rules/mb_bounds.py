@@ -5,32 +5,29 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import OutOfBounds
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
 from argus.analyzers.rules.fixes import add_mask_fix
 
 
-def _bounds_finding(rule: Rule, fact: Fact, ctx: RuleContext, verb: str) -> Finding:
-    d = fact.data
-    t, coords, shape, syms = d["tensor"], d["coords"], d["shape"], d["symbols"]
+def _bounds_finding(rule: Rule[OutOfBounds], fact: OutOfBounds, ctx: RuleContext, verb: str) -> Finding:
+    t, coords, shape, syms = fact.tensor, fact.coords, fact.shape, fact.symbols
     bounds = ", ".join(
         f"{s}={n}" if not s.startswith("_") else str(n) for s, n in zip(syms, shape, strict=True)
     )
     msg = (
         f"{verb} {elem(t, coords, syms)} outside `{t}` of shape ({bounds}) with its mask on "
-        f"({d['lanes']} lane{'s' if d['lanes'] != 1 else ''})"
+        f"({fact.lanes} lane{'s' if fact.lanes != 1 else ''})"
     )
-    summary = (
-        f"{where(d)}: lane {tuple(d['lane'])} {verb} {elem(t, coords, syms)} (element offset {d['offset']})"
-    )
+    summary = f"{where(fact.probe)}: lane {tuple(fact.lane)} {verb} {elem(t, coords, syms)} (element offset {fact.offset})"
     fix = add_mask_fix(fact, ctx)
     return rule.finding(
-        fact, ctx, msg, base_witness(fact, summary, tensor=t, element=coords, offset=d["offset"]), fix
+        fact, ctx, msg, base_witness(fact, summary, tensor=t, element=coords, offset=fact.offset), fix
     )
 
 
 @register
-class OutOfBoundsLoad(Rule):
+class OutOfBoundsLoad(Rule[OutOfBounds]):
     """## What it checks
     Every lane that a load reads with its mask on lies inside the tensor it addresses, for every
     problem size the launch allows (probes at 1, B-1, B, B+1, 2B+1 around each tile size).
@@ -51,12 +48,12 @@ class OutOfBoundsLoad(Rule):
     code = "MB001"
     reads = ("oob-load",)
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+    def check(self, fact: OutOfBounds, ctx: RuleContext) -> Iterator[Finding]:
         yield _bounds_finding(self, fact, ctx, "reads")
 
 
 @register
-class OutOfBoundsStore(Rule):
+class OutOfBoundsStore(Rule[OutOfBounds]):
     """## What it checks
     Every lane that a store or atomic writes with its mask on lies inside the tensor it
     addresses, for every problem size the launch allows.
@@ -77,5 +74,5 @@ class OutOfBoundsStore(Rule):
     code = "MB002"
     reads = ("oob-store",)
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
+    def check(self, fact: OutOfBounds, ctx: RuleContext) -> Iterator[Finding]:
         yield _bounds_finding(self, fact, ctx, "writes")

@@ -6,13 +6,13 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from argus.analyzers.findings import Finding, Severity
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import UncheckedIndex
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, register, where
 from argus.analyzers.rules.index_evidence import kernel_side
 
 
 @register
-class UncheckedLoadedIndex(Rule):
+class UncheckedLoadedIndex(Rule[UncheckedIndex]):
     """## What it checks
     A value loaded from memory that selects a row, page, slot, expert or token of another tensor
     is checked against its range or sentinel (expert id -1, page < 0, token >= num_valid,
@@ -47,19 +47,18 @@ class UncheckedLoadedIndex(Rule):
     code = "MB005"
     reads = ("unchecked-index",)
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        if d.get("lower_only"):
+    def check(self, fact: UncheckedIndex, ctx: RuleContext) -> Iterator[Finding]:
+        if fact.lower_only:
             msg = (
-                f"a value loaded from `{d['index_from']}` addresses `{d['tensor']}` after a check of its lower end "
-                f"only: it is shifted into a window (`{d.get('window_start')}`) whose upper end nothing tests"
+                f"a value loaded from `{fact.index_from}` addresses `{fact.tensor}` after a check of its lower end "
+                f"only: it is shifted into a window (`{fact.window_start}`) whose upper end nothing tests"
             )
         else:
             msg = (
-                f"a value loaded from `{d['index_from']}` addresses `{d['tensor']}` without a range or sentinel "
+                f"a value loaded from `{fact.index_from}` addresses `{fact.tensor}` without a range or sentinel "
                 f"check on the way (no mask or branch tests it)"
             )
-        evidence = kernel_side(list(d.get("compared", [])), ctx.source, ctx.kernel, d["index_from"])
+        evidence = kernel_side(list(fact.compared), ctx.source, ctx.kernel, fact.index_from)
         if evidence:
             msg += f"; out-of-range values exist here: {evidence[0]}"
             severity = Severity.WARNING
@@ -69,7 +68,7 @@ class UncheckedLoadedIndex(Rule):
                 "a sentinel or padding"
             )
             severity = Severity.HINT
-        summary = f"{where(d)}: `{d['index_from']}` contents reach the address of `{d['tensor']}` unchecked"
-        witness = base_witness(fact, summary, index_tensor=d["index_from"], addressed=d["tensor"])
+        summary = f"{where(fact.probe)}: `{fact.index_from}` contents reach the address of `{fact.tensor}` unchecked"
+        witness = base_witness(fact, summary, index_tensor=fact.index_from, addressed=fact.tensor)
         witness["evidence"] = "; ".join(evidence) or "none (the caller's contract is assumed)"
         yield replace(self.finding(fact, ctx, msg, witness), severity=severity)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import UndefReduced
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, register, where
 from argus.analyzers.rules.fixes import other_fix
 
 
 @register
-class MaskedGarbageReduced(Rule):
+class MaskedGarbageReduced(Rule[UndefReduced]):
     """## What it checks
     Lanes that a masked load leaves undefined (no `other=`) never reach a reduction, a `tl.dot`
     or a store with its mask on, mixed with defined lanes.
@@ -35,20 +35,18 @@ class MaskedGarbageReduced(Rule):
     code = "MB004"
     reads = ("undef-reduced",)
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        op = d.get("op", "reduction")
+    def check(self, fact: UndefReduced, ctx: RuleContext) -> Iterator[Finding]:
+        op = fact.op
         what = {"store": "are stored with the store's mask on", "dot": "enter `tl.dot`"}.get(
             op, f"reach `tl.{op}`"
         )
         msg = f"undefined lanes of a masked load without `other=` {what} together with real data"
-        summary = f"{where(d)}: lane {tuple(d.get('lane', ()))} is undefined (masked off, no `other=`) when it reaches {op}"
+        summary = f"{where(fact.probe)}: lane {tuple(fact.lane)} is undefined (masked off, no `other=`) when it reaches {op}"
         fix = None
-        load = d.get("load")
+        load = fact.load
         if load is not None and op != "store":
             neutral = {"max": '-float("inf")', "min": 'float("inf")'}.get(op, "0.0")
             fix = other_fix(load[0], load[1], ctx, neutral)
-        related = fact.related
-        if load is not None:
-            fact.related = [*related, (load[0], load[1], "the masked load without `other=`")]
-        yield self.finding(fact, ctx, msg, base_witness(fact, summary, lane=d.get("lane")), fix)
+        related = ((load[0], load[1], "the masked load without `other=`"),) if load is not None else ()
+        witness = base_witness(fact, summary, lane=fact.lane)
+        yield self.finding(fact, ctx, msg, witness, fix, also_related=related)

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import Int32Offset
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, register
 from argus.analyzers.rules.fixes import wrap_int64_fix
 
 
 @register
-class Int32OffsetOverflow(Rule):
+class Int32OffsetOverflow(Rule[Int32Offset]):
     """## What it checks
     An offset that grows with the problem size (a program id, a loop-walked row or a loaded
     index, multiplied by a runtime stride or size) is computed in 64-bit: `.to(tl.int64)` before
@@ -35,23 +35,22 @@ class Int32OffsetOverflow(Rule):
     code = "MB003"
     reads = ("int32-offset",)
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        expr = d.get("expr", "this product")
+    def check(self, fact: Int32Offset, ctx: RuleContext) -> Iterator[Finding]:
+        expr = fact.expr
         msg = (
             f"`{expr}` is computed in int32 and grows with the problem size; it wraps once the product passes "
-            f"2^31 - 1 (tensor `{d.get('tensor')}`)"
+            f"2^31 - 1 (tensor `{fact.tensor}`)"
         )
-        factor, grows_max = d.get("factor", 0), d.get("grows_max", 0)
+        factor, grows_max = fact.factor, fact.grows_max
         if factor > 0:
             needed = -(-(2**31) // factor)  # the index at which the int32 product wraps
             summary = (
-                f"{d.get('sizes')}: here the index reaches {grows_max} and {d.get('factor_name')} = {factor}; "
+                f"{fact.probe.sizes}: here the index reaches {grows_max} and {fact.factor_name} = {factor}; "
                 f"the product passes 2^31 - 1 once the index reaches {needed:,} "
                 f"(a tensor of {needed:,} x {factor:,} elements)"
             )
         else:
-            summary = f"{d.get('sizes')}: a growing index times a runtime stride, in int32"
+            summary = f"{fact.probe.sizes}: a growing index times a runtime stride, in int32"
         yield self.finding(
             fact,
             ctx,

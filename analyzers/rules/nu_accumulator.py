@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import LowPrecision
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, register
 from argus.analyzers.rules.fixes import fp32_accumulator_fix
 
 
 @register
-class LowPrecisionAccumulator(Rule):
+class LowPrecisionAccumulator(Rule[LowPrecision]):
     """## What it checks
     `tl.dot` and loop reductions accumulate in fp32 (or wider) when their inputs are
     fp16/bf16/fp8.
@@ -34,14 +34,13 @@ class LowPrecisionAccumulator(Rule):
     code = "NU001"
     reads = ("low-precision-dot", "low-precision-acc")
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        msg = f"{d['inputs']} products are accumulated in {d['dtype']}: accumulate in fp32 and cast once at the end"
-        summary = f"accumulator dtype {d['dtype']} for inputs {d['inputs']}"
+    def check(self, fact: LowPrecision, ctx: RuleContext) -> Iterator[Finding]:
+        msg = f"{fact.inputs} products are accumulated in {fact.dtype}: accumulate in fp32 and cast once at the end"
+        summary = f"accumulator dtype {fact.dtype} for inputs {fact.inputs}"
         yield self.finding(
             fact,
             ctx,
             msg,
-            base_witness(fact, summary, accumulator=d["dtype"]),
+            base_witness(fact, summary, accumulator=fact.dtype),
             fp32_accumulator_fix(fact, ctx),
         )

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from argus.analyzers.findings import Finding
-from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.facts import MaskedRowNaN, SoftmaxScale
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
 
 
 @register
-class SoftmaxRescaleMissing(Rule):
+class SoftmaxRescaleMissing(Rule[SoftmaxScale]):
     """## What it checks
     In an online softmax, whenever the running max changes from m_old to m_new, the accumulator
     and the running sum are both rescaled by exp(m_old - m_new), and the probabilities of the
@@ -34,19 +34,20 @@ class SoftmaxRescaleMissing(Rule):
     code = "NU002"
     reads = ("scale-mismatch", "stale-max")
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
+    def check(self, fact: SoftmaxScale, ctx: RuleContext) -> Iterator[Finding]:
         if fact.kind == "stale-max":
             msg = "the exponent subtracts a max that does not cover this block's scores (the previous running max)"
-            summary = f"{where(d)}: p is taken relative to the running max before this block was seen"
+            summary = (
+                f"{where(fact.probe)}: p is taken relative to the running max before this block was seen"
+            )
         else:
             msg = "two values relative to different running maxes are added: one of them was not rescaled by exp(m_old - m_new)"
-            summary = f"{where(d)}: a term relative to m_old meets a term relative to m_new"
+            summary = f"{where(fact.probe)}: a term relative to m_old meets a term relative to m_new"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary))
 
 
 @register
-class SoftmaxUnstable(Rule):
+class SoftmaxUnstable(Rule[SoftmaxScale]):
     """## What it checks
     `exp` of scores whose sum normalizes a softmax is taken after subtracting the (running) row
     max.
@@ -68,15 +69,16 @@ class SoftmaxUnstable(Rule):
     code = "NU003"
     reads = ("unstable-exp",)
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
+    def check(self, fact: SoftmaxScale, ctx: RuleContext) -> Iterator[Finding]:
         msg = "exp of the scores is taken without subtracting the row max, and its sum normalizes the result"
-        summary = f"{where(d)}: a score of 89 or more makes exp overflow to inf and the row becomes NaN"
+        summary = (
+            f"{where(fact.probe)}: a score of 89 or more makes exp overflow to inf and the row becomes NaN"
+        )
         yield self.finding(fact, ctx, msg, base_witness(fact, summary))
 
 
 @register
-class SoftmaxMaskedRowNaN(Rule):
+class SoftmaxMaskedRowNaN(Rule[MaskedRowNaN]):
     """## What it checks
     A row whose scores are all masked to -inf cannot produce NaN: not by -inf - (-inf) in the
     exponent, not by dividing by a zero sum.
@@ -98,16 +100,15 @@ class SoftmaxMaskedRowNaN(Rule):
     code = "NU004"
     reads = ("masked-row-nan",)
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
-        e = elem(d["tensor"], d["element"])
+    def check(self, fact: MaskedRowNaN, ctx: RuleContext) -> Iterator[Finding]:
+        e = elem(fact.tensor, fact.element)
         msg = "a fully masked row turns into NaN here (-inf - -inf, or 0 / 0) and the NaN is stored"
-        summary = f"{where(d)}: the row of {e} has no valid score; {e} is written as NaN"
+        summary = f"{where(fact.probe)}: the row of {e} has no valid score; {e} is written as NaN"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary, element=e))
 
 
 @register
-class NormalizationMismatch(Rule):
+class NormalizationMismatch(Rule[SoftmaxScale]):
     """## What it checks
     The final division of the accumulator uses the running sum of the same scale, after the last
     block: not a per-block sum, not a sum that was rescaled differently, and not inside the loop
@@ -131,14 +132,11 @@ class NormalizationMismatch(Rule):
     code = "NU005"
     reads = ("normalized-early", "division-scale")
 
-    def check(self, fact: Fact, ctx: RuleContext) -> Iterator[Finding]:
-        d = fact.data
+    def check(self, fact: SoftmaxScale, ctx: RuleContext) -> Iterator[Finding]:
         if fact.kind == "normalized-early":
             msg = "the accumulator is divided by its running sum before the last block: later blocks rescale and add to the quotient"
-            summary = (
-                f"{where(d)}: the normalized value is rescaled and accumulated again in the next iteration"
-            )
+            summary = f"{where(fact.probe)}: the normalized value is rescaled and accumulated again in the next iteration"
         else:
             msg = "the accumulator is divided by a running sum relative to a different max"
-            summary = f"{where(d)}: numerator and denominator have different scales"
+            summary = f"{where(fact.probe)}: numerator and denominator have different scales"
         yield self.finding(fact, ctx, msg, base_witness(fact, summary))
