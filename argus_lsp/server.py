@@ -338,13 +338,19 @@ async def on_hover(ls: ArgusServer, params: types.HoverParams) -> types.Hover | 
         return known[1]
     loop = asyncio.get_running_loop()
     try:
-        found = await loop.run_in_executor(ls.hover_executor, hover.variable_hover, doc.source, offset)
+        found = await loop.run_in_executor(ls.hover_executor, _hover_pausing_checks, ls, doc.source, offset)
     except Exception as exc:  # the interpreter failing on one name must not break hover for the file
         log.warning("describe_at failed: %s", exc)
         return None
     if key is not None:
         ls.hover_memo.put(key, found)
     return found
+
+
+def _hover_pausing_checks(ls: ArgusServer, source: bytes, offset: int) -> types.Hover | None:
+    """On the hover thread: the checks pause at their next stopping point until this is done."""
+    with ls.diagnostics.gate.busy():
+        return hover.variable_hover(source, offset)
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
