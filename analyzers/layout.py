@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from argus.analyzers.findings import Finding, Fix, Related, Span, TextEdit
 from tree_sitter import Node
 
-_RUN = re.compile(rb"[ \t]*\n(?:[ \t]*\n)*")
+# a run that drops something: trailing blanks, or at least one blank line (a lone newline stays)
+_RUN = re.compile(rb"[ \t]+\n(?:[ \t]*\n)*|\n(?:[ \t]*\n)+")
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def piece_of(source: bytes, node: Node) -> tuple[bytes, Piece]:
     cuts: list[tuple[int, int, int]] = []
     for m in _RUN.finditer(text):
         s, e = m.span()
-        if e - s == 1 or (s > 0 and text[s - 1 : s] == b"\\") or _in_string(node, start + s):
+        if (s > 0 and text[s - 1 : s] == b"\\") or _in_string(node, start + s):
             continue
         cuts.append((s, e, text.count(b"\n", s, e)))
     if not cuts:
