@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from argus.analyzers.findings import Finding, Fix, Related, Span, TextEdit
@@ -158,6 +158,14 @@ def move_findings(findings: list[Finding], old: Sequence[Piece], new: Sequence[P
 
     if list(old) == list(new):
         return findings
+    return remap_findings(findings, span, edit)
+
+
+def remap_findings(
+    findings: list[Finding], span: Callable[[Span], Span], edit: Callable[[TextEdit], TextEdit]
+) -> list[Finding]:
+    """Every span of each finding (its own, its related ones', its fix's edits) passed through
+    `span` and `edit`."""
     out = []
     for f in findings:
         fix = None if f.fix is None else Fix(f.fix.title, tuple(edit(e) for e in f.fix.edits))
