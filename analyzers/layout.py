@@ -3,10 +3,11 @@
 A person typing in a kernel file opens new lines and leaves trailing blanks all the time; neither
 changes a token, a line break between tokens or an indentation, so neither changes what the
 analysis of a kernel (or of its launcher) can find, only where it is. Each piece of text the
-analysis reads is keyed on its *normalized* text: every run of trailing blanks and blank lines
-(`[ \\t]*\\n([ \\t]*\\n)*`) replaced by one newline. A run is kept as it is where dropping it could
-matter: inside a string literal (its value; a docstring's is never read), and after a backslash (`\\ ` then a newline is an
-error, `\\` then a newline a continuation). Carriage returns and form feeds are never dropped.
+analysis reads is keyed on its *normalized* text: every run of trailing blanks and blank
+lines (`[ \\t]*\\n([ \\t]*\\n)*`) replaced by one newline. A run is kept as it is where dropping it could
+matter: inside a string literal (its value; a docstring's is never read), and after a backslash
+(`\\ ` then a newline is an error, `\\` then a newline a continuation). Carriage returns and form
+feeds are never dropped.
 
 The same cut list maps a byte offset of the text the findings were computed on to the normalized
 text and back into the current text: rows shift by the blank lines dropped before the offset,

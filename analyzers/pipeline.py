@@ -103,10 +103,11 @@ def check_source(
     return shown(findings)
 
 
-def describe_at(text: str | bytes, byte_offset: int) -> str | None:
-    """Markdown describing the kernel variable at `byte_offset` (tag, shape, dtype, mask)."""
+def describe_at(text: str | bytes, byte_offset: int, tree: Tree | None = None) -> str | None:
+    """Markdown describing the kernel variable at `byte_offset` (tag, shape, dtype, mask).
+    `tree`: a tree-sitter tree of exactly this text the caller holds (saves the parse)."""
     source = _as_bytes(text)
-    tree = parse(source)
+    tree = tree or parse(source)
     node = tree.root_node.descendant_for_byte_range(byte_offset, byte_offset)
     if node is None or node.type != "identifier":
         return None

@@ -9,12 +9,11 @@ edit first and publishes as soon as it is done, so this is when the edited kerne
 are current), the wall time to the last publish of that version (when every kernel the edit
 touched is), and the CPU time the server spent from the didChange until it went idle again (all
 its threads, from /proc schedstat; idle: no CPU used for 30 ms), so work a check leaves running
-after its first publish is counted for the edit that caused it, not for the next one. Then, per file, the document is reopened under
-a new name, which makes argus check it from scratch (its longest check), and hovers on names in
-kernel bodies are sent one after another until that check publishes: their latency is "hover while
-a long check runs". Resident memory is read at start, with all ten files open after the edits, and
-after closing them all.
-"""
+after its first publish is counted for the edit that caused it, not for the next one. Then, per
+file, the document is reopened under a new name, which makes argus check it from scratch (its
+longest check), and hovers on names in kernel bodies are sent one after another until that check
+publishes: their latency is "hover while a long check runs". Resident memory is read at start,
+with all ten files open after the edits, and after closing them all."""
 
 from __future__ import annotations
 

@@ -50,9 +50,8 @@ def test_blank_lines_and_trailing_blanks_in_kernel_and_launcher_reuse_every_find
 
 
 def test_a_docstring_is_free_to_change_its_blanks() -> None:
-    text = base().replace(
-        "    pid = tl.program_id(axis=0)\n", '    """Adds.\n\n    Two vectors."""\n    pid = tl.program_id(axis=0)\n'
-    )
+    pid = "    pid = tl.program_id(axis=0)\n"
+    text = base().replace(pid, '    """Adds.\n\n    Two vectors."""\n' + pid)
     edited = text.replace("Adds.\n", "Adds.   \n  \n\n")
     warm, cold, analyzed = warm_and_cold(text, edited)
     assert (analyzed, warm) == (0, cold)
