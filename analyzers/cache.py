@@ -13,10 +13,10 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
-from argus.analyzers.findings import Finding, Fix, Related, Span, TextEdit
+from argus.analyzers.findings import Finding, Span, TextEdit
+from argus.analyzers.layout import remap_findings
 
 
 class KernelCache:
@@ -86,9 +86,4 @@ def shift_findings(findings: list[Finding], old: Sequence[Region], new: Sequence
         dbyte = moved(e.start_byte)[0]
         return TextEdit(e.start_byte + dbyte, e.end_byte + dbyte, e.new_text)
 
-    out = []
-    for f in findings:
-        fix = None if f.fix is None else Fix(f.fix.title, tuple(edit(e) for e in f.fix.edits))
-        related = tuple(Related(sp(r.span), r.message) for r in f.related)
-        out.append(replace(f, span=sp(f.span), fix=fix, related=related))
-    return out
+    return remap_findings(findings, sp, edit)

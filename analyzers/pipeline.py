@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from argus.analyzers.cache import KernelCache, Region, cache_key, shift_findings
+from argus.analyzers.cache import KernelCache, cache_key
 from argus.analyzers.describe import describe_value
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
@@ -26,6 +26,7 @@ from argus.analyzers.frontend.queries import KernelSite, find_kernels
 from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
 from argus.analyzers.kernel_setup import parse_kernel, set_up_kernel
+from argus.analyzers.layout import Piece, Unmappable, move_findings, piece_of
 from argus.analyzers.model.launch_file import RecordedLaunch
 from argus.analyzers.model.recorded import mark_recorded
 from argus.analyzers.module_view import ModuleView, build_module_view
@@ -102,10 +103,11 @@ def check_source(
     return shown(findings)
 
 
-def describe_at(text: str | bytes, byte_offset: int) -> str | None:
-    """Markdown describing the kernel variable at `byte_offset` (tag, shape, dtype, mask)."""
+def describe_at(text: str | bytes, byte_offset: int, tree: Tree | None = None) -> str | None:
+    """Markdown describing the kernel variable at `byte_offset` (tag, shape, dtype, mask).
+    `tree`: a tree-sitter tree of exactly this text the caller holds (saves the parse)."""
     source = _as_bytes(text)
-    tree = parse(source)
+    tree = tree or parse(source)
     node = tree.root_node.descendant_for_byte_range(byte_offset, byte_offset)
     if node is None or node.type != "identifier":
         return None
@@ -123,7 +125,7 @@ def describe_at(text: str | bytes, byte_offset: int) -> str | None:
 
 #: told, after each analyzed kernel but the last, the findings so far and the kernels still to do
 Progress = Callable[[list[Finding], list[str]], None]
-_Todo = tuple[KernelSite, list[RecordedLaunch], str, list[Region]]
+_Todo = tuple[KernelSite, list[RecordedLaunch], str, list[Piece]]
 
 
 def analyze_module(
@@ -143,19 +145,19 @@ def analyze_module(
     todo: list[_Todo] = []
     for site, recorded in _checked_sites(view, launches or {}):
         _stop_if_asked(should_stop)
-        key, regions = _kernel_key(view, site, view.launcher_nodes(site.name), recorded)
+        key, pieces = _kernel_key(view, site, view.launcher_nodes(site.name), recorded)
         cached = cache.get(key) if cache is not None else None
-        if cached is None:
-            todo.append((site, recorded, key, regions))
+        moved = _moved(cached, pieces)
+        if moved is None:
+            todo.append((site, recorded, key, pieces))
         else:
-            found, old = cached
-            out.extend(shift_findings(found, old, regions))
+            out.extend(moved)
     todo.sort(key=lambda t: focus is None or not t[0].node.start_byte <= focus < t[0].node.end_byte)
-    for i, (site, recorded, key, regions) in enumerate(todo):
+    for i, (site, recorded, key, pieces) in enumerate(todo):
         _stop_if_asked(should_stop)
         found = analyze_kernel(view, site, recorded, should_stop)
         if cache is not None:
-            cache.put(key, (found, regions))
+            cache.put(key, (found, pieces))
         out.extend(found)
         if progress is not None and i + 1 < len(todo):
             progress(list(out), [t[0].name for t in todo[i + 1 :]])
@@ -181,20 +183,33 @@ def _stop_if_asked(should_stop: StopCheck | None) -> None:
 
 def _kernel_key(
     view: ModuleView, site: KernelSite, launchers: list[Node], recorded: list[RecordedLaunch]
-) -> tuple[str, list[Region]]:
-    """The key holds what the kernel's analysis reads, each piece relative to itself: an edit
-    elsewhere, or one that only moves the kernel or any of its launchers or helpers, reuses the
-    cached findings, each shifted with the piece it points into (`shift_findings`)."""
-    source = view.source
+) -> tuple[str, list[Piece]]:
+    """The key holds what the kernel's analysis reads, each piece relative to itself and without
+    its trailing blanks and blank lines (layout.py): an edit elsewhere, one that only moves the
+    kernel or any of its launchers or helpers, or one that only opens a line or adds trailing
+    blanks, reuses the cached findings, each moved with the piece it points into."""
     helpers = view.reachable_helpers(site)
-    pieces = [site.node, *launchers, *[h.node for h in view.sites if h is not site and h.name in helpers]]
+    nodes = [site.node, *launchers, *[h.node for h in view.sites if h is not site and h.name in helpers]]
+    pieces = [piece_of(view.source, n) for n in nodes]
     key = cache_key(
         view.const_text,
         repr(recorded).encode(),
         str(len(launchers)).encode(),  # which pieces are launchers and which helpers
-        *[source[n.start_byte : n.end_byte] + b"@" + str(n.start_point[1]).encode() for n in pieces],
+        *[text + b"@" + str(n.start_point[1]).encode() for (text, _), n in zip(pieces, nodes, strict=True)],
     )
-    return key, [(n.start_byte, n.end_byte, n.start_point[0]) for n in pieces]
+    return key, [p for _, p in pieces]
+
+
+def _moved(cached: object, pieces: list[Piece]) -> list[Finding] | None:
+    """The cached findings placed in the current text; None when there are none to reuse or
+    one of them points into bytes the edit changed (the kernel is then analyzed again)."""
+    if cached is None:
+        return None
+    found, old = cached  # type: ignore[misc]
+    try:
+        return move_findings(found, old, pieces)
+    except Unmappable:
+        return None
 
 
 def _finding(code: str, kernel: str, span: Span, message: str) -> Finding:

@@ -12,49 +12,27 @@ opened inside a kernel body (which moves everything below it), and the same two 
 
 from __future__ import annotations
 
-import hashlib
 import random
-import subprocess
-import sys
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from argus.analyzers import list_kernels
 from argus.analyzers.frontend.parse import parse
 from argus.analyzers.frontend.queries import launch_calls
+from realworld_fetch import PINS, download, unpack_sources
 
 HERE = Path(__file__).resolve().parent
 STORE = HERE / ".realworld"  # the same folder and layout as the checker's real-world benchmark
-# name -> (version, sha256 of the wheel pip downloaded on 2026-12-01)
-WHEELS = {
-    "liger-kernel": ("0.8.5", "60789cd576af073ab9b192b570d2597fd0cdad489cd62fb44fb16256d43754c9"),
-    "fla-core": ("0.6.0", "b0708b70e0b119cd58a0a5146ea56cb175cef6ed969d8ac60267e3e077ce3ebd"),
-}
+PACKAGES = ("liger-kernel", "fla-core")  # pinned (version, hash) in realworld_fetch.PINS
 MAX_LINES = 1450
 PER_PACKAGE = 5
 
 
 def fetch() -> list[Path]:
-    """The wheels' .py files unpacked under STORE (downloaded with pip on first use, hash-checked)."""
-    STORE.mkdir(exist_ok=True)
-    roots = []
-    for name, (ver, sha256) in WHEELS.items():
-        dist = name.replace("-", "_")
-        wheel = next(STORE.glob(f"{dist}-{ver}-*.whl"), None)
-        if wheel is None:
-            pip = [sys.executable, "-m", "pip", "download", "--no-deps", "-q"]
-            subprocess.run([*pip, f"{name}=={ver}", "-d", str(STORE)], check=True)
-            wheel = next(STORE.glob(f"{dist}-{ver}-*.whl"))
-        got = hashlib.sha256(wheel.read_bytes()).hexdigest()
-        if got != sha256:
-            raise SystemExit(f"{wheel}: sha256 {got} is not the pinned {sha256}; delete it and run again")
-        root = STORE / f"{dist}-{ver}"
-        if not root.exists():
-            with zipfile.ZipFile(wheel) as z:
-                z.extractall(root, [n for n in z.namelist() if n.endswith(".py")])
-        roots.append(root)
-    return roots
+    """The pinned wheels' .py files unpacked under STORE/src (downloaded with pip into
+    STORE/wheels on first use, hash-checked on every run), as realworld.py keeps them."""
+    pins = [p for p in PINS if p.name in PACKAGES]
+    return [unpack_sources(download(pin, STORE / "wheels"), STORE / "src") for pin in pins]
 
 
 def pick_files() -> list[Path]:

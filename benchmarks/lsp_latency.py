@@ -7,8 +7,9 @@ Usage: python benchmarks/lsp_latency.py [--edits 100] [--debounce-ms 0] [--seed 
 `--real` downloads the pinned wheels once (pip, into the git-ignored benchmarks/.realworld/) and
 is described in lsp_realworld.py. What follows is the generated-file mode.
 
-Starts the real server (`python -m argus_lsp.server`) over stdio and talks raw JSON-RPC to it, so
-no client library sits in the measured path. The file is generated: ten varied Triton kernels
+Starts the real server (`python -m argus_lsp.server`) over stdio and talks raw JSON-RPC to it
+(tests/lsp/rpc_client.py, the client the tests use too), so no client library sits in the
+measured path. The file is generated: ten varied Triton kernels
 (elementwise, reductions, softmax, layernorm, matmul, ...) with their launchers. Each edit changes
 one character of a numeric constant inside one kernel (and the next edit changes it back),
 waits for the publishDiagnostics carrying that version, and records the time since the didChange
@@ -20,19 +21,18 @@ The same run times a full `check_source` of the file with a cold cache for compa
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests" / "lsp"))  # the one raw client, shared with the tests
 
 from argus.analyzers import KernelCache, check_source  # noqa: E402
+from rpc_client import RpcClient  # noqa: E402
 
 # -- the generated file ---------------------------------------------------------------------------
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n\n\n"
@@ -174,81 +174,8 @@ def generate() -> str:
     return HEADER + "\n\n\n".join("\n".join(p) for p in parts) + "\n"
 
 
-# -- a raw JSON-RPC client --------------------------------------------------------------------------
-class Client:
-    def __init__(self, cmd: list[str]) -> None:
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=REPO)
-        self.cond = threading.Condition()
-        self.messages: list[tuple[float, dict]] = []
-        self.next_id = 0
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        out = self.proc.stdout
-        while True:
-            length = 0
-            while (line := out.readline()) not in (b"\r\n", b""):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            if not line:
-                return
-            msg = json.loads(out.read(length))
-            with self.cond:
-                self.messages.append((time.perf_counter(), msg))
-                self.cond.notify_all()
-
-    def send(self, msg: dict) -> float:
-        body = json.dumps({"jsonrpc": "2.0", **msg}).encode()
-        t = time.perf_counter()
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-        self.proc.stdin.flush()
-        return t
-
-    def request(self, method: str, params: dict) -> dict:
-        self.next_id += 1
-        rid = self.next_id
-        self.send({"id": rid, "method": method, "params": params})
-        return self.wait(lambda m: m.get("id") == rid and "method" not in m)[1]
-
-    def notify(self, method: str, params: dict) -> float:
-        return self.send({"method": method, "params": params})
-
-    def wait(self, pred, timeout: float = 120) -> tuple[float, dict]:
-        deadline = time.perf_counter() + timeout
-        with self.cond:
-            while True:
-                for i, (t, m) in enumerate(self.messages):
-                    if pred(m):
-                        del self.messages[: i + 1]
-                        return t, m
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    raise TimeoutError("no matching message from the server")
-                self.cond.wait(left)
-
-    def answer_requests(self, m: dict) -> bool:
-        """Answer server->client requests (workspace/configuration) so the server never waits."""
-        if "method" in m and "id" in m:
-            result = (
-                [None] * len(m.get("params", {}).get("items", []))
-                if m["method"] == "workspace/configuration"
-                else None
-            )
-            self.send({"id": m["id"], "result": result})
-        return False
-
-    def close(self) -> None:
-        try:
-            self.request("shutdown", None)
-            self.notify("exit", None)
-            self.proc.wait(10)
-        except Exception:
-            self.proc.kill()
-
-
-def published(uri: str, version: int, client: Client):
+def published(uri: str, version: int):
     def pred(m: dict) -> bool:
-        client.answer_requests(m)
         p = m.get("params") or {}
         return (
             m.get("method") == "textDocument/publishDiagnostics"
@@ -286,24 +213,12 @@ def main() -> int:
         findings = check_source(text, "bench.py", cache=KernelCache())
         full.append((time.perf_counter() - t) * 1000)
 
-    client = Client([sys.executable, "-m", "argus_lsp.server"])
+    client = RpcClient([sys.executable, "-m", "argus_lsp.server"], REPO)
     uri = (REPO / "benchmarks" / "bench_generated.py").as_uri()
-    client.request(
-        "initialize",
-        {
-            "processId": None,
-            "rootUri": REPO.as_uri(),
-            "capabilities": {"general": {"positionEncodings": ["utf-16"]}},
-            "initializationOptions": {"argus": {"debounceMs": args.debounce_ms}},
-        },
-    )
-    client.notify("initialized", {})
+    client.initialize(REPO, ["utf-16"], {"argus": {"debounceMs": args.debounce_ms}})
     version = 1
-    t0 = client.notify(
-        "textDocument/didOpen",
-        {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": text}},
-    )
-    t_open, _ = client.wait(published(uri, version, client))
+    t0 = client.open(uri, text, version)
+    t_open, _ = client.wait_timed(published(uri, version), timeout=120)
 
     # one-character edits: a digit of a constant inside a kernel, changed and then changed back
     rng = random.Random(args.seed)
@@ -322,14 +237,8 @@ def main() -> int:
         lines[row] = lines[row][:col] + new + lines[row][col + 1 :]
         version += 1
         rng_ = {"start": {"line": row, "character": col}, "end": {"line": row, "character": col + 1}}
-        sent = client.notify(
-            "textDocument/didChange",
-            {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"range": rng_, "text": new}],
-            },
-        )
-        got, _ = client.wait(published(uri, version, client))
+        sent = client.change(uri, version, [{"range": rng_, "text": new}])
+        got, _ = client.wait_timed(published(uri, version), timeout=120)
         latencies.append((got - sent) * 1000)
     client.close()
 

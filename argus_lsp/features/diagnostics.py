@@ -25,6 +25,11 @@ reads), so an edit re-analyzes only the kernels it touched; closing the document
 its last result and its timer, and when the last document closes the allocator is asked to give
 freed memory back to the system.
 
+While a hover is being computed (`InteractiveGate`), the checks pause at their next stopping
+point (between two programs, at most `MAX_PAUSE_S`): interpreting a kernel holds the GIL nearly
+all the time, and a hover's own interpretation sharing it with two checks took three times as
+long as alone.
+
 Clients that pull (`textDocument/diagnostic`) get the kept result on request and are never pushed
 to; the others get `publishDiagnostics` carrying the version the diagnostics were computed for.
 """
@@ -32,12 +37,13 @@ to; the others get `publishDiagnostics` carrying the version the diagnostics wer
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import ctypes.util
 import gc
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +64,38 @@ log = logging.getLogger(__name__)
 
 Publish = Callable[[str, int | None, list[types.Diagnostic]], None]
 Key = tuple[str, int, int]  # (uri, revision, settings generation)
+
+
+MAX_PAUSE_S = 1.0  # the longest one check waits for a hover before it goes on anyway
+
+
+class InteractiveGate:
+    """Checks pause while an interactive request (hover) computes: they ask `pause` between two
+    programs, and it returns at once unless a request is in flight (then when it is done, or
+    after `MAX_PAUSE_S`, so a hover that hangs cannot stall the checks)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._busy = 0
+        self._quiet = threading.Event()
+        self._quiet.set()
+
+    @contextlib.contextmanager
+    def busy(self) -> Iterator[None]:
+        with self._lock:
+            self._busy += 1
+            self._quiet.clear()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._busy -= 1
+                if self._busy == 0:
+                    self._quiet.set()
+
+    def pause(self) -> None:
+        if not self._quiet.is_set():
+            self._quiet.wait(MAX_PAUSE_S)
 
 
 class Superseded(Exception):
@@ -128,11 +166,17 @@ def path_of(uri: str) -> str:
     return to_fs_path(uri) or uri
 
 
-def run_job(job: Job, cache: KernelCache, partial: Callable[[Analysis], None] | None = None) -> Analysis:
+def run_job(
+    job: Job,
+    cache: KernelCache,
+    partial: Callable[[Analysis], None] | None = None,
+    gate: InteractiveGate | None = None,
+) -> Analysis:
     """The worker's part: check the snapshot and convert it for the client (pure, thread-safe).
 
     `partial` gets an Analysis after each analyzed kernel while others still wait, when there is
-    a previous result to carry the waiting kernels' findings from (see above)."""
+    a previous result to carry the waiting kernels' findings from (see above); `gate` pauses
+    the check while a hover computes."""
     prev = job.previous if job.previous is not None and job.previous.error is None else None
     focus = first_difference(prev.source, job.source) if prev is not None else None
 
@@ -151,11 +195,16 @@ def run_job(job: Job, cache: KernelCache, partial: Callable[[Analysis], None] | 
             cache=cache,
             tree=job.tree,
             launches=job.launches.for_file(path_of(job.uri)) if job.launches is not None else None,
-            should_stop=job.cancelled.is_set,
+            should_stop=job.cancelled.is_set if gate is None else lambda: _pause(gate, job),
             focus=focus,
             progress=progress if partial is not None and prev is not None else None,
         )
     return analysis_of(job, findings)
+
+
+def _pause(gate: InteractiveGate, job: Job) -> bool:
+    gate.pause()
+    return job.cancelled.is_set()
 
 
 def analysis_of(job: Job, findings: list[Finding]) -> Analysis:
@@ -206,6 +255,7 @@ class DiagnosticsScheduler:
         self.generation = 0
         self.launches: WorkspaceLaunches | None = None  # the launch file kernels are bound from
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-check")
+        self.gate = InteractiveGate()  # hover holds it; the checks pause meanwhile
         self._caches: dict[str, KernelCache] = {}
         self._budget: float | None = None  # the kernel timeout the caches were filled under
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -329,7 +379,7 @@ class DiagnosticsScheduler:
                 loop.call_soon_threadsafe(self._publish_partial, job, analysis)
 
         try:
-            return run_job(job, CheckpointCache(cache, job.cancelled), partial)
+            return run_job(job, CheckpointCache(cache, job.cancelled), partial, self.gate)
         except (Superseded, Cancelled):
             return None
 

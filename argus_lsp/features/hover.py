@@ -15,6 +15,7 @@ from collections import OrderedDict
 
 from argus.analyzers import RULES, describe_at
 from lsprotocol import types
+from tree_sitter import Tree
 
 from argus_lsp.convert import LineIndex
 
@@ -54,9 +55,9 @@ def code_hover(index: LineIndex, offset: int, encoding: str) -> types.Hover | No
     return None
 
 
-def variable_hover(source: bytes, offset: int) -> types.Hover | None:
-    """Run `describe_at` (slow: call it off the message loop)."""
-    text = describe_at(source, offset)
+def variable_hover(source: bytes, offset: int, tree: Tree | None = None) -> types.Hover | None:
+    """Run `describe_at` (slow: call it off the message loop); `tree` is the document's own."""
+    text = describe_at(source, offset, tree)
     return _markdown(text) if text else None
 
 

@@ -46,7 +46,7 @@ def test_hover_is_answered_while_odd_files_are_checked_and_each_gets_its_result(
         )
         assert hover is not None and "mask" in hover["contents"]["value"]
         published = {
-            m["params"]["uri"] for m in client._inbox if m.get("method") == "textDocument/publishDiagnostics"
+            m["params"]["uri"] for m in client.inbox() if m.get("method") == "textDocument/publishDiagnostics"
         }
         assert odd["nested"] not in published, "the over-budget kernel finished before the hover was answered"
 

@@ -19,6 +19,7 @@ from lsprotocol import types
 from rpc_client import RpcClient
 
 from argus_lsp.documents import DocumentStore
+from argus_lsp.features import diagnostics
 from argus_lsp.features.diagnostics import CheckpointCache, DiagnosticsScheduler, Job, Superseded
 
 
@@ -168,9 +169,40 @@ def test_hover_does_not_queue_behind_checks(tmp_path) -> None:
                 m.get("method") == "textDocument/publishDiagnostics"
                 and m["params"]["uri"] == uri
                 and len(m["params"]["diagnostics"]) >= 40 * per_kernel
-                for m in client._inbox
+                for m in client.inbox()
             )
         ]
         assert still_running == long_uris, "a long check finished before the hover was answered"
     finally:
         client.close()
+
+
+def test_a_check_pauses_while_a_hover_computes_and_not_longer(monkeypatch) -> None:
+    """The scheduler's gate (held by the server's hover thread): a check waits at its next
+    stopping point while it is held, goes on when it is released, and never waits past
+    MAX_PAUSE_S for a hover that does not come back."""
+    store = DocumentStore()
+    open_doc(store, "file:///k.py", many_kernels(2))
+    sched = DiagnosticsScheduler(store, lambda *a: None, lambda m: None)
+    looked_up = CountingCache(lambda n: None)
+    results: list[object] = []
+
+    def check() -> threading.Thread:
+        job = job_for(store, "file:///k.py")
+        worker = threading.Thread(target=lambda: results.append(sched._work(job, looked_up)))
+        worker.start()
+        return worker
+
+    with sched.gate.busy():
+        worker = check()
+        worker.join(0.5)
+        assert worker.is_alive() and looked_up.gets == 0, "the check went on while a hover computed"
+    worker.join(60)
+    assert not worker.is_alive() and looked_up.gets == 2 and results[0] is not None
+
+    monkeypatch.setattr(diagnostics, "MAX_PAUSE_S", 0.05)
+    with sched.gate.busy():  # a hover that never finishes: the check still ends
+        worker = check()
+        worker.join(60)
+        assert not worker.is_alive() and results[1] is not None
+    sched.shutdown()
