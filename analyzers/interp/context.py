@@ -98,3 +98,23 @@ class OpContext(Protocol):
     def new_lineage(self) -> frozenset[int]: ...
 
     def float_dtype_of(self, t: TensorInfo) -> str: ...
+
+
+class RunContext(OpContext, Protocol):
+    """What the statement and expression walkers (statements.py, expressions.py, calls.py) and the
+    end-of-run checks (pointer_steps.py, coverage.py) use besides what an op may: the module's
+    constants, the hover trace, the tag assertions, the time budget, the state of the whole run,
+    and the walkers themselves, reached through the interpreter so that no walker module imports
+    one that imports it back."""
+
+    module_consts: dict[str, Any]
+    trace: dict[tuple[str, int], Any] | None  # (name, line) -> first value assigned (hover)
+    assertions: dict[int, Any]  # file row -> TagAssertion (DF005)
+    deadline: float
+    time_limit: float
+    complete: bool  # every program of the grid ran (output coverage can be judged)
+    load_history: dict[int, list[tuple[tuple[int, ...], np.ndarray, TensorInfo]]]
+
+    def expr(self, e: ast.expr, env: dict[str, Any]) -> Any: ...
+
+    def block(self, stmts: list[ast.stmt], env: dict[str, Any]) -> None: ...
