@@ -3,7 +3,8 @@
 The op modules (`ops_*.py`, access_checks.py, coverage.py, asserts.py) are written against this
 interface, not against the `Interpreter` class: the probe being run (launch, program id, which
 programs run for addresses only), the per-probe logs they read and extend (memory writers, loop
-frames, dot operands), the fact recorder, and a few queries. `Interpreter` implements it.
+frames, dot operands), the fact recorder, and a few queries. `Interpreter` implements it, and
+`RunContext` (below), the wider interface of the statement and expression walkers.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class MemoryLog:
     atomic: dict[int, np.ndarray] = field(default_factory=dict)
     last_store: dict[int, tuple[ast.AST, SourceMap]] = field(default_factory=dict)
     loaded: set[int] = field(default_factory=set)
-    coverage: dict[tuple[int, int], Any] = field(default_factory=dict)
+    coverage: dict[tuple[int, int], Any] = field(default_factory=dict)  # -> coverage.ReductionCover
 
 
 class OpContext(Protocol):
