@@ -86,7 +86,7 @@ def constant(interp: RunContext, e: ast.Constant, env: dict[str, Any]) -> Any:
     return v
 
 
-def name(interp: RunContext, e: ast.Name, env: dict[str, Any]) -> Any:
+def name_(interp: RunContext, e: ast.Name, env: dict[str, Any]) -> Any:
     if e.id in env:
         return env[e.id]
     if e.id in interp.module_consts:
@@ -243,7 +243,7 @@ def lambda_(interp: RunContext, e: ast.Lambda, env: dict[str, Any]) -> Any:
 
 _EVALUATORS: dict[type, Callable[[Any, Any, dict[str, Any]], Any]] = {
     ast.Constant: constant,
-    ast.Name: name,
+    ast.Name: name_,
     ast.Tuple: tuple_,
     ast.List: list_,
     ast.IfExp: if_exp,
