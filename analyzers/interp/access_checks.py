@@ -156,9 +156,30 @@ def record_store(
     atomic: str | None,
     ptr: Ptr | None,
 ) -> None:
+    """What a store observes, in order: the value it writes (undefined lanes, NaN rows), the
+    tags of that value against its destination (DF004), and who wrote each element (coverage,
+    races, autotune hazards). In an address-only program the stored floats are stand-ins, so
+    only where they go is checked."""
+    stand_in = interp.address_only and is_float(v.dtype)
+    _check_stored_value(interp, t, ok, v, coords, node, shape, stand_in)
+    if not stand_in:
+        _check_store_tags(interp, t, coords, ok, v, node, shape, ptr)
+    _record_writers(interp, t, offsets, ok, v, coords, node, shape, atomic, ptr)
+
+
+def _check_stored_value(
+    interp: OpContext,
+    t: TensorInfo,
+    ok: np.ndarray,
+    v: Val,
+    coords: np.ndarray,
+    node: ast.AST,
+    shape: tuple[int, ...],
+    stand_in: bool,
+) -> None:
+    """Undefined lanes stored (MB004) and NaN made by a fully masked row (NU004)."""
     vshape = bc(v.data, shape)
-    # undefined lanes stored (MB004) and NaN made by a fully masked row (NU004)
-    if interp.address_only and is_float(v.dtype):
+    if stand_in:
         pass  # the value is a stand-in: only where it goes is checked
     elif v.undef is not None:
         und = bc(v.undef, shape) & ok
@@ -186,11 +207,23 @@ def record_store(
                     [(node, interp.smap, "the store that writes the NaN")],
                 )
             )
-    if not (interp.address_only and is_float(v.dtype)):
-        _check_store_tags(interp, t, coords, ok, v, node, shape, ptr)
-    # who wrote what: coverage (GR001) and races (GR002); scatters through loaded indices
-    # depend on the routing contents, which are synthesized: judged only where the contents
-    # are a permutation of the valid ids (sorted token ids padded past the valid count)
+
+
+def _record_writers(
+    interp: OpContext,
+    t: TensorInfo,
+    offsets: np.ndarray,
+    ok: np.ndarray,
+    v: Val,
+    coords: np.ndarray,
+    node: ast.AST,
+    shape: tuple[int, ...],
+    atomic: str | None,
+    ptr: Ptr | None,
+) -> None:
+    """Who wrote what: coverage (GR001) and races (GR002). Scatters through loaded indices
+    depend on the routing contents, which are synthesized: judged only where the contents are
+    a permutation of the valid ids (sorted token ids padded past the valid count)."""
     if ptr is not None and ptr.loaded_from and not _contract_contents(interp, ptr):
         return
     if ptr is not None and ptr.loaded_from and _partitioned(interp, ptr):
@@ -206,38 +239,66 @@ def record_store(
     plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     offs = offsets[ok]
     if not atomic and not interp.launch.assumed:  # a race between programs that ran is a race
-        prev = plain[offs]
-        other = (prev >= 0) & (prev != interp.program_index)
-        atom = interp.mem.atomic.get(t.index)
-        if atom is not None:
-            other |= (atom[offs] >= 0) & (atom[offs] != interp.program_index)
-        if other.any():
-            i = int(np.argmax(other))
-            who = int(prev[i]) if prev[i] >= 0 else int(atom[offs][i])  # type: ignore[index]
-            interp.fact(
-                "race",
-                node,
-                global_=True,
-                tensor=t.name,
-                element=coords[ok][i].tolist(),
-                symbols=list(t.symbols),
-                other_pid=list(interp.program_ids[who][: max(interp.launch.grid_axes, 1)]),
-            )
-        uniq, counts = np.unique(offs, return_counts=True)
-        if (counts > 1).any():
-            dup = int(uniq[np.argmax(counts > 1)])
-            c, _ = t.unravel(np.asarray([dup]))
-            if ptr is not None and ptr.loaded_from:
-                _scatter_collision(interp, t, offs, ok, v, shape, dup, c.reshape(-1).tolist(), node)
-            interp.fact(
-                "race",
-                node,
-                global_=True,
-                tensor=t.name,
-                element=c.reshape(-1).tolist(),
-                symbols=list(t.symbols),
-                other_pid=None,
-            )
+        _check_races(interp, t, offs, ok, v, coords, node, shape, plain, ptr)
+    _check_autotune_hazards(interp, t, node, atomic)
+    writer[offs] = interp.program_index
+    interp.mem.last_store[t.index] = (node, interp.smap)
+    if v.kcover is not None and not v.kcover.get("invalid"):
+        record_coverage(interp, t, offs, coords[ok], v, plain=not atomic, store=(node, interp.smap))
+
+
+def _check_races(
+    interp: OpContext,
+    t: TensorInfo,
+    offs: np.ndarray,
+    ok: np.ndarray,
+    v: Val,
+    coords: np.ndarray,
+    node: ast.AST,
+    shape: tuple[int, ...],
+    plain: np.ndarray,
+    ptr: Ptr | None,
+) -> None:
+    """GR002 for a plain store: an element another program already wrote (plainly or
+    atomically), or one this store writes from two lanes at once."""
+    prev = plain[offs]
+    other = (prev >= 0) & (prev != interp.program_index)
+    atom = interp.mem.atomic.get(t.index)
+    if atom is not None:
+        other |= (atom[offs] >= 0) & (atom[offs] != interp.program_index)
+    if other.any():
+        i = int(np.argmax(other))
+        who = int(prev[i]) if prev[i] >= 0 else int(atom[offs][i])  # type: ignore[index]
+        interp.fact(
+            "race",
+            node,
+            global_=True,
+            tensor=t.name,
+            element=coords[ok][i].tolist(),
+            symbols=list(t.symbols),
+            other_pid=list(interp.program_ids[who][: max(interp.launch.grid_axes, 1)]),
+        )
+    uniq, counts = np.unique(offs, return_counts=True)
+    if (counts > 1).any():
+        dup = int(uniq[np.argmax(counts > 1)])
+        c, _ = t.unravel(np.asarray([dup]))
+        if ptr is not None and ptr.loaded_from:
+            _scatter_collision(interp, t, offs, ok, v, shape, dup, c.reshape(-1).tolist(), node)
+        interp.fact(
+            "race",
+            node,
+            global_=True,
+            tensor=t.name,
+            element=c.reshape(-1).tolist(),
+            symbols=list(t.symbols),
+            other_pid=None,
+        )
+
+
+def _check_autotune_hazards(interp: OpContext, t: TensorInfo, node: ast.AST, atomic: str | None) -> None:
+    """GR004: under autotuning every config runs on the same buffers, so a tensor that an
+    atomic add accumulates into, or that a store updates in place (the kernel read it too),
+    must be named in the decorator's `reset_to_zero` or `restore_value`."""
     if atomic and interp.kernel.autotune is not None:
         at = interp.kernel.autotune
         if t.name not in at.reset_to_zero and t.name not in at.restore_value and atomic == "atomic_add":
@@ -248,10 +309,6 @@ def record_store(
             interp.fact(
                 "autotune-inplace", node, tensor=t.name, related=[(at.node, "the autotune decorator")]
             )
-    writer[offs] = interp.program_index
-    interp.mem.last_store[t.index] = (node, interp.smap)
-    if v.kcover is not None and not v.kcover.get("invalid"):
-        record_coverage(interp, t, offs, coords[ok], v, plain=not atomic, store=(node, interp.smap))
 
 
 _varies = tagops.varies

@@ -3,7 +3,8 @@
 The op modules (`ops_*.py`, access_checks.py, coverage.py, asserts.py) are written against this
 interface, not against the `Interpreter` class: the probe being run (launch, program id, which
 programs run for addresses only), the per-probe logs they read and extend (memory writers, loop
-frames, dot operands), the fact recorder, and a few queries. `Interpreter` implements it.
+frames, dot operands), the fact recorder, and a few queries. `Interpreter` implements it, and
+`RunContext` (below), the wider interface of the statement and expression walkers.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class MemoryLog:
     atomic: dict[int, np.ndarray] = field(default_factory=dict)
     last_store: dict[int, tuple[ast.AST, SourceMap]] = field(default_factory=dict)
     loaded: set[int] = field(default_factory=set)
-    coverage: dict[tuple[int, int], Any] = field(default_factory=dict)
+    coverage: dict[tuple[int, int], Any] = field(default_factory=dict)  # -> coverage.ReductionCover
 
 
 class OpContext(Protocol):
@@ -98,3 +99,23 @@ class OpContext(Protocol):
     def new_lineage(self) -> frozenset[int]: ...
 
     def float_dtype_of(self, t: TensorInfo) -> str: ...
+
+
+class RunContext(OpContext, Protocol):
+    """What the statement and expression walkers (statements.py, expressions.py, calls.py) and the
+    end-of-run checks (pointer_steps.py, coverage.py) use besides what an op may: the module's
+    constants, the hover trace, the tag assertions, the time budget, the state of the whole run,
+    and the walkers themselves, reached through the interpreter so that no walker module imports
+    one that imports it back."""
+
+    module_consts: dict[str, Any]
+    trace: dict[tuple[str, int], Any] | None  # (name, line) -> first value assigned (hover)
+    assertions: dict[int, Any]  # file row -> TagAssertion (DF005)
+    deadline: float
+    time_limit: float
+    complete: bool  # every program of the grid ran (output coverage can be judged)
+    load_history: dict[int, list[tuple[tuple[int, ...], np.ndarray, TensorInfo]]]
+
+    def expr(self, e: ast.expr, env: dict[str, Any]) -> Any: ...
+
+    def block(self, stmts: list[ast.stmt], env: dict[str, Any]) -> None: ...

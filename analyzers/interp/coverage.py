@@ -1,17 +1,27 @@
-"""Reduction coverage: how often each contraction index entered a value (`tl.dot` and sums
-over a loop), merged through arithmetic and recorded per stored element (DF003 compares it with
-the extent of the reduced dimension once all programs ran).
+"""Coverage, recorded as stores run and judged once all programs of a probe ran.
+
+Reduction coverage: how often each contraction index entered a value (`tl.dot` and sums over a
+loop), merged through arithmetic and recorded per stored element; DF003 compares it with the
+extent of the reduced dimension (`judge_reduction_coverage`). Output coverage: which elements of
+each output some program wrote (the writers are recorded by access_checks.py); GR001 asks that an
+output the kernel creates, or one the grid tiles in every dimension, is written everywhere
+(`judge_output_coverage`).
 """
 
 from __future__ import annotations
 
+import ast
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.values import TensorInfo, Val
+from argus.analyzers.model.kernel import SourceMap
 
 if TYPE_CHECKING:
-    from argus.analyzers.interp.context import OpContext
+    from argus.analyzers.interp.context import MemoryLog, OpContext, RunContext
+    from argus.analyzers.model.launch import ProbeLaunch
 
 
 def merge_cover(a: Any, b: Any) -> Any:
@@ -27,6 +37,23 @@ def merge_cover(a: Any, b: Any) -> Any:
     out["counts"] = a["counts"] + b["counts"]
     out["direct"] = a.get("direct", False) and b.get("direct", False)
     return out
+
+
+@dataclass
+class ReductionCover:
+    """What one stored element received of a reduction: per index of the reduced extent, how
+    often it entered (`counts`), and where to report it."""
+
+    counts: np.ndarray
+    loop_node: ast.AST
+    smap: SourceMap
+    tensor: str
+    dim: str  # the symbol of the reduced dimension
+    pid: tuple[int, ...]
+    element: list[int]
+    direct: bool  # both operands loaded directly (GEMM): every index must come exactly once
+    plain: bool  # one non-atomic store wrote the element: its program did the whole reduction
+    store: tuple[ast.AST, SourceMap] | None
 
 
 def record_coverage(
@@ -45,7 +72,7 @@ def record_coverage(
     loop_node, smap = cover["loop"]
     entry = interp.mem.coverage.get(key)
     if entry is None:
-        interp.mem.coverage[key] = [
+        interp.mem.coverage[key] = ReductionCover(
             cover["counts"].copy(),
             loop_node,
             smap,
@@ -56,7 +83,125 @@ def record_coverage(
             bool(cover.get("direct")),
             plain,
             store,
-        ]
+        )
     else:
-        entry[0] = entry[0] + cover["counts"]
-        entry[8] = False  # written more than once: the sum of several programs' parts
+        entry.counts = entry.counts + cover["counts"]
+        entry.plain = False  # written more than once: the sum of several programs' parts
+
+
+def judge_reduction_coverage(interp: RunContext) -> None:
+    """DF003: operands loaded directly (GEMM): every index exactly once; computed operands (P @ V
+    under a causal mask): no index twice, since masked keys legitimately count zero."""
+    launch = interp.launch
+    for entry in interp.mem.coverage.values():
+        counts = entry.counts
+        # with sampled programs a missing index may belong to a program that did not run,
+        # unless one plain store wrote the element (its program did the whole reduction)
+        whole = interp.complete or (entry.plain and launch.kind == "ragged" and not launch.sampled)
+        bad = np.nonzero(counts != 1)[0] if entry.direct and whole else np.nonzero(counts > 1)[0]
+        if not bad.size:
+            continue
+        loop_node, smap = entry.loop_node, entry.smap
+        if not interp.complete and entry.store is not None and not (counts > 1).any():
+            # a skipped index judged from one plain store (programs were sampled): the
+            # store is where the partial value lands
+            loop_node, smap = entry.store
+        k = int(bad[0])
+        interp.sink.add(
+            Fact(
+                "coverage",
+                loop_node,
+                smap,
+                {
+                    "sizes": interp.launch.describe_sizes(),
+                    "probe": interp.launch.kind,
+                    "pid": entry.pid,
+                    "tensor": entry.tensor,
+                    "dim": entry.dim,
+                    "index": k,
+                    "count": int(counts[k]),
+                    "missing": int((counts == 0).sum()),
+                    "extra": int((counts > 1).sum()),
+                    "element": entry.element,
+                    "config": ", ".join(
+                        f"{k2}={v}"
+                        for k2, v in (interp.launch.config or {}).items()
+                        if not k2.startswith("num_")
+                    ),
+                },
+                [],
+                True,
+            )
+        )
+
+
+def judge_output_coverage(interp: RunContext) -> None:
+    """GR001: every element of an output that must be written whole was written by some
+    program (plainly or atomically). Judged only when every program of the grid ran."""
+    for tidx, writer in interp.mem.writer.items():
+        t = _tensor_by_index(interp.launch, tidx)
+        if t is None or not _must_be_covered(interp.mem, tidx, t):
+            continue
+        written = (writer >= 0) | (interp.mem.atomic.get(tidx, np.full_like(writer, -1)) >= 0)
+        offs = _valid_offsets(t)
+        missing = offs[~written[offs]]
+        if missing.size:
+            _report_uncovered(interp, tidx, t, offs, missing)
+
+
+def _must_be_covered(mem: MemoryLog, tidx: int, t: TensorInfo) -> bool:
+    """Uninitialized outputs must be fully written; a tensor the grid tiles in every dimension
+    (an in-place update) too; others (caches, slices) may be partial. Sizes the launch does not
+    state, and rows reached through group offsets, leave it unjudged."""
+    if not t.sized:
+        return False
+    if not (t.created and tidx not in mem.loaded) and not t.grid_tiled:
+        return False
+    return tidx not in mem.coverage_unjudged
+
+
+def _report_uncovered(
+    interp: RunContext, tidx: int, t: TensorInfo, offs: np.ndarray, missing: np.ndarray
+) -> None:
+    node, smap = interp.mem.last_store[tidx]
+    coords, _ = t.unravel(missing[:1])
+    interp.sink.add(
+        Fact(
+            "uncovered",
+            node,
+            smap,
+            {
+                "sizes": interp.launch.describe_sizes(),
+                "probe": interp.launch.kind,
+                "tensor": t.name,
+                "element": coords.reshape(-1).tolist(),
+                "symbols": list(t.symbols),
+                "missing": int(missing.size),
+                "total": int(offs.size),
+                "grid": interp.launch.grid[: interp.launch.grid_axes],
+                "config": ", ".join(
+                    f"{k}={v}" for k, v in (interp.launch.config or {}).items() if not k.startswith("num_")
+                ),
+            },
+            [(interp.launch.site.grid_node, interp.launch.site.smap, "the launch grid")]
+            if interp.launch.site
+            else [],
+            True,
+        )
+    )
+
+
+def _tensor_by_index(launch: ProbeLaunch, idx: int) -> TensorInfo | None:
+    for v in launch.args.values():
+        if isinstance(v, TensorInfo) and v.index == idx:
+            return v
+    return None
+
+
+def _valid_offsets(t: TensorInfo) -> np.ndarray:
+    """The offset of every element of `t` (its strides applied to every coordinate)."""
+    grids = np.meshgrid(*[np.arange(s, dtype=np.int64) for s in t.shape], indexing="ij")
+    offs = np.zeros(grids[0].shape if grids else (), dtype=np.int64)
+    for g, st in zip(grids, t.strides, strict=True):
+        offs = offs + g * st
+    return offs.reshape(-1)

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
@@ -38,6 +38,10 @@ def _lane_ok(v: Val) -> np.ndarray:
 
 
 def dot(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    """`tl.dot(a, b, acc=None, out_dtype=None)`: the product and its tags, after the checks
+    made on its operands: the accumulator's precision (NU001), a's columns against b's rows
+    (DF001), undefined lanes entering a product (MB004); its reduction coverage (DF003) travels
+    with the result, and the direct-load operands are noted for the pointer-step check (DF002)."""
     a, b = to_val(args[0], node), to_val(args[1], node)
     acc = args[2] if len(args) > 2 else kwargs.get("acc")
     acc = to_val(acc, node) if acc is not None else None
@@ -45,87 +49,114 @@ def dot(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AS
         raise Unevaluable(f"tl.dot of shapes {a.shape} and {b.shape}", node)
     if a.shape[-1] != b.shape[-2]:
         raise Unevaluable(f"tl.dot of shapes {a.shape} and {b.shape}", node)
-    out_dtype = kwargs.get("out_dtype")
-    out_name = getattr(out_dtype, "name", None)
-    low_in = a.dtype in LOW_PRECISION or b.dtype in LOW_PRECISION
-    if is_float(a.dtype):
-        dtype = out_name or (acc.dtype if acc is not None else "fp32")
-    else:
-        dtype = out_name or "int32"
+    dtype = _result_dtype(a, acc, kwargs)
     if interp.address_only and is_float(dtype):
         return light_float(a.shape[:-1] + (b.shape[-1],), dtype)
-    # NU001: fp16/bf16/fp8 products accumulated in a low-precision type
-    if low_in and dtype in LOW_PRECISION:
-        init = acc.init_site if acc is not None else None
-        interp.fact(
-            "low-precision-dot",
-            node,
-            dtype=dtype,
-            inputs=f"{a.dtype} x {b.dtype}",
-            related=[(init[0], "the accumulator's initialisation")] if init else [],
-        )
-        if init is not None and acc is not None and acc.dtype in LOW_PRECISION and not acc.lineage:
-            interp.sink.add(
-                Fact(
-                    "low-precision-acc",
-                    init[0],
-                    init[1],
-                    {
-                        "dtype": dtype,
-                        "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
-                        "sizes": interp.launch.describe_sizes(),
-                        "inputs": f"{a.dtype} x {b.dtype}",
-                    },
-                )
-            )
+    if (a.dtype in LOW_PRECISION or b.dtype in LOW_PRECISION) and dtype in LOW_PRECISION:
+        _report_low_precision(interp, a, b, acc, dtype, node)
     a_ok, b_ok = _lane_ok(a), _lane_ok(b)
     raw_a, flat_a = _profile(a, -1)
     raw_b, flat_b = _profile(b, -2)
     keys_a = _contraction_keys(a, -1, interp, node, raw_a)
     keys_b = _contraction_keys(b, -2, interp, node, raw_b)
     mismatch = _check_contraction(interp, a, b, a_ok, b_ok, node, keys_a, keys_b)
-    undef = None
-    if a.undef is None and b.undef is None:
-        with np.errstate(all="ignore"):
-            data = np.matmul(a.data.astype(np.float64), b.data.astype(np.float64))
-    else:
-        # MB004: an undefined lane meets defined ones inside one dot product
-        und_a = bc(a.undef, a.shape) if a.undef is not None else np.zeros(a.shape, bool)
-        und_b = bc(b.undef, b.shape) if b.undef is not None else np.zeros(b.shape, bool)
-        row_und = und_a.any(axis=-1)
-        col_und = und_b.any(axis=-2)
-        row_all = und_a.all(axis=-1)
-        col_all = und_b.all(axis=-2)
-        if row_und.any() or col_und.any():
-            mixed = (row_und[..., :, None] | col_und[..., None, :]) & ~(
-                row_all[..., :, None] | col_all[..., None, :]
-            )
-            if mixed.any():
-                interp.fact(
-                    "undef-reduced",
-                    node,
-                    op="dot",
-                    lane=np.argwhere(mixed)[0].tolist(),
-                    consumer="dot",
-                    load=a.undef_site or b.undef_site,
-                )
-        with np.errstate(all="ignore"):
-            data = np.matmul(
-                np.where(und_a, 0.0, a.data.astype(np.float64)),
-                np.where(und_b, 0.0, b.data.astype(np.float64)),
-            )
-        if row_all.any() or col_all.any():
-            undef = row_all[..., :, None] | col_all[..., None, :]
-    tags = _result_tags(a, b, flat_a, flat_b)
+    data, undef = _product(interp, a, b, node)
     out = Val(
         data,
         dtype,
-        tags=tags,
+        tags=_result_tags(a, b, flat_a, flat_b),
         index_tags=a.index_tags | b.index_tags,
         undef=undef,
         lineage=interp.new_lineage(),
         unknown=a.unknown or b.unknown,
     )
+    _carry_operand_marks(out, a, b)
+    out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node, keys_a)
+    if acc is not None:
+        out = _accumulate(interp, acc, out, dtype, node)
+    if not mismatch:
+        _record_operands(interp, a, b, node, acc is not None)
+    return out
+
+
+def _result_dtype(a: Val, acc: Val | None, kwargs: dict[str, Any]) -> str:
+    """`out_dtype` when given, else the accumulator's type (fp32 without one); int32 for
+    integer operands."""
+    out_name = getattr(kwargs.get("out_dtype"), "name", None)
+    if is_float(a.dtype):
+        return out_name or (acc.dtype if acc is not None else "fp32")
+    return out_name or "int32"
+
+
+def _report_low_precision(
+    interp: OpContext, a: Val, b: Val, acc: Val | None, dtype: str, node: ast.AST
+) -> None:
+    """NU001: fp16/bf16/fp8 products accumulated in a low-precision type; also at the
+    accumulator's initialisation when it was made in that type (not by an earlier dot)."""
+    init = acc.init_site if acc is not None else None
+    interp.fact(
+        "low-precision-dot",
+        node,
+        dtype=dtype,
+        inputs=f"{a.dtype} x {b.dtype}",
+        related=[(init[0], "the accumulator's initialisation")] if init else [],
+    )
+    if init is not None and acc is not None and acc.dtype in LOW_PRECISION and not acc.lineage:
+        interp.sink.add(
+            Fact(
+                "low-precision-acc",
+                init[0],
+                init[1],
+                {
+                    "dtype": dtype,
+                    "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                    "sizes": interp.launch.describe_sizes(),
+                    "inputs": f"{a.dtype} x {b.dtype}",
+                },
+            )
+        )
+
+
+def _product(interp: OpContext, a: Val, b: Val, node: ast.AST) -> tuple[np.ndarray, np.ndarray | None]:
+    """(a @ b in float64, the output lanes left undefined). Undefined operand lanes count as
+    zero; an output lane is undefined when its whole row of a or column of b was, and an
+    undefined lane that meets defined ones inside one dot product is MB004."""
+    if a.undef is None and b.undef is None:
+        with np.errstate(all="ignore"):
+            return np.matmul(a.data.astype(np.float64), b.data.astype(np.float64)), None
+    undef = None
+    und_a = bc(a.undef, a.shape) if a.undef is not None else np.zeros(a.shape, bool)
+    und_b = bc(b.undef, b.shape) if b.undef is not None else np.zeros(b.shape, bool)
+    row_und = und_a.any(axis=-1)
+    col_und = und_b.any(axis=-2)
+    row_all = und_a.all(axis=-1)
+    col_all = und_b.all(axis=-2)
+    if row_und.any() or col_und.any():
+        mixed = (row_und[..., :, None] | col_und[..., None, :]) & ~(
+            row_all[..., :, None] | col_all[..., None, :]
+        )
+        if mixed.any():
+            interp.fact(
+                "undef-reduced",
+                node,
+                op="dot",
+                lane=np.argwhere(mixed)[0].tolist(),
+                consumer="dot",
+                load=a.undef_site or b.undef_site,
+            )
+    with np.errstate(all="ignore"):
+        data = np.matmul(
+            np.where(und_a, 0.0, a.data.astype(np.float64)),
+            np.where(und_b, 0.0, b.data.astype(np.float64)),
+        )
+    if row_all.any() or col_all.any():
+        undef = row_all[..., :, None] | col_all[..., None, :]
+    return data, undef
+
+
+def _carry_operand_marks(out: Val, a: Val, b: Val) -> None:
+    """What the product inherits of its operands besides tags: padding columns, the softmax
+    scale, the terms of a sum it belongs to."""
     if b.pad is not None:
         # a column of b wholly outside its tensor (a key past the end in Q @ K^T) makes that
         # output column padding, which a row reduction must not count unless it is masked.
@@ -138,17 +169,17 @@ def dot(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AS
         out.scale = None
     if a.terms is not None or b.terms is not None:
         out.terms = (a.terms or frozenset()) | (b.terms or frozenset())
-    out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node, keys_a)
-    if acc is not None:
-        summed = binop(interp, ast.Add(), acc, out, node)
-        summed.dtype = dtype
-        summed.lineage = out.lineage
-        summed.init_site = acc.init_site
-        summed.data = summed.data.astype(np.float64) if is_float(dtype) else summed.data
-        out = summed
-    if not mismatch:
-        _record_operands(interp, a, b, node, acc is not None)
-    return out
+
+
+def _accumulate(interp: OpContext, acc: Val, out: Val, dtype: str, node: ast.AST) -> Val:
+    """`acc + a @ b`, typed as the dot's result and keeping the product's lineage and the
+    accumulator's initialisation site (for NU001 at the next dot)."""
+    summed = binop(interp, ast.Add(), acc, out, node)
+    summed.dtype = dtype
+    summed.lineage = out.lineage
+    summed.init_site = acc.init_site
+    summed.data = summed.data.astype(np.float64) if is_float(dtype) else summed.data
+    return summed
 
 
 def _varying(v: Val, axis: int) -> list[str]:
@@ -194,6 +225,15 @@ def _contraction_keys(
     return keys
 
 
+class _Lanes(NamedTuple):
+    """The lanes a contraction check compares: a's first valid row `ia`, b's first valid column
+    `ib` (batch index first for 3-D operands), and the contraction indices valid in both."""
+
+    ia: tuple[int, ...]
+    ib: tuple[int, ...]
+    kvalid: np.ndarray
+
+
 def _check_contraction(
     interp: OpContext,
     a: Val,
@@ -204,77 +244,101 @@ def _check_contraction(
     ka: list[str],
     kb: list[str],
 ) -> bool:
-    """DF001: a's column j and b's row j carry the same contraction coordinate. True on a mismatch."""
+    """DF001: a's column j and b's row j carry the same contraction coordinate. True on a mismatch.
+
+    The tags that vary along the contraction are compared by name (a symbol the launch names,
+    `K`): each common one must agree lane by lane. With no name in common, a dimension the
+    launch never names is compared by its coordinates; otherwise the axes themselves differ."""
     if a.unknown or b.unknown:
         return False
     if not ka or not kb:
         return False
-    bases_a = {_base(k) for k in ka}
-    bases_b = {_base(k) for k in kb}
-    rows = a_ok.any(axis=-1)
-    cols = b_ok.any(axis=-2)
-    if not rows.any() or not cols.any():
+    lanes = _reference_lanes(a, b, a_ok, b_ok)
+    if lanes is None:
         return False
-    ia = tuple(np.argwhere(rows)[0])
-    ib = tuple(np.argwhere(cols)[0])
-    kvalid = a_ok[ia] & (b_ok[..., ib[-1]] if b.shape[-1] else True)
-    if b.data.ndim == 3:
-        kvalid = a_ok[ia] & b_ok[ib[0], :, ib[-1]]
-    if not kvalid.any():
-        return False
-    common = bases_a & bases_b
+    common = {_base(k) for k in ka} & {_base(k) for k in kb}
     anon_a = [k for k in ka if "." in _base(k)]
     anon_b = [k for k in kb if "." in _base(k)]
-
-    def mismatch(ka_k: str, kb_k: str, symbol: str, shifted_ok: bool = False) -> bool:
-        """Compare a's column coordinates with b's row coordinates for one pair of tags.
-        `shifted_ok`: a constant difference is accepted (a dimension the launch never names
-        may fold outer dimensions the model does not see into its coordinate)."""
-        va = bc(a.tags[ka_k], a.shape)[ia]
-        vb = _b_row(b, ib, kb_k)
-        diff = kvalid & tagops.differ(va, vb)
-        if not diff.any():
-            return False
-        if shifted_ok:
-            both = kvalid & ~np.isnan(va) & ~np.isnan(vb)
-            gaps = (va - vb)[both]
-            if gaps.size and bool((gaps == gaps[0]).all()):
-                return False
-        j = int(np.argmax(diff))
-        interp.fact(
-            "dot-mismatch",
-            node,
-            kind="value",
-            symbol=symbol,
-            j=j,
-            a_value=int(va[j]),
-            b_value=int(vb[j]),
-            a_coord={k: _int(bc(a.tags[k], a.shape)[ia][j]) for k in a.tags},
-            b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags},
-        )
-        return True
-
     if not common and (anon_a or anon_b):
         # a dimension the launch never names: compare the coordinates, not the names
         ka_k = anon_a[0] if anon_a else ka[0]
-        return mismatch(ka_k, anon_b[0] if anon_b else kb[0], _base(ka_k), shifted_ok=True)
+        kb_k = anon_b[0] if anon_b else kb[0]
+        return _coordinates_differ(interp, node, a, b, lanes, ka_k, kb_k, _base(ka_k), shifted_ok=True)
     if not common:
-        j = int(np.argmax(kvalid))
+        j = int(np.argmax(lanes.kvalid))
         interp.fact(
             "dot-mismatch",
             node,
             kind="axis",
-            a_coord={k: _int(bc(a.tags[k], a.shape)[ia][j]) for k in ka},
-            b_coord={k: _int(_b_row(b, ib, k)[j]) for k in kb},
+            a_coord={k: _int(bc(a.tags[k], a.shape)[lanes.ia][j]) for k in ka},
+            b_coord={k: _int(_b_row(b, lanes.ib, k)[j]) for k in kb},
             j=j,
         )
         return True
     for base in sorted(common):
         ka_k = next(k for k in ka if _base(k) == base)
         kb_k = next(k for k in kb if _base(k) == base)
-        if mismatch(ka_k, kb_k, base):
+        if _coordinates_differ(interp, node, a, b, lanes, ka_k, kb_k, base):
             return True
     return False
+
+
+def _reference_lanes(a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray) -> _Lanes | None:
+    """The row of a and the column of b to compare, or None when no contraction index is valid
+    in both (nothing to compare)."""
+    rows = a_ok.any(axis=-1)
+    cols = b_ok.any(axis=-2)
+    if not rows.any() or not cols.any():
+        return None
+    ia = tuple(np.argwhere(rows)[0])
+    ib = tuple(np.argwhere(cols)[0])
+    kvalid = a_ok[ia] & (b_ok[..., ib[-1]] if b.shape[-1] else True)
+    if b.data.ndim == 3:
+        kvalid = a_ok[ia] & b_ok[ib[0], :, ib[-1]]
+    if not kvalid.any():
+        return None
+    return _Lanes(ia, ib, kvalid)
+
+
+def _coordinates_differ(
+    interp: OpContext,
+    node: ast.AST,
+    a: Val,
+    b: Val,
+    lanes: _Lanes,
+    ka_k: str,
+    kb_k: str,
+    symbol: str,
+    shifted_ok: bool = False,
+) -> bool:
+    """Compare a's column coordinates with b's row coordinates for one pair of tags; record
+    the first lane that differs. `shifted_ok`: a constant difference is accepted (a dimension
+    the launch never names may fold outer dimensions the model does not see into its
+    coordinate)."""
+    ia, ib, kvalid = lanes
+    va = bc(a.tags[ka_k], a.shape)[ia]
+    vb = _b_row(b, ib, kb_k)
+    diff = kvalid & tagops.differ(va, vb)
+    if not diff.any():
+        return False
+    if shifted_ok:
+        both = kvalid & ~np.isnan(va) & ~np.isnan(vb)
+        gaps = (va - vb)[both]
+        if gaps.size and bool((gaps == gaps[0]).all()):
+            return False
+    j = int(np.argmax(diff))
+    interp.fact(
+        "dot-mismatch",
+        node,
+        kind="value",
+        symbol=symbol,
+        j=j,
+        a_value=int(va[j]),
+        b_value=int(vb[j]),
+        a_coord={k: _int(bc(a.tags[k], a.shape)[ia][j]) for k in a.tags},
+        b_coord={k: _int(_b_row(b, ib, k)[j]) for k in b.tags},
+    )
+    return True
 
 
 def _int(x: float) -> int | None:

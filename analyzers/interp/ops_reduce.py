@@ -28,7 +28,25 @@ if TYPE_CHECKING:
 REDUCTIONS = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce", "cumsum", "cumprod", "prod"}
 
 
+# the value a reduction's padding must hold to change nothing (DF003 compares padding with it)
+IDENTITY = {
+    "sum": 0.0,
+    "xor_sum": 0,
+    "cumsum": 0.0,
+    "max": -np.inf,
+    "argmax": -np.inf,
+    "min": np.inf,
+    "argmin": np.inf,
+    "cumprod": 1.0,
+    "prod": 1.0,
+}
+SCANS = ("cumsum", "cumprod")
+
+
 def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """`tl.<name>(x, axis, keep_dims=...)`: what the reduction computes, after recording what it
+    observes of its input: undefined lanes mixed with defined ones (MB004), padding that is not
+    the reduction's identity (DF003), a sum of an unshifted exponential (NU003)."""
     if (
         interp.address_only
         and name in ("argmax", "argmin")
@@ -36,97 +54,120 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         and is_float(to_val(args[0], node).dtype)
     ):
         raise FullRun()  # an index chosen by floating-point data
-    if (
-        name == "max"
-        and len(args) >= 2
-        and "axis" not in kwargs
-        and isinstance(args[0], Val)
-        and isinstance(args[1], Val)
-        and args[0].is_scalar
-        and args[1].is_scalar
-    ):
-        return _builtin_minmax(interp, args, kwargs, node, True)
-    if (
-        name == "min"
-        and len(args) >= 2
-        and isinstance(args[0], Val)
-        and isinstance(args[1], Val)
-        and args[0].is_scalar
-        and args[1].is_scalar
-    ):
-        return _builtin_minmax(interp, args, kwargs, node, False)
+    if _of_two_scalars(name, args, kwargs):
+        return _builtin_minmax(interp, args, kwargs, node, name == "max")
     x = to_val(args[0], node)
     axis_arg = args[1] if len(args) > 1 else kwargs.get("axis")
     if name == "reduce":
-        combine = args[2] if len(args) > 2 else kwargs.get("combine_fn")
-        kind = None
-        if isinstance(combine, tuple) and combine and combine[0] == "helper":
-            kind = {"cumsum": "sum", "cumprod": "prod", "cummax": "max", "cummin": "min"}.get(
-                _combine_kind(interp.helpers[combine[1]].func) or ""
-            )
-        if kind is None:
-            raise Unevaluable("`tl.reduce` with a custom combine function", node)
-        return reduce_(interp, kind, args[:2], {k: v for k, v in kwargs.items() if k != "combine_fn"}, node)
+        return _reduce_with_combine(interp, args, kwargs, node)
     axis = None if axis_arg is None else int(to_val(axis_arg, node).item())
     keep = bool(kwargs.get("keep_dims") and to_val(kwargs["keep_dims"], node).item())
     if axis is not None and axis < 0:
         axis += x.data.ndim
     if interp.address_only and is_float(x.dtype) and name in ("sum", "max", "min", "prod"):
         return light_float(np.sum(x.data, axis=axis, keepdims=keep).shape, x.dtype)
+    _report_undefined_lanes(interp, x, name, axis, kwargs, node)
+    _report_padding(interp, x, name, axis, node)
+    _report_unstable_exp(interp, x, name, node)
+    if name in SCANS:
+        return _scan(x, name, axis, kwargs, node)
+    return _reduced(x, _reduced_data(x.data, name, axis, keep, node), name, axis, keep)
+
+
+def _of_two_scalars(name: str, args: list[Any], kwargs: dict[str, Any]) -> bool:
+    """`max(a, b)` / `min(a, b)` of two scalars (Python's builtins reach the registry by name):
+    an elementwise maximum or minimum, not a reduction."""
+    if name not in ("max", "min") or len(args) < 2:
+        return False
+    if name == "max" and "axis" in kwargs:
+        return False
+    return isinstance(args[0], Val) and isinstance(args[1], Val) and args[0].is_scalar and args[1].is_scalar
+
+
+def _reduce_with_combine(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """`tl.reduce(x, axis, combine_fn)` whose combine function is a jit helper that adds,
+    multiplies, or takes the max or min: the reduction it amounts to."""
+    combine = args[2] if len(args) > 2 else kwargs.get("combine_fn")
+    kind = None
+    if isinstance(combine, tuple) and combine and combine[0] == "helper":
+        kind = {"cumsum": "sum", "cumprod": "prod", "cummax": "max", "cummin": "min"}.get(
+            _combine_kind(interp.helpers[combine[1]].func) or ""
+        )
+    if kind is None:
+        raise Unevaluable("`tl.reduce` with a custom combine function", node)
+    return reduce_(interp, kind, args[:2], {k: v for k, v in kwargs.items() if k != "combine_fn"}, node)
+
+
+def _reversed(kwargs: dict[str, Any], node: ast.AST) -> bool:
+    return bool(kwargs.get("reverse") and to_val(kwargs["reverse"], node).item())
+
+
+def _report_undefined_lanes(
+    interp: OpContext, x: Val, name: str, axis: int | None, kwargs: dict[str, Any], node: ast.AST
+) -> None:
+    """MB004: masked-off garbage reduced together with defined lanes (a slice undefined
+    throughout reduces to garbage nothing defined depends on). Once per load that made it."""
+    if x.undef is None or not x.undef.any():
+        return
+    und = bc(x.undef, x.shape)
+    if name in SCANS:
+        # a scan carries garbage forward only: a defined lane after an undefined one
+        ax = axis if axis is not None else 0
+        u = np.flip(und, ax) if _reversed(kwargs, node) else und
+        mixed = bool(np.any(np.logical_or.accumulate(u, axis=ax) & ~u))
+    elif axis is None:
+        mixed = bool(und.any() and not und.all())
+    else:
+        mixed = bool(np.any(und.any(axis=axis) & ~und.all(axis=axis)))
+    if mixed and interp.sink.first_time(("undef", id(x.undef_site[0]) if x.undef_site else None)):
+        lane = np.argwhere(und)[0].tolist()
+        interp.fact("undef-reduced", node, op=name, lane=lane, consumer="reduction", load=x.undef_site)
+
+
+def _report_padding(interp: OpContext, x: Val, name: str, axis: int | None, node: ast.AST) -> None:
+    """DF003: outside-extent lanes that are not neutral for the reduction (an argmax/argmin
+    picks an index, which padding cannot shift the way it shifts a value)."""
+    if x.pad is None or not x.pad.any() or name in ("argmax", "argmin"):
+        return
+    identity = IDENTITY[name]
+    bad = _padding_that_counts(x, name, axis, identity)
+    if bad.any():
+        lane = np.argwhere(bad)[0].tolist()
+        data = x.data
+        interp.fact(
+            "pad-reduced",
+            node,
+            op=name,
+            lane=lane,
+            value=float(data[tuple(lane)]) if data.ndim else float(data),
+            identity=identity,
+        )
+
+
+def _padding_that_counts(x: Val, name: str, axis: int | None, identity: float) -> np.ndarray:
+    """The padded lanes whose value is not `identity` and can change the result."""
     data = x.data
-    identity = {
-        "sum": 0.0,
-        "xor_sum": 0,
-        "cumsum": 0.0,
-        "max": -np.inf,
-        "argmax": -np.inf,
-        "min": np.inf,
-        "argmin": np.inf,
-        "cumprod": 1.0,
-        "prod": 1.0,
-    }[name]
-    # masked-off garbage (MB004) and outside-extent lanes that are not neutral (DF003)
-    if x.undef is not None and x.undef.any():
-        und = bc(x.undef, x.shape)
-        if name in ("cumsum", "cumprod"):
-            # a scan carries garbage forward only: a defined lane after an undefined one
-            ax = axis if axis is not None else 0
-            rev = bool(kwargs.get("reverse") and to_val(kwargs["reverse"], node).item())
-            u = np.flip(und, ax) if rev else und
-            mixed = bool(np.any(np.logical_or.accumulate(u, axis=ax) & ~u))
-        elif axis is None:
-            mixed = bool(und.any() and not und.all())
-        else:
-            mixed = bool(np.any(und.any(axis=axis) & ~und.all(axis=axis)))
-        if mixed and interp.sink.first_time(("undef", id(x.undef_site[0]) if x.undef_site else None)):
-            lane = np.argwhere(und)[0].tolist()
-            interp.fact("undef-reduced", node, op=name, lane=lane, consumer="reduction", load=x.undef_site)
-    if x.pad is not None and x.pad.any() and name not in ("argmax", "argmin"):
-        padm = bc(x.pad, x.shape)
-        with np.errstate(all="ignore"):
-            bad = padm & (data != identity) & ~np.isnan(data)
-            if x.undef is not None:
-                bad &= ~bc(x.undef, x.shape)
-            if axis is not None and bad.any():
-                # only where padding meets real elements: a slice that is padding throughout
-                # (a block of keys wholly past the end) reduces to a value nothing real reads
-                bad &= (~padm).any(axis=axis, keepdims=True)
-            if bad.any() and name in ("max", "min"):
-                # a max over |x| with zero padding: padding that never wins changes nothing
-                fn_ = np.max if name == "max" else np.min
-                real_only = fn_(np.where(padm, identity, data), axis=axis)
-                if np.array_equal(real_only, fn_(data, axis=axis), equal_nan=True):
-                    bad = np.zeros_like(bad)
-        if bad.any():
-            lane = np.argwhere(bad)[0].tolist()
-            interp.fact(
-                "pad-reduced",
-                node,
-                op=name,
-                lane=lane,
-                value=float(data[tuple(lane)]) if data.ndim else float(data),
-                identity=identity,
-            )
+    padm = bc(x.pad, x.shape)
+    with np.errstate(all="ignore"):
+        bad = padm & (data != identity) & ~np.isnan(data)
+        if x.undef is not None:
+            bad &= ~bc(x.undef, x.shape)
+        if axis is not None and bad.any():
+            # only where padding meets real elements: a slice that is padding throughout
+            # (a block of keys wholly past the end) reduces to a value nothing real reads
+            bad &= (~padm).any(axis=axis, keepdims=True)
+        if bad.any() and name in ("max", "min"):
+            # a max over |x| with zero padding: padding that never wins changes nothing
+            fn_ = np.max if name == "max" else np.min
+            real_only = fn_(np.where(padm, identity, data), axis=axis)
+            if np.array_equal(real_only, fn_(data, axis=axis), equal_nan=True):
+                bad = np.zeros_like(bad)
+    return bad
+
+
+def _report_unstable_exp(interp: OpContext, x: Val, name: str, node: ast.AST) -> None:
+    """NU003: a sum of `tl.exp(x)` where x was not shifted by its maximum (the softmax's
+    normalizer overflows for large inputs)."""
     if x.unstable_exp is not None and name in ("sum",):
         enode, esmap = x.unstable_exp
         interp.sink.add(
@@ -142,34 +183,49 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
                 [(node, interp.smap, "the sum that normalizes it")],
             )
         )
+
+
+def _scan(x: Val, name: str, axis: int | None, kwargs: dict[str, Any], node: ast.AST) -> Val:
+    """`tl.cumsum` / `tl.cumprod` along `axis` (0 when not given), reversed on request."""
     with np.errstate(all="ignore"):
-        if name in ("cumsum", "cumprod"):
-            ax = axis if axis is not None else 0
-            rev = bool(kwargs.get("reverse") and to_val(kwargs["reverse"], node).item())
-            d = np.flip(data, ax) if rev else data
-            r = (np.cumsum if name == "cumsum" else np.cumprod)(d, axis=ax)
-            r = np.flip(r, ax) if rev else r
-            out = derive([x], np.asarray(r), x.dtype if name != "cumsum" or is_float(x.dtype) else x.dtype)
-            return out
-        fn = {
-            "sum": np.sum,
-            "max": np.max,
-            "min": np.min,
-            "argmax": np.argmax,
-            "argmin": np.argmin,
-            "xor_sum": lambda a, axis=None, keepdims=False: np.bitwise_xor.reduce(
-                a.astype(np.int64), axis=axis, keepdims=keepdims
-            ),
-            "prod": np.prod,
-        }[name]
+        ax = axis if axis is not None else 0
+        rev = _reversed(kwargs, node)
+        d = np.flip(x.data, ax) if rev else x.data
+        r = (np.cumsum if name == "cumsum" else np.cumprod)(d, axis=ax)
+        r = np.flip(r, ax) if rev else r
+        return derive([x], np.asarray(r), x.dtype)
+
+
+_REDUCERS = {
+    "sum": np.sum,
+    "max": np.max,
+    "min": np.min,
+    "argmax": np.argmax,
+    "argmin": np.argmin,
+    "xor_sum": lambda a, axis=None, keepdims=False: np.bitwise_xor.reduce(
+        a.astype(np.int64), axis=axis, keepdims=keepdims
+    ),
+    "prod": np.prod,
+}
+
+
+def _reduced_data(data: np.ndarray, name: str, axis: int | None, keep: bool, node: ast.AST) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        fn = _REDUCERS[name]
         if data.size == 0:
             raise Unevaluable("a reduction of an empty tile", node)
         if name in ("argmax", "argmin"):
             r = fn(data, axis=axis)
             if keep and axis is not None:
                 r = np.expand_dims(r, axis)
-        else:
-            r = fn(data, axis=axis, keepdims=keep)
+            return r
+        return fn(data, axis=axis, keepdims=keep)
+
+
+def _reduced(x: Val, r: np.ndarray, name: str, axis: int | None, keep: bool) -> Val:
+    """The reduction's value: its data `r`, the tags that do not vary along the reduced axis,
+    lanes undefined or padding only where the whole reduced slice was, and for a float max the
+    token softmax recognizes (softmax.py)."""
     dtype = x.dtype
     if (
         name in ("argmax", "argmin")
@@ -178,34 +234,13 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         and dtype in ("int1", "int8", "int16")
     ):
         dtype = "int32"
-
-    def red(a: np.ndarray | None, how: str) -> np.ndarray | None:
-        if a is None:
-            return None
-        a = bc(a, x.shape)
-        if how == "all":
-            r2 = a.all(axis=axis, keepdims=keep) if axis is not None else np.asarray(a.all())
-        else:
-            r2 = a.any(axis=axis, keepdims=keep) if axis is not None else np.asarray(a.any())
-        return np.asarray(r2)
-
-    tags: dict[str, np.ndarray] = {}
-    for k, t in x.tags.items():
-        t = bc(t, x.shape)
-        if axis is None:
-            flat = t.reshape(-1)
-            if flat.size and not tagops.varies(flat, 0):
-                tags[k] = np.asarray(np.fmax.reduce(flat))
-            continue
-        if not tagops.varies(t, axis):
-            tags[k] = tagops.collapse(t, axis, keep)
     out = Val(
         np.asarray(r, dtype=np_dtype(dtype)),
         dtype,
-        tags=tags,
+        tags=_reduced_tags(x, axis, keep),
         index_tags=x.index_tags,
-        undef=red(x.undef, "all"),
-        pad=red(x.pad, "all"),
+        undef=_all_along(x.undef, x.shape, axis, keep),
+        pad=_all_along(x.pad, x.shape, axis, keep),
         lineage=x.lineage,
         scale=x.scale,
         grows=x.grows,
@@ -220,6 +255,31 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         out.maxinfo = sm.MaxToken(x.lineage | (x.maxinfo.covers if x.maxinfo is not None else frozenset()))
         out.lineage = frozenset()
     return out
+
+
+def _all_along(
+    a: np.ndarray | None, shape: tuple[int, ...], axis: int | None, keep: bool
+) -> np.ndarray | None:
+    """A lane mask reduced with `all` over the reduced axis (everything when `axis` is None)."""
+    if a is None:
+        return None
+    a = bc(a, shape)
+    return np.asarray(a.all(axis=axis, keepdims=keep) if axis is not None else np.asarray(a.all()))
+
+
+def _reduced_tags(x: Val, axis: int | None, keep: bool) -> dict[str, np.ndarray]:
+    """The tags that stay meaningful after the reduction: those constant along the axis."""
+    tags: dict[str, np.ndarray] = {}
+    for k, t in x.tags.items():
+        t = bc(t, x.shape)
+        if axis is None:
+            flat = t.reshape(-1)
+            if flat.size and not tagops.varies(flat, 0):
+                tags[k] = np.asarray(np.fmax.reduce(flat))
+            continue
+        if not tagops.varies(t, axis):
+            tags[k] = tagops.collapse(t, axis, keep)
+    return tags
 
 
 def associative_scan(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:

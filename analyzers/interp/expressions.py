@@ -1,0 +1,259 @@
+"""Expressions: the abstract value of each expression node, one evaluator per `ast` node type.
+
+Names resolve to locals, then module constants, then the modules, jit helpers and builtins a
+kernel may name; attributes of `tl`/`triton`/`libdevice` are module attributes (ops.py); binary
+operators and comparisons are the arithmetic family's (ops_arith.py); calls go through calls.py.
+`evaluate` dispatches on the node's type through one table, built once at import.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import ops
+from argus.analyzers.interp.calls import call
+from argus.analyzers.interp.ops_arith import binop, compare
+from argus.analyzers.interp.ops_shapes import subscript, trans
+from argus.analyzers.interp.values import (
+    BlockPtr,
+    Descriptor,
+    DType,
+    FullRun,
+    Ptr,
+    PtrDType,
+    Val,
+    is_float,
+    scalar,
+)
+from argus.analyzers.model.host import dotted_name as _dotted
+
+if TYPE_CHECKING:
+    from argus.analyzers.interp.context import RunContext
+
+MODULE_NAMES = ("tl", "triton", "math", "libdevice", "tlm")
+BUILTIN_NAMES = (
+    "float",
+    "int",
+    "min",
+    "max",
+    "range",
+    "len",
+    "abs",
+    "bool",
+    "print",
+    "isinstance",
+    "getattr",
+)
+_NAMED_CONSTANTS = {"None": None, "True": True, "False": False}
+
+
+def evaluate(interp: RunContext, e: ast.expr, env: dict[str, Any]) -> Any:
+    m = _EVALUATORS.get(type(e))
+    if m is None:
+        raise Unevaluable(f"the expression `{type(e).__name__}`", e)
+    return m(interp, e, env)
+
+
+def truth(interp: RunContext, c: Any, node: ast.AST) -> bool:
+    """Which way a branch on `c` goes; a condition made of floating-point data is a reason to run
+    an address-only program in full (FullRun), one the interpreter cannot know is Unevaluable."""
+    if isinstance(c, Val):
+        if interp.address_only and is_float(c.dtype):
+            raise FullRun()
+        if c.unknown:
+            raise Unevaluable(f"a branch on {c.unknown}", node)
+        if not c.is_scalar:
+            if c.data.size == 1:
+                return bool(c.data.reshape(()).item())
+            raise Unevaluable("a branch on a tensor condition", node)
+        return bool(c.data.item())
+    if c is None:
+        return False
+    return bool(c)
+
+
+def constant(interp: RunContext, e: ast.Constant, env: dict[str, Any]) -> Any:
+    v = e.value
+    if isinstance(v, bool | int | float):
+        cached = getattr(e, "_argus_val", None)
+        if cached is None:
+            cached = e._argus_val = scalar(v, constexpr=True)  # type: ignore[attr-defined]
+        return cached.with_()  # a copy: values are not shared between evaluations
+    return v
+
+
+def name_(interp: RunContext, e: ast.Name, env: dict[str, Any]) -> Any:
+    if e.id in env:
+        return env[e.id]
+    if e.id in interp.module_consts:
+        return interp.module_consts[e.id]
+    if e.id in _NAMED_CONSTANTS:
+        v = _NAMED_CONSTANTS[e.id]
+        return None if v is None else scalar(v)
+    if e.id in MODULE_NAMES:
+        return ("module", e.id)
+    if e.id in interp.helpers:
+        return ("helper", e.id)
+    if e.id in BUILTIN_NAMES:
+        return ("builtin", e.id)
+    raise Unevaluable(f"the name `{e.id}` (not a parameter, local or module constant)", e)
+
+
+def tuple_(interp: RunContext, e: ast.Tuple, env: dict[str, Any]) -> Any:
+    return tuple(evaluate(interp, x, env) for x in e.elts)
+
+
+def list_(interp: RunContext, e: ast.List, env: dict[str, Any]) -> Any:
+    return [evaluate(interp, x, env) for x in e.elts]
+
+
+def if_exp(interp: RunContext, e: ast.IfExp, env: dict[str, Any]) -> Any:
+    if truth(interp, evaluate(interp, e.test, env), e.test):
+        return evaluate(interp, e.body, env)
+    return evaluate(interp, e.orelse, env)
+
+
+def joined_str(interp: RunContext, e: ast.JoinedStr, env: dict[str, Any]) -> Any:
+    return "<str>"
+
+
+def attribute(interp: RunContext, e: ast.Attribute, env: dict[str, Any]) -> Any:
+    dotted = getattr(e, "_argus_dotted", None)
+    if dotted is None:
+        dotted = e._argus_dotted = _dotted(e)  # type: ignore[attr-defined]  # parsed once, read per program
+    if dotted:
+        head = dotted.split(".")[0]
+        if head in ("tl", "triton", "libdevice", "tlm") and head not in env:
+            return ops.module_attribute(dotted, e)
+    base = evaluate(interp, e.value, env)
+    if isinstance(base, tuple) and base and base[0] == "module":
+        return ops.module_attribute(base[1] + "." + e.attr, e)
+    if isinstance(base, Ptr) and e.attr in ("dtype", "type"):
+        return PtrDType(base.tensor.dtype.rstrip("?"))
+    if isinstance(base, PtrDType) and e.attr == "element_ty":
+        return DType(base.element)
+    if isinstance(base, Val):
+        return _tile_attribute(interp, base, e)
+    if isinstance(base, Ptr | BlockPtr | Descriptor):
+        return ("method", base, e.attr)
+    if isinstance(base, DType) and e.attr in ("primitive_bitwidth", "is_floating", "element_ty"):
+        if e.attr == "element_ty":
+            return base
+        return ("method", base, e.attr)
+    raise Unevaluable(f"the attribute `{ast.unparse(e)}`", e)
+
+
+def _tile_attribute(interp: RunContext, base: Val, e: ast.Attribute) -> Any:
+    """`x.dtype`, `x.T`, `x.shape` of a tile; any other attribute is a method to call."""
+    if e.attr == "dtype":
+        return DType(base.dtype)
+    if e.attr == "T":
+        return trans(interp, [base], {}, e)
+    if e.attr == "shape":
+        return tuple(scalar(s, constexpr=True) for s in base.shape)
+    return ("method", base, e.attr)
+
+
+def subscript_(interp: RunContext, e: ast.Subscript, env: dict[str, Any]) -> Any:
+    base = evaluate(interp, e.value, env)
+    if isinstance(base, tuple | list):
+        idx = evaluate(interp, e.slice, env)
+        i = int(idx.item()) if isinstance(idx, Val) else idx
+        return base[i]
+    return subscript(interp, base, e.slice, e, env)
+
+
+def unary_op(interp: RunContext, e: ast.UnaryOp, env: dict[str, Any]) -> Any:
+    v = evaluate(interp, e.operand, env)
+    if isinstance(e.op, ast.Not):
+        if isinstance(v, Val) and v.is_scalar:
+            return v.with_(data=np.asarray(not bool(v.item())), dtype="int1")
+        return scalar(not v)
+    if not isinstance(v, Val):
+        raise Unevaluable(f"`{ast.unparse(e)}`", e)
+    if isinstance(e.op, ast.USub):
+        r = v.with_(data=-v.data)
+        if v.maxinfo is not None:
+            r.maxinfo = None
+        return r
+    if isinstance(e.op, ast.UAdd):
+        return v
+    if isinstance(e.op, ast.Invert):
+        if v.dtype == "int1":
+            return v.with_(data=~v.data.astype(bool))
+        return v.with_(data=~v.data)
+    raise Unevaluable(f"`{ast.unparse(e)}`", e)
+
+
+def bin_op(interp: RunContext, e: ast.BinOp, env: dict[str, Any]) -> Any:
+    return binop(interp, e.op, evaluate(interp, e.left, env), evaluate(interp, e.right, env), e)
+
+
+def compare_(interp: RunContext, e: ast.Compare, env: dict[str, Any]) -> Any:
+    """`a < b < c` is `(a < b) & (b < c)`, each operand evaluated once."""
+    left = evaluate(interp, e.left, env)
+    result = None
+    for op, comp in zip(e.ops, e.comparators, strict=True):
+        right = evaluate(interp, comp, env)
+        r = compare(interp, op, left, right, e)
+        result = r if result is None else binop(interp, ast.BitAnd(), result, r, e)
+        left = right
+    return result
+
+
+def bool_op(interp: RunContext, e: ast.BoolOp, env: dict[str, Any]) -> Any:
+    """`and`/`or` short-circuit on a known scalar, as Python does; on tiles they are `&`/`|`."""
+    vals = []
+    for x in e.values:
+        v = evaluate(interp, x, env)
+        vals.append(v)
+        if isinstance(v, Val) and v.is_scalar and not v.unknown:
+            if isinstance(e.op, ast.And) and not bool(v.item()):
+                return v
+            if isinstance(e.op, ast.Or) and bool(v.item()):
+                return v
+    out = vals[0]
+    for v in vals[1:]:
+        out = binop(interp, ast.BitAnd() if isinstance(e.op, ast.And) else ast.BitOr(), out, v, e)
+    return out
+
+
+def call_(interp: RunContext, e: ast.Call, env: dict[str, Any]) -> Any:
+    fn = evaluate(interp, e.func, env)
+    args = []
+    for a in e.args:
+        if isinstance(a, ast.Starred):
+            raise Unevaluable("a *args call", e)
+        args.append(evaluate(interp, a, env))
+    kwargs = {}
+    for k in e.keywords:
+        if k.arg is None:
+            raise Unevaluable("a **kwargs call", e)
+        kwargs[k.arg] = evaluate(interp, k.value, env)
+    return call(interp, fn, args, kwargs, e)
+
+
+def lambda_(interp: RunContext, e: ast.Lambda, env: dict[str, Any]) -> Any:
+    return ("lambda", e, env)
+
+
+_EVALUATORS: dict[type, Callable[[Any, Any, dict[str, Any]], Any]] = {
+    ast.Constant: constant,
+    ast.Name: name_,
+    ast.Tuple: tuple_,
+    ast.List: list_,
+    ast.IfExp: if_exp,
+    ast.JoinedStr: joined_str,
+    ast.Attribute: attribute,
+    ast.Subscript: subscript_,
+    ast.UnaryOp: unary_op,
+    ast.BinOp: bin_op,
+    ast.Compare: compare_,
+    ast.BoolOp: bool_op,
+    ast.Call: call_,
+    ast.Lambda: lambda_,
+}

@@ -1,0 +1,140 @@
+"""Pointer steps (DF002): how far each load's address moves between two loop iterations.
+
+Loads record the address of their first active lane per iteration (`record_load_step`);
+`tl.dot` names the direct-load operands of an accumulating dot in a loop and the contraction
+axis of each (ops_linalg.py); after each program `check_pointer_steps` compares the first two
+recorded iterations of each such operand: one tile of the contraction axis, and nothing else.
+The interpreter binds the first two functions as its methods (the `OpContext` interface).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+import numpy as np
+from argus.analyzers.interp.facts import Fact
+from argus.analyzers.interp.values import TensorInfo
+from argus.analyzers.model.nodes import subtree
+
+if TYPE_CHECKING:
+    from argus.analyzers.interp.context import RunContext
+
+
+def record_load_step(
+    interp: RunContext,
+    node: ast.AST,
+    ptr_offsets: np.ndarray,
+    t: TensorInfo,
+    active: np.ndarray | None = None,
+) -> None:
+    if not interp.loops:
+        return
+    its = tuple(f.iteration for f in interp.loops)
+    first = ptr_offsets.reshape(-1)[:1] if ptr_offsets.size else ptr_offsets.reshape(-1)
+    if active is not None and active.size and not bool(active.reshape(-1)[0]):
+        first = first[:0]  # the reference lane is masked off: its address says nothing
+    interp.load_history.setdefault(id(node), []).append((its, first.copy(), t))
+
+
+def pointer_update_for(interp: RunContext, load_node: ast.AST) -> ast.AST | None:
+    """The statement in the current loop that last moved the load's pointer variable."""
+    arg = load_node.args[0] if isinstance(load_node, ast.Call) and load_node.args else None
+    if isinstance(arg, ast.Name) and interp.loops:
+        return interp.loops[-1].updates.get(arg.id)
+    return None
+
+
+def check_pointer_steps(interp: RunContext) -> None:
+    """DF002: each direct-load operand of an accumulating dot in a loop moves one tile of
+    the contraction axis per iteration, and nothing else."""
+    latest_upd = {id(r[2][0]): r[6] for r in interp.dot_operands if r[6] is not None}
+    done: set[int] = set()
+    for dot_node, smap, tinfo, cdim, side, step, upd in interp.dot_operands:
+        if id(tinfo[0]) in done:
+            continue
+        done.add(id(tinfo[0]))
+        upd = latest_upd.get(id(tinfo[0]), upd)
+        hist = interp.load_history.get(id(tinfo[0]))
+        if not hist or len(hist) < 2:
+            continue
+        (its0, off0, t), (its1, off1, _) = hist[0], hist[1]
+        if its0[:-1] != its1[:-1] or not off0.size or not off1.size:
+            continue
+        c0, ok0 = t.unravel(off0)
+        c1, ok1 = t.unravel(off1)
+        if not (ok0.all() and ok1.all()):
+            continue  # the reference lane is outside the tensor: its coordinates mean nothing
+        raw = int(off1[0] - off0[0])
+        if _moves_one_tile(t, c1 - c0, raw, cdim, step):
+            continue
+        where = upd if upd is not None else tinfo[0]
+        interp.sink.add(
+            Fact(
+                "pointer-step",
+                where,
+                smap,
+                {
+                    "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                    "sizes": interp.launch.describe_sizes(),
+                    "probe": interp.launch.kind,
+                    "tensor": t.name,
+                    "dim": t.symbols[cdim] if cdim < len(t.symbols) else str(cdim),
+                    "step": step,
+                    "raw_step": raw,
+                    "coords0": c0.reshape(-1).tolist(),
+                    "coords1": c1.reshape(-1).tolist(),
+                    "symbols": list(t.symbols),
+                    "side": side,
+                    "config": ", ".join(
+                        f"{k}={v}"
+                        for k, v in (interp.launch.config or {}).items()
+                        if not k.startswith("num_")
+                    ),
+                },
+                [(tinfo[0], smap, "the load it feeds"), (dot_node, smap, "the accumulating dot")],
+            )
+        )
+
+
+def _moves_one_tile(t: TensorInfo, moved: np.ndarray, raw: int, cdim: int, step: int) -> bool:
+    """Whether a move of the coordinates by `moved` (`raw` elements of address) between two
+    iterations is the step of a contraction loop over dimension `cdim` with tiles of `step`."""
+    delta = moved.reshape(-1)
+    others = np.delete(delta, cdim)
+    # one tile per iteration, or several when other programs take the tiles between
+    # (interleaved split-K); a skipped tile shows up as DF003 coverage instead
+    if not others.any() and delta[cdim] > 0 and delta[cdim] % step == 0:
+        return True
+    stride = t.strides[cdim] if cdim < len(t.strides) else 0
+    # the address moved by one tile of the contraction axis; the coordinates carried into
+    # another dimension only because the lane lies past one of its extents (a wrong head
+    # index), which is a bounds problem, not a step problem
+    return stride > 0 and raw == step * stride
+
+
+def accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) -> set[int]:
+    """Dot calls whose result is added into a variable it came from (`acc += tl.dot(...)`):
+    the dots whose operands must step along the contraction axis from one iteration to the
+    next (read once per kernel, from its source and its helpers')."""
+    out: set[int] = set()
+    for f in [func, *helpers]:
+        for n in subtree(f):
+            value, target = None, None
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                value, target = n.value, None
+            elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                value, target = n.value, n.targets[0].id
+            if value is None:
+                continue
+            inner = subtree(value)
+            if target is not None and not any(isinstance(x, ast.Name) and x.id == target for x in inner):
+                continue
+            out |= {
+                id(c)
+                for c in inner
+                if isinstance(c, ast.Call)
+                and isinstance(c.func, ast.Attribute | ast.Name)
+                and (c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) == "dot"
+            }
+    return out
