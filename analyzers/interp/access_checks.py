@@ -13,7 +13,7 @@ import numpy as np
 from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.coverage import record_coverage
 from argus.analyzers.interp.facts import Fact
-from argus.analyzers.interp.ops_core import bc, tag_keys
+from argus.analyzers.interp.ops_core import bc, nan_lanes, tag_keys
 from argus.analyzers.interp.values import Ptr, TensorInfo, Val, is_float
 
 if TYPE_CHECKING:
@@ -144,6 +144,43 @@ def _naive_coords(t: TensorInfo, off: int) -> list[int]:
     return out
 
 
+def _report_stored_nan(
+    interp: OpContext,
+    t: TensorInfo,
+    v: Val,
+    vshape: np.ndarray,
+    ok: np.ndarray,
+    coords: np.ndarray,
+    node: ast.AST,
+    shape: tuple[int, ...],
+) -> None:
+    """NU004's fact: a NaN that a fully masked row made (-inf - -inf, 0 / 0) reaches a lane
+    this store writes. Only the lanes holding that NaN count, not a NaN a lane got otherwise."""
+    nan = np.isnan(vshape) & ok
+    if v.undef is not None:
+        nan &= ~bc(v.undef, shape)
+    made = nan_lanes(v)
+    if made is not None:
+        nan &= bc(made, shape)  # only the NaN this site made (not a log of a negative)
+    if nan.any():
+        snode, ssmap = v.nan_site[:2]
+        lane = np.argwhere(nan)[0].tolist()
+        interp.sink.add(
+            Fact(
+                "masked-row-nan",
+                snode,
+                ssmap,
+                {
+                    "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
+                    "sizes": interp.launch.describe_sizes(),
+                    "tensor": t.name,
+                    "element": coords[tuple(lane)].tolist(),
+                },
+                [(node, interp.smap, "the store that writes the NaN")],
+            )
+        )
+
+
 def record_store(
     interp: OpContext,
     t: TensorInfo,
@@ -166,26 +203,7 @@ def record_store(
             lane = np.argwhere(und)[0].tolist()
             interp.fact("undef-reduced", node, op="store", lane=lane, consumer="store", load=v.undef_site)
     if v.nan_site is not None and is_float(v.dtype):
-        nan = np.isnan(vshape) & ok
-        if v.undef is not None:
-            nan &= ~bc(v.undef, shape)
-        if nan.any():
-            snode, ssmap = v.nan_site
-            lane = np.argwhere(nan)[0].tolist()
-            interp.sink.add(
-                Fact(
-                    "masked-row-nan",
-                    snode,
-                    ssmap,
-                    {
-                        "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
-                        "sizes": interp.launch.describe_sizes(),
-                        "tensor": t.name,
-                        "element": coords[tuple(lane)].tolist(),
-                    },
-                    [(node, interp.smap, "the store that writes the NaN")],
-                )
-            )
+        _report_stored_nan(interp, t, v, vshape, ok, coords, node, shape)
     if not (interp.address_only and is_float(v.dtype)):
         _check_store_tags(interp, t, coords, ok, v, node, shape, ptr)
     # who wrote what: coverage (GR001) and races (GR002); scatters through loaded indices

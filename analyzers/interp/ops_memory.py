@@ -163,7 +163,9 @@ def _make_loaded(
         if pol is not None and pol.work_bound and pol.upper is None:
             interp.trusted_tensors.add(t.index)
     else:
-        out.lineage = interp.new_lineage()
+        # the elements read, not the load: a later pass over the same row is the same data
+        read = np.where(active, offsets, -1)
+        out.lineage = interp.new_lineage(("load", t.index, read.shape, read.tobytes()))
     interp.record_load_step(node, offsets, t, active)
     return out
 

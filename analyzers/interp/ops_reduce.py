@@ -12,7 +12,6 @@ import numpy as np
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import softmax as sm
 from argus.analyzers.interp import tags as tagops
-from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.opdecl import declare, named
 from argus.analyzers.interp.ops_core import bc, derive, light_float, np_dtype, to_val
 from argus.analyzers.interp.ops_math import minmax
@@ -127,21 +126,6 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
                 value=float(data[tuple(lane)]) if data.ndim else float(data),
                 identity=identity,
             )
-    if x.unstable_exp is not None and name in ("sum",):
-        enode, esmap = x.unstable_exp
-        interp.sink.add(
-            Fact(
-                "unstable-exp",
-                enode,
-                esmap,
-                {
-                    "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
-                    "sizes": interp.launch.describe_sizes(),
-                    "probe": interp.launch.kind,
-                },
-                [(node, interp.smap, "the sum that normalizes it")],
-            )
-        )
     with np.errstate(all="ignore"):
         if name in ("cumsum", "cumprod"):
             ax = axis if axis is not None else 0
@@ -216,6 +200,9 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         kcover=x.kcover,
         terms=x.terms,
     )
+    if name == "sum" and x.unstable_exp is not None and len(x.unstable_exp) == 2:
+        # a sum of unshifted exps: a softmax normalizer once it divides or is logged (ops_core)
+        out.unstable_exp = (*x.unstable_exp, node, interp.smap)
     if name in ("max",) and is_float(dtype):
         out.maxinfo = sm.MaxToken(x.lineage | (x.maxinfo.covers if x.maxinfo is not None else frozenset()))
         out.lineage = frozenset()

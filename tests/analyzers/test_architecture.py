@@ -27,7 +27,7 @@ KNOWN_LARGE: dict[str, int] = {
     "analyzers/interp/interpreter.py:finish": 97,
     "analyzers/interp/ops_linalg.py:_check_contraction": 81,
     "analyzers/interp/ops_linalg.py:dot": 112,
-    "analyzers/interp/access_checks.py:record_store": 108,
+    "analyzers/interp/access_checks.py:record_store": 89,
     "analyzers/interp/ops_reduce.py:reduce_": 192,
     "analyzers/model/launch.py:_tensor_param_ranks": 93,
     "analyzers/model/scan.py:scan_kernel": 207,
