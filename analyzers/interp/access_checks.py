@@ -223,7 +223,8 @@ def record_store(
     writer = table.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     offs = offsets[ok]
-    if not atomic and not interp.launch.assumed:  # a race between programs that ran is a race
+    # a race between programs that ran is a race, unless every writer stores the same value
+    if not atomic and not interp.launch.assumed and not _same_for_every_writer(v):
         prev = plain[offs]
         other = (prev >= 0) & (prev != interp.program_index)
         atom = interp.mem.atomic.get(t.index)
@@ -273,6 +274,15 @@ def record_store(
 
 
 _varies = tagops.varies
+
+
+def _same_for_every_writer(v: Val) -> bool:
+    """The stored value depends on no program id, loop counter, loaded data or lane: a constant
+    or an expression of scalar arguments (`tl.store(flag_ptr, 1)` by every program). Programs
+    that all store it leave the element the same whatever their order: not a race."""
+    return not (
+        v.grows or v.lineage or v.loaded_from or v.tags or v.unknown or v.pid_axis is not None
+    ) and bool(np.all(v.data == v.data.reshape(-1)[0]) if v.data.size else True)
 
 
 def _scatter_collision(
