@@ -24,6 +24,7 @@ from argus.analyzers.interp.context import LoopFrame, MemoryLog
 from argus.analyzers.interp.facts import Fact, FactSink
 from argus.analyzers.interp.ops_arith import binop, compare
 from argus.analyzers.interp.ops_core import Retype
+from argus.analyzers.interp.ops_creation import dtype_read_off_unknown_tensor
 from argus.analyzers.interp.ops_shapes import subscript, trans
 from argus.analyzers.interp.programs import MAX_TILED, bare_axis_programs, spread_programs, tiled_count
 from argus.analyzers.interp.values import (
@@ -364,6 +365,8 @@ class Interpreter:
         if acc.init_site is None or acc.dtype not in LOW_PRECISION or not is_float(term.dtype):
             return
         node, smap = acc.init_site
+        if dtype_read_off_unknown_tensor(node, self.launch.args):
+            return  # `tl.zeros(..., dtype=out_ptr.dtype.element_ty)` of a tensor whose dtype is a guess
         self.sink.add(
             Fact(
                 "low-precision-acc",

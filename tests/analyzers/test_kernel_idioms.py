@@ -13,6 +13,13 @@ FOLDER = Path(__file__).resolve().parents[1] / "corpus_realworld"
 
 # (fixture, text replaced, seeded text, the code expected on the seeded line)
 SEEDED = [
+    # the accumulator's fp16 written in the kernel (not read off an unknown buffer): NU001 stands
+    (
+        "count_buffer_dtype.py",
+        "acc = tl.zeros([BLOCK], dtype=counts_ptr.dtype.element_ty)",
+        "acc = tl.zeros([BLOCK], dtype=tl.float16)",
+        "NU001",
+    ),
     # every program stores its own block's sum to one element: the last writer wins
     ("uniform_store.py", "tl.store(meta_ptr, n)", "tl.store(meta_ptr, tl.sum(x, axis=0))", "GR002"),
     # the program id instead of a constant: the writers disagree
