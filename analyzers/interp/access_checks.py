@@ -223,8 +223,7 @@ def record_store(
     writer = table.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     offs = offsets[ok]
-    # a race between programs that ran is a race, unless every writer stores the same value
-    if not atomic and not interp.launch.assumed and not _same_for_every_writer(v):
+    if not atomic and not interp.launch.assumed and not _same_for_every_writer(v):  # programs that ran
         prev = plain[offs]
         other = (prev >= 0) & (prev != interp.program_index)
         atom = interp.mem.atomic.get(t.index)
