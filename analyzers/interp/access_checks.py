@@ -223,7 +223,7 @@ def record_store(
     writer = table.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     offs = offsets[ok]
-    if not atomic and not interp.launch.assumed and not _same_for_every_writer(v):  # programs that ran
+    if not (atomic or interp.launch.assumed or _same_for_every_writer(interp, v)):  # programs that ran
         prev = plain[offs]
         other = (prev >= 0) & (prev != interp.program_index)
         atom = interp.mem.atomic.get(t.index)
@@ -275,10 +275,13 @@ def record_store(
 _varies = tagops.varies
 
 
-def _same_for_every_writer(v: Val) -> bool:
+def _same_for_every_writer(interp: OpContext, v: Val) -> bool:
     """The stored value depends on no program id, loop counter, loaded data or lane: a constant
     or an expression of scalar arguments (`tl.store(flag_ptr, 1)` by every program). Programs
-    that all store it leave the element the same whatever their order: not a race."""
+    that all store it leave the element the same whatever their order: not a race. (A float in
+    an address-only program is a stand-in: nothing is known of it.)"""
+    if interp.address_only and is_float(v.dtype):
+        return False
     return not (
         v.grows or v.lineage or v.loaded_from or v.tags or v.unknown or v.pid_axis is not None
     ) and bool(np.all(v.data == v.data.reshape(-1)[0]) if v.data.size else True)
