@@ -13,7 +13,7 @@ import numpy as np
 from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.coverage import record_coverage
 from argus.analyzers.interp.facts import Fact
-from argus.analyzers.interp.ops_core import bc, tag_keys
+from argus.analyzers.interp.ops_core import bc, nan_lanes, tag_keys
 from argus.analyzers.interp.values import Ptr, TensorInfo, Val, is_float
 
 if TYPE_CHECKING:
@@ -190,8 +190,11 @@ def _check_stored_value(
         nan = np.isnan(vshape) & ok
         if v.undef is not None:
             nan &= ~bc(v.undef, shape)
+        made = nan_lanes(v)
+        if made is not None:
+            nan &= bc(made, shape)  # only the NaN this site made (not a log of a negative)
         if nan.any():
-            snode, ssmap = v.nan_site
+            snode, ssmap = v.nan_site[:2]
             lane = np.argwhere(nan)[0].tolist()
             interp.sink.add(
                 Fact(
@@ -238,7 +241,7 @@ def _record_writers(
     writer = table.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     offs = offsets[ok]
-    if not atomic and not interp.launch.assumed:  # a race between programs that ran is a race
+    if not (atomic or interp.launch.assumed or _same_for_every_writer(interp, v)):  # programs that ran
         _check_races(interp, t, offs, ok, v, coords, node, shape, plain, ptr)
     _check_autotune_hazards(interp, t, node, atomic)
     writer[offs] = interp.program_index
@@ -312,6 +315,18 @@ def _check_autotune_hazards(interp: OpContext, t: TensorInfo, node: ast.AST, ato
 
 
 _varies = tagops.varies
+
+
+def _same_for_every_writer(interp: OpContext, v: Val) -> bool:
+    """The stored value depends on no program id, loop counter, loaded data or lane: a constant
+    or an expression of scalar arguments (`tl.store(flag_ptr, 1)` by every program). Programs
+    that all store it leave the element the same whatever their order: not a race. (A float in
+    an address-only program is a stand-in: nothing is known of it.)"""
+    if interp.address_only and is_float(v.dtype):
+        return False
+    return not (
+        v.grows or v.lineage or v.loaded_from or v.tags or v.unknown or v.pid_axis is not None
+    ) and bool(np.all(v.data == v.data.reshape(-1)[0]) if v.data.size else True)
 
 
 def _scatter_collision(

@@ -77,6 +77,7 @@ class Interpreter:
         self.smap = kernel.smap
         self.mem = MemoryLog()
         self.lineage_ids = itertools.count(1)
+        self.lineage_by_key: dict[Any, frozenset[int]] = {}
         self.pid: tuple[int, int, int] = (0, 0, 0)
         self.program_index = 0
         self.loops: list[LoopFrame] = []
@@ -257,8 +258,14 @@ class Interpreter:
             judge_output_coverage(self)
         judge_reduction_coverage(self)
 
-    def new_lineage(self) -> frozenset[int]:
-        return frozenset({next(self.lineage_ids)})
+    def new_lineage(self, key: Any = None) -> frozenset[int]:
+        """A fresh lineage id; with `key` (what the value is a function of, such as the elements a
+        load reads), the same id each time, so a second pass over a row is the data the first saw."""
+        if key is None:
+            return frozenset({next(self.lineage_ids)})
+        if key not in self.lineage_by_key:
+            self.lineage_by_key[key] = frozenset({next(self.lineage_ids)})
+        return self.lineage_by_key[key]
 
     def float_dtype_of(self, t: TensorInfo) -> str:
         d = t.dtype.rstrip("?")

@@ -28,6 +28,7 @@ from argus.analyzers.interp.ops_core import (
     to_val,
     trunc_div,
     trunc_mod,
+    unstable_normalizer,
 )
 from argus.analyzers.interp.ops_memory import pointer_arith
 from argus.analyzers.interp.values import (
@@ -170,7 +171,7 @@ def _float_semantics(interp: OpContext, op: ast.operator, a: Val, b: Val, out: V
         if out.nan_site is None:
             nan_new = np.isnan(out.data) & ~np.isnan(bc(a.data, out.shape)) & ~np.isnan(bc(b.data, out.shape))
             if nan_new.any():
-                out.nan_site = (node, interp.smap)
+                out.nan_site = (node, interp.smap, nan_new)
     elif isinstance(op, ast.Mult | ast.Div) and (a.maxinfo is not None or b.maxinfo is not None):
         other = b if a.maxinfo is not None else a
         if other.is_scalar or other.constexpr or not other.lineage:
@@ -188,10 +189,12 @@ def _float_semantics(interp: OpContext, op: ast.operator, a: Val, b: Val, out: V
         other = b if a.shift is not None else a
         if other.is_scalar or not other.lineage:
             out.shift = s
+    if isinstance(op, ast.Div):
+        unstable_normalizer(interp, b)
     if isinstance(op, ast.Div) and out.nan_site is None:
         nan_new = np.isnan(out.data) & ~np.isnan(bc(a.data, out.shape)) & ~np.isnan(bc(b.data, out.shape))
         if nan_new.any():
-            out.nan_site = (node, interp.smap)
+            out.nan_site = (node, interp.smap, nan_new)
     # scale tags
     sa, sb = a.scale, b.scale
     if sa is None and sb is None:
@@ -201,7 +204,8 @@ def _float_semantics(interp: OpContext, op: ast.operator, a: Val, b: Val, out: V
     elif isinstance(op, ast.Add | ast.Sub):
         res, problem, norm = sm.add_scales(sa, sb)
     elif isinstance(op, ast.Div):
-        res, problem, norm = _div_scales(sa, sb, node, interp, a.terms, b.terms)
+        tile = a.terms is not None and a.terms == a.lineage  # exp(x - m) itself, not an accumulator
+        res, problem, norm = _div_scales(sa, sb, node, interp, a.terms, b.terms, tile)
     else:
         res, problem, norm = (sa if sa is not None else sb), None, None
     out.scale = res
@@ -209,9 +213,18 @@ def _float_semantics(interp: OpContext, op: ast.operator, a: Val, b: Val, out: V
 
 
 def _div_scales(
-    sa: Any, sb: Any, node: ast.AST, interp: OpContext, ta: Any = None, tb: Any = None
+    sa: Any,
+    sb: Any,
+    node: ast.AST,
+    interp: OpContext,
+    ta: Any = None,
+    tb: Any = None,
+    tile: bool = False,
 ) -> tuple[Any, str | None, Any]:
-    if ta is not None and tb is not None and ta != tb and sm.is_token(sa) and sm.is_token(sb):
+    # an accumulator must hold the score blocks its sum holds; one block's exp tile (a second
+    # pass over the row: `exp(x - m) / l`) needs only to be among them
+    held = ta is None or tb is None or ta == tb or (tile and ta <= tb)
+    if not held and sm.is_token(sa) and sm.is_token(sb):
         return sm.ANY, "division", None  # the sum holds other score blocks than the accumulator
     if sm.is_token(sa) and sm.is_token(sb):
         if sa is sb:

@@ -213,6 +213,26 @@ def derive_with_constant(a: Val, b: Val, data: np.ndarray, dtype: str) -> Val | 
     )
 
 
+def nan_lanes(v: Val) -> np.ndarray | None:
+    """The lanes of `v` whose NaN its `nan_site` made (-inf - -inf, 0 / 0), or None for "any
+    NaN lane of v" (the lanes were lost through a reshape or a reduction's broadcast)."""
+    site = v.nan_site
+    lanes = site[2] if site is not None and len(site) > 2 else None
+    return lanes if lanes is not None and lanes.shape == v.data.shape else None
+
+
+def follow_nan(v: Val, data: np.ndarray) -> tuple[Any, ...]:
+    """`v`'s NaN site on a value computed lane by lane from it: the lanes that hold the site's
+    NaN are those that still hold a NaN where v's NaN lanes lie. A NaN a lane gets otherwise (the
+    log of a negative number) is not the site's."""
+    site = v.nan_site
+    lanes = nan_lanes(v)
+    if lanes is None:
+        return (site[0], site[1], None)
+    with np.errstate(all="ignore"):
+        return (site[0], site[1], bc(lanes, data.shape) & np.isnan(data))
+
+
 def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
     """A value computed elementwise from `vals`: flags and tags merge, provenance unions."""
     shape = data.shape
@@ -221,6 +241,7 @@ def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
     constexpr = True
     index_tags = lineage = loaded_from = frozenset()
     overflow_site = nan_site = unstable_exp = unknown = undef_site = None
+    nan_from: Val | None = None
     srcs = set()
     # one pass over the operands (this runs for every elementwise operation)
     for v in vals:
@@ -239,7 +260,8 @@ def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
         runtime = runtime or v.runtime
         constexpr = constexpr and v.constexpr
         overflow_site = overflow_site if overflow_site is not None else v.overflow_site
-        nan_site = nan_site if nan_site is not None else v.nan_site
+        if nan_site is None and v.nan_site is not None:
+            nan_site, nan_from = v.nan_site, v
         unstable_exp = unstable_exp if unstable_exp is not None else v.unstable_exp
         unknown = unknown or v.unknown
         if v.src:
@@ -257,7 +279,7 @@ def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
         constexpr=constexpr,
         loaded_from=loaded_from,
         overflow_site=overflow_site,
-        nan_site=nan_site,
+        nan_site=nan_site if nan_from is None else follow_nan(nan_from, data),
         unstable_exp=unstable_exp,
         unknown=unknown,
         undef_site=undef_site,
@@ -320,6 +342,19 @@ def probe_fact(interp: OpContext, kind: str, node: ast.AST, smap: Any, related: 
             "probe": interp.launch.kind,
         },
         related,
+    )
+
+
+def unstable_normalizer(interp: OpContext, v: Val) -> None:
+    """`v` divides a value or is logged: if it is a sum of exps taken without a max subtracted,
+    it normalizes a softmax, which is what NU003 is about. A sum of such exps used otherwise (a
+    loss over `exp(log_p)`, a decay factor) normalizes nothing and is not judged."""
+    site = v.unstable_exp
+    if site is None or len(site) != 4:
+        return
+    enode, esmap, sum_node, sum_smap = site
+    interp.sink.add(
+        probe_fact(interp, "unstable-exp", enode, esmap, [(sum_node, sum_smap, "the sum that normalizes it")])
     )
 
 

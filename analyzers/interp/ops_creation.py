@@ -17,6 +17,7 @@ from argus.analyzers.interp.ops_core import dtype_arg, np_dtype, to_val
 from argus.analyzers.interp.ops_shapes import shape_arg
 from argus.analyzers.interp.values import (
     DType,
+    TensorInfo,
     Val,
     is_float,
     scalar,
@@ -126,6 +127,22 @@ def _len(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.A
     if isinstance(x, tuple | list):
         return scalar(len(x), constexpr=True)
     raise Unevaluable("len() of a tensor", node)
+
+
+def dtype_read_off_unknown_tensor(init: ast.AST, args: dict[str, Any]) -> bool:
+    """`tl.zeros(shape, dtype=out_ptr.dtype.element_ty)` (or `tl.full(shape, v, dtype)`) where
+    the launch does not give that tensor's dtype: the accumulator may as well be an integer
+    count buffer as fp16, so a precision finding on it would stand on a guess (NU001)."""
+    if not isinstance(init, ast.Call):
+        return False
+    pos = 2 if ast.unparse(init.func).endswith("full") else 1
+    arg = next(
+        (k.value for k in init.keywords if k.arg == "dtype"), init.args[pos] if len(init.args) > pos else None
+    )
+    while isinstance(arg, ast.Attribute):
+        arg = arg.value
+    t = args.get(arg.id) if isinstance(arg, ast.Name) else None
+    return isinstance(t, TensorInfo) and t.dtype.endswith("?")
 
 
 OPS = declare(

@@ -67,7 +67,7 @@ def dot(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AS
         tags=_result_tags(a, b, flat_a, flat_b),
         index_tags=a.index_tags | b.index_tags,
         undef=undef,
-        lineage=interp.new_lineage(),
+        lineage=interp.new_lineage(("dot", a.lineage, b.lineage) if a.lineage and b.lineage else None),
         unknown=a.unknown or b.unknown,
     )
     _carry_operand_marks(out, a, b)

@@ -21,6 +21,7 @@ from argus.analyzers.interp.ops_core import (
     or_masks,
     promote,
     to_val,
+    unstable_normalizer,
 )
 from argus.analyzers.interp.values import (
     FullRun,
@@ -91,6 +92,8 @@ def unary_float(interp: OpContext, name: str, args: list[Any], kwargs: dict[str,
     out = derive([x], np.asarray(data, dtype=np_dtype(dtype)), dtype)
     if name in ("exp", "exp2", "fast_expf", "fast_exp2f"):
         _exp_semantics(interp, x, out, node)
+    elif name in ("log", "log2", "fast_logf", "fast_log2f"):
+        unstable_normalizer(interp, x)
     return out
 
 

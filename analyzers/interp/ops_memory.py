@@ -163,7 +163,9 @@ def _make_loaded(
         if pol is not None and pol.work_bound and pol.upper is None:
             interp.trusted_tensors.add(t.index)
     else:
-        out.lineage = interp.new_lineage()
+        # the elements read, not the load: a later pass over the same row is the same data
+        read = np.where(active, offsets, -1)
+        out.lineage = interp.new_lineage(("load", t.index, read.shape, read.tobytes()))
     interp.record_load_step(node, offsets, t, active)
     return out
 
@@ -191,8 +193,25 @@ def store(
     coords, _ = interp.unravel(t, offsets)
     record_store(interp, t, offsets, active & valid, v, coords, node, shape, atomic, ptr)
     if atomic:
-        return Val(np.zeros(shape), v.dtype)
+        return _atomic_old_value(interp, t, v, node, shape)
     return None
+
+
+def _atomic_old_value(interp: OpContext, t: TensorInfo, v: Val, node: ast.AST, shape: tuple[int, ...]) -> Val:
+    """What an atomic returns, the element's value before it, depends on the order programs
+    reach it at run time. An integer one is a ticket (`slot = tl.atomic_add(counter, 1)`: each
+    caller its own row): it is treated like a loaded index whose range is the counter's
+    contract, so addresses made from it are not judged on a made-up order (bounds, races,
+    coverage), and trusted as MB005 trusts a range the caller guarantees."""
+    out = Val(np.zeros(shape), v.dtype)
+    if not is_float(v.dtype):
+        site = id(node)
+        interp.site_tensor[site] = t.index
+        interp.site_name[site] = t.name
+        interp.trusted_tensors.add(t.index)
+        out.loaded_from = frozenset({site})
+        out.grows = True
+    return out
 
 
 def atomic(name: str) -> Any:

@@ -12,7 +12,6 @@ import numpy as np
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import softmax as sm
 from argus.analyzers.interp import tags as tagops
-from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.opdecl import declare, named
 from argus.analyzers.interp.ops_core import bc, derive, light_float, np_dtype, to_val
 from argus.analyzers.interp.ops_math import minmax
@@ -68,10 +67,13 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         return light_float(np.sum(x.data, axis=axis, keepdims=keep).shape, x.dtype)
     _report_undefined_lanes(interp, x, name, axis, kwargs, node)
     _report_padding(interp, x, name, axis, node)
-    _report_unstable_exp(interp, x, name, node)
     if name in SCANS:
         return _scan(x, name, axis, kwargs, node)
-    return _reduced(x, _reduced_data(x.data, name, axis, keep, node), name, axis, keep)
+    out = _reduced(x, _reduced_data(x.data, name, axis, keep, node), name, axis, keep)
+    if name == "sum" and x.unstable_exp is not None and len(x.unstable_exp) == 2:
+        # a sum of unshifted exps: a softmax normalizer once it divides or is logged (ops_core)
+        out.unstable_exp = (*x.unstable_exp, node, interp.smap)
+    return out
 
 
 def _of_two_scalars(name: str, args: list[Any], kwargs: dict[str, Any]) -> bool:
@@ -163,26 +165,6 @@ def _padding_that_counts(x: Val, name: str, axis: int | None, identity: float) -
             if np.array_equal(real_only, fn_(data, axis=axis), equal_nan=True):
                 bad = np.zeros_like(bad)
     return bad
-
-
-def _report_unstable_exp(interp: OpContext, x: Val, name: str, node: ast.AST) -> None:
-    """NU003: a sum of `tl.exp(x)` where x was not shifted by its maximum (the softmax's
-    normalizer overflows for large inputs)."""
-    if x.unstable_exp is not None and name in ("sum",):
-        enode, esmap = x.unstable_exp
-        interp.sink.add(
-            Fact(
-                "unstable-exp",
-                enode,
-                esmap,
-                {
-                    "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
-                    "sizes": interp.launch.describe_sizes(),
-                    "probe": interp.launch.kind,
-                },
-                [(node, interp.smap, "the sum that normalizes it")],
-            )
-        )
 
 
 def _scan(x: Val, name: str, axis: int | None, kwargs: dict[str, Any], node: ast.AST) -> Val:

@@ -20,6 +20,7 @@ from argus.analyzers.interp.expressions import evaluate, truth
 from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.ops_arith import binop
 from argus.analyzers.interp.ops_core import Retype
+from argus.analyzers.interp.ops_creation import dtype_read_off_unknown_tensor
 from argus.analyzers.interp.values import LOW_PRECISION, KernelReturn, Val, is_float, scalar
 
 if TYPE_CHECKING:
@@ -118,6 +119,8 @@ def check_accumulator(interp: RunContext, acc: Any, term: Any, st: ast.stmt) -> 
     if acc.init_site is None or acc.dtype not in LOW_PRECISION or not is_float(term.dtype):
         return
     node, smap = acc.init_site
+    if dtype_read_off_unknown_tensor(node, interp.launch.args):
+        return  # `tl.zeros(..., dtype=out_ptr.dtype.element_ty)` of a tensor whose dtype is a guess
     interp.sink.add(
         Fact(
             "low-precision-acc",

@@ -238,7 +238,7 @@ TYPE_SAMPLES = (
     "tests/corpus_own/attn_blockptr_v3.py",
     "tests/corpus_styles/layernorm_tutorial_v3.py",
     "tests/corpus_realworld/named_heuristic.py",
-    "tests/corpus_realworld/two_pass_softmax.py",
+    "tests/corpus_own/softmax_3pass_v2.py",
 )
 UNREACHED = {"scatter-index"}
 

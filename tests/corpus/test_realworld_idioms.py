@@ -25,12 +25,9 @@ FILES = sorted(p for p in FOLDER.glob("*.py") if not p.name.startswith("_"))
 # Still flagged today: file -> the cause (codes as in docs/realworld.md).
 KNOWN_FALSE_FINDINGS = {
     "assert_relation.py": "L4: `assert M == HC * HC + 2 * HC` is not used to size `mix` and `bias`",
-    "exp_of_lse.py": "K2: `exp` of a log-space target taken for an unstabilised softmax (NU003)",
     "helper_block_size.py": "L2: BLOCK_D from a local helper is assumed 4 and GR001 is judged on it",
-    "masked_lane_nan.py": "K3: NaN of masked-off lanes reported as stored when `beta` is not bound (NU004)",
     "scatter_to_rank.py": "K6: values scattered to their rank by design, reported as a tag mismatch (DF004)",
     "selection_matrix.py": "K5: lanes past the data meet a 0 of a one-hot matrix, reported as reduced (DF003)",
-    "two_pass_softmax.py": "K1: pass 2 uses the final max of pass 1, taken for a stale running max (NU002)",
     "view_rows.py": "L3: `view(-1, n)` of two tensors: their rows are not related (MB001)",
     "zero_dim_output.py": "L9: a 0-d tensor (one element) taken as empty (MB002)",
     "zeros_band.py": "L7: band written into a torch.zeros output reported as uncovered (GR001, DF004)",

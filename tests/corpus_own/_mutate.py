@@ -203,6 +203,16 @@ MUTANTS = [
         ("l_i = l_i * alpha + tl.sum(p, 1)", "l_i = l_i * alpha + tl.sum(p, 1)" + E + "DF003"),
         ("m_new = tl.maximum(m_i, tl.max(s, 1))", "m_new = tl.maximum(m_i, tl.max(s, 1))" + E + "DF003"),
         ("acc = tl.dot(p.to(v.dtype), v, acc)", "acc = tl.dot(p.to(v.dtype), v, acc)" + E + "DF003")]),
+    # max over the last block only: earlier blocks' exps are relative to a max that never saw them
+    ("softmax_3pass_v2", "softmax_3pass", [
+        ("lane_max = tl.maximum(lane_max, x)", "lane_max = x"),
+        ("lane_sum += tl.exp(x - row_max)", "lane_sum += tl.exp(x - row_max)" + E + "NU002"),
+        ("p = tl.exp(x - row_max) / denom", "p = tl.exp(x - row_max) / denom" + A + "NU002")]),
+    # the max is found and then not subtracted: exp overflows on large logits
+    ("softmax_3pass_v3", "softmax_3pass", [
+        ("lane_sum += tl.exp(x - row_max)", "lane_sum += tl.exp(x)" + E + "NU003"),
+        ("tl.store(lse_ptr + row, row_max + tl.log(denom))", "tl.store(lse_ptr + row, tl.log(denom))"),
+        ("p = tl.exp(x - row_max) / denom", "p = tl.exp(x) / denom")]),
 ]
 
 

@@ -4,6 +4,7 @@ Used by the kernels' own `__main__` self-checks (run under TRITON_INTERPRET=1 by
 """
 
 import torch
+from count_buffer_dtype import label_counts_kernel
 from masked_lane_nan import mixture_div_kernel
 from no_launch_site import tile_prefix_sum_kernel
 
@@ -36,3 +37,15 @@ def check_tile_prefix_sum():
     counts = torch.randint(0, 5, (3, 21), dtype=torch.int32)
     want = (torch.cumsum(counts, 1) - counts).to(torch.int32)
     torch.testing.assert_close(tile_prefix_sum(counts), want)
+
+
+def label_counts(labels, n_classes, block=16):
+    counts = torch.empty(n_classes, dtype=torch.int32, device=labels.device)
+    label_counts_kernel[(n_classes,)](labels, counts, labels.numel(), BLOCK=block)
+    return counts
+
+
+def check_label_counts():
+    labels = torch.randint(0, 5, (70,), dtype=torch.int32)
+    want = torch.bincount(labels, minlength=5).to(torch.int32)
+    torch.testing.assert_close(label_counts(labels, 5), want)
