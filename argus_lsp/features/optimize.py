@@ -40,7 +40,7 @@ from argus.agent.optimize.types import LLMSettings, OptimizeError, OptimizeReque
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 
-from argus_lsp.features.profile_lens import kernel_name_span, lens_anchor
+from argus_lsp.features.profile_lens import kernel_name_span, lens_anchor, target_args
 
 if TYPE_CHECKING:
     from argus_lsp.server import ArgusServer
@@ -230,7 +230,7 @@ class OptimizeFeature:
 
     # -- commands ---------------------------------------------------------------------------------
     async def execute(self, args: list[Any]) -> dict[str, Any]:
-        uri, kernel = _target_args(args, COMMAND)
+        uri, kernel = target_args(args, COMMAND)
         self._refuse_untrusted(COMMAND)
         task = next((t for t in self.server.profiles.tasks(uri) if t.kernel == kernel), None)
         if task is None:
@@ -287,7 +287,7 @@ class OptimizeFeature:
 
     async def apply(self, args: list[Any]) -> dict[str, Any]:
         """Send the prepared edit, if every gate passed and the document is as the run found it."""
-        uri, kernel = _target_args(args, APPLY_COMMAND)
+        uri, kernel = target_args(args, APPLY_COMMAND)
         self._refuse_untrusted(APPLY_COMMAND)
         prepared = self.prepared.get((uri, kernel))
         reason = self._why_not_apply(uri, prepared)
@@ -331,7 +331,7 @@ class OptimizeFeature:
         return None
 
     def cancel(self, args: list[Any]) -> bool:
-        run = self.runs.get(_target_args(args, CANCEL_COMMAND))
+        run = self.runs.get(target_args(args, CANCEL_COMMAND))
         if run is None:
             return False
         run.cancel.set()
@@ -450,16 +450,3 @@ def _read(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
-
-
-def _target_args(args: list[Any], command: str) -> tuple[str, str]:
-    """`[{"uri": ..., "kernel": ...}]` (what the lens and the code action send) or `[uri, kernel]`."""
-    if len(args) == 1 and isinstance(args[0], dict):
-        uri, kernel = args[0].get("uri"), args[0].get("kernel")
-    elif len(args) == 2:
-        uri, kernel = args
-    else:
-        uri = kernel = None
-    if not isinstance(uri, str) or not isinstance(kernel, str):
-        raise JsonRpcInvalidParams(message=f"{command} wants [{{'uri': ..., 'kernel': ...}}], got {args!r}")
-    return uri, kernel

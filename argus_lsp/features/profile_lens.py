@@ -312,7 +312,7 @@ class ProfileFeature:
     # -- the commands ---------------------------------------------------------------------------
     async def execute(self, args: list[Any]) -> dict[str, Any]:
         """`argus.profile` with `{"uri", "kernel"}` (or `uri, kernel`): profile, report, store."""
-        uri, kernel = _target_args(args)
+        uri, kernel = target_args(args, COMMAND)
         if not self.trusted:
             msg = "argus.profile refused: the workspace is not trusted, and profiling runs its code"
             self.server.window_show_message(
@@ -377,7 +377,7 @@ class ProfileFeature:
 
     def cancel(self, args: list[Any]) -> bool:
         """`argus.profile.cancel` (the running lens's command, for clients without a cancel button)."""
-        run = self.runs.get(_target_args(args))
+        run = self.runs.get(target_args(args, CANCEL_COMMAND))
         if run is None:
             return False
         run.cancel.set()
@@ -450,8 +450,11 @@ class ProfileFeature:
         return None
 
 
-def _target_args(args: list[Any]) -> tuple[str, str]:
-    """`[{"uri": ..., "kernel": ...}]` (what the lens sends) or `[uri, kernel]`."""
+def target_args(args: list[Any], command: str) -> tuple[str, str]:
+    """`[{"uri": ..., "kernel": ...}]` (what a lens or a code action sends) or `[uri, kernel]`.
+
+    Shared by every per-kernel command (profile, optimize, their cancel and apply), so a client
+    calls them all the same way; anything else is invalid params naming `command`."""
     if len(args) == 1 and isinstance(args[0], dict):
         uri, kernel = args[0].get("uri"), args[0].get("kernel")
     elif len(args) == 2:
@@ -459,9 +462,7 @@ def _target_args(args: list[Any]) -> tuple[str, str]:
     else:
         uri = kernel = None
     if not isinstance(uri, str) or not isinstance(kernel, str):
-        raise JsonRpcInvalidParams(
-            message=f"argus.profile wants [{{'uri': ..., 'kernel': ...}}], got {args!r}"
-        )
+        raise JsonRpcInvalidParams(message=f"{command} wants [{{'uri': ..., 'kernel': ...}}], got {args!r}")
     return uri, kernel
 
 
