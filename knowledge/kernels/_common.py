@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Sequence
 
@@ -62,18 +61,6 @@ def install_allocator(device: torch.device) -> None:
     if device.type == "cuda" and not _ALLOCATOR_SET[0]:
         triton.set_allocator(_scratch)
         _ALLOCATOR_SET[0] = True
-
-
-def tuned_or_pinned(autotuned: object, grid: Callable[[dict], tuple[int, ...]],
-                    pinned: triton.Config | None) -> Callable[..., object]:
-    """`autotuned[grid]`, or with a pinned config the bare JIT function launched with that config.
-
-    The exploration sweeps time one config at a time: pinned, the autotuner is bypassed (no benchmark of
-    the other configs) and the config's tile sizes, warps and stages go in as keyword arguments.
-    """
-    if pinned is None:
-        return autotuned[grid]
-    return functools.partial(autotuned.fn[grid(pinned.kwargs)], **pinned.all_kwargs())
 
 
 class FastLaunch:

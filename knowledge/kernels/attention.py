@@ -23,7 +23,7 @@ import math
 import torch
 import triton
 import triton.language as tl
-from argus.knowledge.kernels._common import install_allocator, interpreting, tuned_or_pinned
+from argus.knowledge.kernels._common import install_allocator, interpreting
 
 
 def _configs() -> list[triton.Config]:
@@ -181,9 +181,11 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     def grid(meta: dict) -> tuple[int, int]:
         return (triton.cdiv(s, meta["BLOCK_M"]), b * h)
 
-    tuned_or_pinned(attention_fwd_kernel, grid, pinned)(
-        q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv, HEAD_D=d, CAUSAL=causal
-    )
+    if pinned is None:
+        attention_fwd_kernel[grid](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv, HEAD_D=d, CAUSAL=causal)
+    else:
+        attention_fwd_kernel.fn[grid(pinned.kwargs)](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv,
+                                                     HEAD_D=d, CAUSAL=causal, **pinned.all_kwargs())
     return out
 
 

@@ -25,7 +25,7 @@ import time
 import torch
 import triton
 import triton.language as tl
-from argus.knowledge.kernels._common import install_allocator, interpreting, is_hopper, tuned_or_pinned
+from argus.knowledge.kernels._common import install_allocator, interpreting, is_hopper
 
 
 @triton.jit
@@ -412,22 +412,26 @@ def fused_moe(x: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor, logits: torch
     def grid_up(meta: dict) -> tuple[int]:
         return (num_row_blocks * triton.cdiv(inter, meta["BLOCK_N"]),)
 
-    tuned_or_pinned(moe_gate_up_kernel, grid_up, up_cfg)(
+    up_kernel = moe_gate_up_kernel if up_cfg is None else moe_gate_up_kernel.fn
+    up_meta = {} if up_cfg is None else up_cfg.all_kwargs()
+    up_kernel[grid_up if up_cfg is None else grid_up(up_cfg.kwargs)](
         x, w1, act, sorted_ids, block_expert,
         inter, h, num_valid, num_row_blocks, top_k,
         x.stride(0), w1.stride(0), w1.stride(1), act.stride(0), e,
-        BLOCK_M=block_m, W_OK=w_ok,
+        BLOCK_M=block_m, W_OK=w_ok, **up_meta,
     )
     y = torch.empty((num_valid, h), dtype=x.dtype, device=x.device)
 
     def grid_down(meta: dict) -> tuple[int]:
         return (num_row_blocks * triton.cdiv(h, meta["BLOCK_N"]),)
 
-    tuned_or_pinned(moe_down_kernel, grid_down, down_cfg)(
+    down_kernel = moe_down_kernel if down_cfg is None else moe_down_kernel.fn
+    down_meta = {} if down_cfg is None else down_cfg.all_kwargs()
+    down_kernel[grid_down if down_cfg is None else grid_down(down_cfg.kwargs)](
         act, w2, y, sorted_ids, block_expert, weights,
         h, inter, num_valid, num_row_blocks,
         act.stride(0), w2.stride(0), w2.stride(1), y.stride(0), e,
-        BLOCK_M=block_m, W_OK=w_ok,
+        BLOCK_M=block_m, W_OK=w_ok, **down_meta,
     )
     out = torch.empty((t, h), dtype=x.dtype, device=x.device)
     block_h = 256 if interpreting() else 1024
