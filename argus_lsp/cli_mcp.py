@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from argus_lsp.mcp_server import TOOL_NAMES
+
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="argus mcp",
-        description="Serve Argus's tools (check, explain_finding, knowledge_search, evaluate_candidate, "
-        "profile) to a coding agent over the Model Context Protocol, on stdin/stdout.",
+        description=f"Serve Argus's tools ({', '.join(TOOL_NAMES)}) to a coding agent over the Model "
+        "Context Protocol, on stdin/stdout.",
     )
     parser.add_argument(
         "--allow-run",

@@ -17,9 +17,12 @@ tool functions are plain Python (`Tools`); `build_server` only registers them wi
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,8 @@ from argus_lsp.discover import Candidate, candidates
 from argus_lsp.render.json import render as render_json
 from argus_lsp.render.report import Report
 
+# The methods of `Tools` served as MCP tools, in the order `tools/list` gives them.
+TOOL_NAMES = ("check", "explain_finding", "knowledge_search", "evaluate_candidate", "profile")
 RUN_REFUSED = (
     "refused: this tool runs the user's code; start the server with `argus mcp --allow-run` to allow it"
 )
@@ -38,7 +43,10 @@ class ToolInputError(ValueError):
 
 
 class Tools:
-    """The tools' behaviour, independent of the protocol (tests call these directly too)."""
+    """The tools' behaviour, independent of the protocol (tests call these directly too).
+
+    Each public method is one tool (TOOL_NAMES): its signature is the tool's input schema and its
+    docstring the description the agent reads, so keep both written for the agent."""
 
     def __init__(self, allow_run: bool = False, root: Path | None = None) -> None:
         self.allow_run = allow_run
@@ -56,6 +64,8 @@ class Tools:
         select: list[str] | None = None,
         ignore: list[str] | None = None,
     ) -> dict[str, Any]:
+        """Check Triton kernels: `path` (file or folder) or `source` text. Returns findings
+        (code, severity, 1-based line/column, message, witness, fix) as `argus check --format json`."""
         from argus_lsp.cli import tool_version
         from argus_lsp.cli_check import RunProblems, check_text, read_text
         from argus_lsp.settings import Settings
@@ -97,6 +107,8 @@ class Tools:
         return out
 
     def explain_finding(self, code: str) -> dict[str, Any]:
+        """The documentation of an Argus rule by code (DF002) or name: what it checks, why, an
+        example, the fix."""
         from argus_lsp.render.rules import find_rule, load_rule_docs
 
         load_rule_docs()
@@ -122,6 +134,8 @@ class Tools:
         pattern: str | None = None,
         limit: int = 5,
     ) -> dict[str, Any]:
+        """Search the knowledge library's technique cards (autotuning, pid swizzle, pipelining, ...)
+        for a query, optionally filtered by code, bottleneck, pattern."""
         from argus.knowledge.retrieve import recommend
 
         if not query.strip() and not (code or bottleneck or pattern):
@@ -155,6 +169,9 @@ class Tools:
         backend: str = "auto",
         timeout_s: float = 600.0,
     ) -> dict[str, Any]:
+        """Gate a candidate: the full new text of FILE (target FILE::KERNEL). Gate 1 (invariants: no
+        error finding, none the user's kernel lacks) always; gates 2 (correctness) and 3 (speed)
+        only when the server allows running code."""
         file, kernel = self._target(target)
         if not self.allow_run:
             return self._gate1_only(file, kernel, candidate_source, task)
@@ -192,6 +209,8 @@ class Tools:
         }
 
     def profile(self, target: str, backend: str = "auto", timeout_s: float = 600.0) -> dict[str, Any]:
+        """Profile FILE::KERNEL's task: time, TFLOP/s, TB/s, roofline class. Runs the user's code:
+        refused unless the server was started with --allow-run."""
         if not self.allow_run:
             raise ToolInputError(f"profile {RUN_REFUSED}")
         from argus.agent.profile.api import ProfileError, profile
@@ -223,18 +242,23 @@ def _attempt_json(attempt) -> dict[str, Any]:
 
 
 def build_server(tools: Tools):
-    """The MCP server with the five tools registered (the `mcp` package is imported only here)."""
+    """The MCP server serving the TOOL_NAMES methods of `tools` (the only place `mcp` is imported)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     from argus_lsp.cli import tool_version
 
-    def answer(tool, *args: Any) -> dict[str, Any]:
+    def answering(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
         """A bad argument is an anticipated failure: the agent reads the message, no traceback is logged."""
-        try:
-            return tool(*args)
-        except ToolInputError as exc:
-            raise ToolError(str(exc)) from None
+
+        @functools.wraps(method)  # the SDK reads name, signature and annotations through __wrapped__
+        def tool(**arguments: Any) -> dict[str, Any]:
+            try:
+                return method(**arguments)
+            except ToolInputError as exc:
+                raise ToolError(str(exc)) from None
+
+        return tool
 
     server = MCPServer(
         "argus",
@@ -246,60 +270,10 @@ def build_server(tools: Tools):
         ),
     )
 
-    @server.tool(
-        description="Check Triton kernels: `path` (file or folder) or `source` text. Returns findings "
-        "(code, severity, 1-based line/column, message, witness, fix) as `argus check --format json`."
-    )
-    def check(
-        path: str | None = None,
-        source: str | None = None,
-        filename: str = "kernel.py",
-        select: list[str] | None = None,
-        ignore: list[str] | None = None,
-    ) -> dict[str, Any]:
-        return answer(tools.check, path, source, filename, select, ignore)
-
-    @server.tool(
-        description="The documentation of an Argus rule by code (DF002) or name: what it checks, why, "
-        "an example, the fix."
-    )
-    def explain_finding(code: str) -> dict[str, Any]:
-        return answer(tools.explain_finding, code)
-
-    @server.tool(
-        description="Search the knowledge library's technique cards (autotuning, pid swizzle, "
-        "pipelining, ...) for a query, optionally filtered by code, bottleneck, pattern."
-    )
-    def knowledge_search(
-        query: str,
-        code: str | None = None,
-        bottleneck: str | None = None,
-        pattern: str | None = None,
-        limit: int = 5,
-    ) -> dict[str, Any]:
-        return answer(tools.knowledge_search, query, code, bottleneck, pattern, limit)
-
-    @server.tool(
-        description="Gate a candidate: the full new text of FILE (target FILE::KERNEL). Gate 1 "
-        "(invariants: no error finding, none the user's kernel lacks) always; gates 2 "
-        "(correctness) and 3 (speed) only when the server allows running code."
-    )
-    def evaluate_candidate(
-        target: str,
-        candidate_source: str,
-        task: str | None = None,
-        backend: str = "auto",
-        timeout_s: float = 600.0,
-    ) -> dict[str, Any]:
-        return answer(tools.evaluate_candidate, target, candidate_source, task, backend, timeout_s)
-
-    @server.tool(
-        description="Profile FILE::KERNEL's task: time, TFLOP/s, TB/s, roofline class. Runs the "
-        "user's code: refused unless the server was started with --allow-run."
-    )
-    def profile(target: str, backend: str = "auto", timeout_s: float = 600.0) -> dict[str, Any]:
-        return answer(tools.profile, target, backend, timeout_s)
-
+    for name in TOOL_NAMES:
+        method = getattr(tools, name)
+        # The method's signature is the tool's input schema; its docstring, on one line, the description.
+        server.add_tool(answering(method), description=" ".join(inspect.getdoc(method).split()))
     return server
 
 

@@ -31,7 +31,6 @@ import itertools
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +39,7 @@ from argus.agent.optimize.types import LLMSettings, OptimizeError, OptimizeReque
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 
+from argus_lsp.features.kernel_runs import KernelRuns, Key, target_args
 from argus_lsp.features.profile_lens import kernel_name_span, lens_anchor
 
 if TYPE_CHECKING:
@@ -56,9 +56,6 @@ POLICIES = ("knowledge", "llm")
 #: Gate 3's clock, replaced only by tests that have no GPU (see tests/lsp/optimize_server.py);
 #: the result then carries the agent's note that its speedups are not measurements.
 TIMER: Callable | None = None
-
-Key = tuple[str, str]  # (uri, kernel)
-
 
 @dataclass(frozen=True)
 class OptimizeSettings:
@@ -151,12 +148,14 @@ class Prepared:
     result: OptimizeResult
 
 
-class OptimizeFeature:
+class OptimizeFeature(KernelRuns):
     """Lenses, code actions and the optimize/apply/cancel commands for one server."""
+
+    cancel_command = CANCEL_COMMAND
 
     def __init__(self, server: ArgusServer) -> None:
         self.server = server
-        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-optimize")
+        super().__init__(2, "argus-optimize")
         self.runs: dict[Key, Run] = {}
         self.prepared: dict[Key, Prepared] = {}
         self.init_options: Any = None
@@ -230,7 +229,7 @@ class OptimizeFeature:
 
     # -- commands ---------------------------------------------------------------------------------
     async def execute(self, args: list[Any]) -> dict[str, Any]:
-        uri, kernel = _target_args(args, COMMAND)
+        uri, kernel = target_args(args, COMMAND)
         self._refuse_untrusted(COMMAND)
         task = next((t for t in self.server.profiles.tasks(uri) if t.kernel == kernel), None)
         if task is None:
@@ -287,7 +286,7 @@ class OptimizeFeature:
 
     async def apply(self, args: list[Any]) -> dict[str, Any]:
         """Send the prepared edit, if every gate passed and the document is as the run found it."""
-        uri, kernel = _target_args(args, APPLY_COMMAND)
+        uri, kernel = target_args(args, APPLY_COMMAND)
         self._refuse_untrusted(APPLY_COMMAND)
         prepared = self.prepared.get((uri, kernel))
         reason = self._why_not_apply(uri, prepared)
@@ -329,18 +328,6 @@ class OptimizeFeature:
         if doc.version != prepared.version or doc.source != prepared.source:
             return f"the document changed since the optimization started (version {prepared.version} -> {doc.version})"
         return None
-
-    def cancel(self, args: list[Any]) -> bool:
-        run = self.runs.get(_target_args(args, CANCEL_COMMAND))
-        if run is None:
-            return False
-        run.cancel.set()
-        return True
-
-    def shutdown(self) -> None:
-        for run in self.runs.values():
-            run.cancel.set()
-        self.executor.shutdown(wait=False, cancel_futures=True)
 
     # -- helpers ----------------------------------------------------------------------------------
     def _refuse_untrusted(self, command: str) -> None:
@@ -450,16 +437,3 @@ def _read(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
-
-
-def _target_args(args: list[Any], command: str) -> tuple[str, str]:
-    """`[{"uri": ..., "kernel": ...}]` (what the lens and the code action send) or `[uri, kernel]`."""
-    if len(args) == 1 and isinstance(args[0], dict):
-        uri, kernel = args[0].get("uri"), args[0].get("kernel")
-    elif len(args) == 2:
-        uri, kernel = args
-    else:
-        uri = kernel = None
-    if not isinstance(uri, str) or not isinstance(kernel, str):
-        raise JsonRpcInvalidParams(message=f"{command} wants [{{'uri': ..., 'kernel': ...}}], got {args!r}")
-    return uri, kernel

@@ -22,7 +22,6 @@ import functools
 import itertools
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +39,7 @@ from pygls.uris import to_fs_path
 
 from argus_lsp import convert
 from argus_lsp.documents import Document
+from argus_lsp.features.kernel_runs import KernelRuns, Key, target_args
 from argus_lsp.settings import Settings
 
 if TYPE_CHECKING:
@@ -54,8 +54,6 @@ PHASE_START = {
     "connect": 0, "copy": 5, "start": 10, "compile": 15, "check": 40,
     "timing": 45, "do_bench": 85, "counters": 88, "proton": 95,
 }  # fmt: skip
-
-Key = tuple[str, str]  # (uri, kernel)
 
 
 def _pct(v: Any) -> str:
@@ -182,13 +180,15 @@ class Outcome:
     note: str | None = None  # e.g. "the saved file was profiled, not the unsaved edits"
 
 
-class ProfileFeature:
+class ProfileFeature(KernelRuns):
     """Lenses, the profile command, hover and measured PF hints for one server."""
+
+    cancel_command = CANCEL_COMMAND
 
     def __init__(self, server: ArgusServer) -> None:
         self.server = server
         self.trusted = True
-        self.executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="argus-profile")
+        super().__init__(4, "argus-profile")
         self.runs: dict[Key, Run] = {}
         self.outcomes: dict[Key, Outcome] = {}
         self.generation = 0  # bumped per finished profile: part of pull diagnostics' result id
@@ -312,7 +312,7 @@ class ProfileFeature:
     # -- the commands ---------------------------------------------------------------------------
     async def execute(self, args: list[Any]) -> dict[str, Any]:
         """`argus.profile` with `{"uri", "kernel"}` (or `uri, kernel`): profile, report, store."""
-        uri, kernel = _target_args(args)
+        uri, kernel = target_args(args, COMMAND)
         if not self.trusted:
             msg = "argus.profile refused: the workspace is not trusted, and profiling runs its code"
             self.server.window_show_message(
@@ -375,19 +375,6 @@ class ProfileFeature:
             self.runs.pop(key, None)
             self.refresh_lenses()
 
-    def cancel(self, args: list[Any]) -> bool:
-        """`argus.profile.cancel` (the running lens's command, for clients without a cancel button)."""
-        run = self.runs.get(_target_args(args))
-        if run is None:
-            return False
-        run.cancel.set()
-        return True
-
-    def shutdown(self) -> None:
-        for run in self.runs.values():
-            run.cancel.set()  # the workers kill their subprocesses (and remote process groups)
-        self.executor.shutdown(wait=False, cancel_futures=True)
-
     # -- progress -------------------------------------------------------------------------------
     async def _begin(self, run: Run, kernel: str, target: str):
         """Create the work-done progress (when the client supports it) and return the callback the
@@ -448,21 +435,6 @@ class ProfileFeature:
         if doc is not None and doc.source != on_disk:
             return "the file as saved on disk was profiled; the editor had unsaved changes"
         return None
-
-
-def _target_args(args: list[Any]) -> tuple[str, str]:
-    """`[{"uri": ..., "kernel": ...}]` (what the lens sends) or `[uri, kernel]`."""
-    if len(args) == 1 and isinstance(args[0], dict):
-        uri, kernel = args[0].get("uri"), args[0].get("kernel")
-    elif len(args) == 2:
-        uri, kernel = args
-    else:
-        uri = kernel = None
-    if not isinstance(uri, str) or not isinstance(kernel, str):
-        raise JsonRpcInvalidParams(
-            message=f"argus.profile wants [{{'uri': ..., 'kernel': ...}}], got {args!r}"
-        )
-    return uri, kernel
 
 
 def _mtime(p: Path) -> int | None:

