@@ -1,0 +1,128 @@
+"""What the launch binder knows about one kernel and its launch: the dimension classes and
+their readable names, which classes the grid tiles, and the pairing of launch arguments with
+kernel parameters. The binder's other parts (unification, grid, sizes, values) build on it."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+from typing import Any
+
+from argus.analyzers.model.host_values import DimClasses
+from argus.analyzers.model.kernel import KernelModel
+from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.scan import KernelScan
+
+
+class BinderState:
+    """The state shared by the parts of `LaunchBinder`, and the lookups they all use."""
+
+    def __init__(self, kernel: KernelModel, scan: KernelScan, site: LaunchSite | None) -> None:
+        self.kernel = kernel
+        self.scan = scan
+        self.site = site
+        self.dims = DimClasses()
+        self.display: dict[str, str] = {}
+        self.tiled: dict[str, int] = {}  # class -> block that tiles it
+        self.bare: set[str] = set()
+        self.grid_tiled_roots: set[str] = set()  # classes the launch grid walks (cdiv or bare)
+        self.bare_axes: set[int] = set()
+        self.padded_layout: set[str] = set()
+        self.recorded = False
+        self.error: str | None = None
+        self.block_driving: set[str] = set()
+        self.assumed_values: dict[str, tuple[str, int]] = {}  # param -> (what it was, stand-in)
+        self._ranks: dict[str, int] | None = None
+        self.partitioned: dict[str, int] = {}  # rows split by a prefix-sum table -> rows to give them
+        self.prefix_lengths: set[str] = set()  # lengths of prefix-sum tables (groups + 1)
+        self._contains_memo: dict[tuple[int, int], bool] = {}
+
+    def symbol_name(self, sym: str) -> str:
+        """A readable name for a dimension class (`(a.0*topk_ids.1)` -> `(T*top_k)`)."""
+        if not sym.startswith("("):
+            root = self.dims.find(sym)
+            return self.display.get(root, root)
+        out = sym
+        for tok in sorted(
+            set(
+                sym.replace("(", " ")
+                .replace(")", " ")
+                .replace("*", " ")
+                .replace("+", " ")
+                .replace("-", " ")
+                .replace("/", " ")
+                .replace("%", " ")
+                .split()
+            ),
+            key=len,
+            reverse=True,
+        ):
+            if tok in self.dims.parent:
+                out = out.replace(tok, self.display.get(self.dims.find(tok), self.dims.find(tok)))
+        return out
+
+    def sizes_known(self) -> bool:
+        return self.recorded
+
+    def _pointer_arg_names(self) -> set[str]:
+        """Host names that appear in the arguments passed to pointer parameters."""
+        return {
+            n.id
+            for param, arg in self._call_pairs()
+            if param in self.scan.pointers
+            for n in ast.walk(arg)
+            if isinstance(n, ast.Name)
+        }
+
+    def _call_pairs(self) -> list[tuple[str, ast.expr]]:
+        """(kernel parameter, host expression) for every argument of the launch call."""
+        assert self.site is not None
+        params = [p.name for p in self.kernel.params]
+        pairs = [(params[i], a) for i, a in enumerate(self.site.call.args) if i < len(params)]
+        return pairs + [(k.arg, k.value) for k in self.site.call.keywords if k.arg]
+
+    def _address_rank_hints(self) -> dict[str, int]:
+        """Host tensors passed straight to a pointer parameter (`k` for `K`), with the rank the
+        kernel's addresses imply (strides it multiplies by, plus a unit-stride term)."""
+        return {
+            a.id: self.scan.address_ranks[p]
+            for p, a in self._call_pairs()
+            if isinstance(a, ast.Name) and p in self.scan.address_ranks
+        }
+
+    def _roots_of(self, sym: str) -> set[str]:
+        if not sym.startswith("("):
+            return {self.dims.find(sym)}
+        out = set()
+        for tok in (
+            sym.replace("(", " ")
+            .replace(")", " ")
+            .replace("*", " ")
+            .replace("+", " ")
+            .replace("-", " ")
+            .replace("//", " ")
+            .replace("%", " ")
+            .split()
+        ):
+            if tok in self.dims.parent:
+                out.add(self.dims.find(tok))
+        return out
+
+    def _anonymous(self, root: str) -> bool:
+        if root in self.display or root in self.tiled or root in self.bare or root in self.dims.allowed:
+            return False
+        return "." in root and not root.startswith("(")
+
+    def _constexpr_env(self, kargs: dict[str, Any], config: dict[str, Any] | None) -> dict[str, Any]:
+        env: dict[str, Any] = {}
+        for p in self.kernel.params:
+            if p.default is not None:
+                with contextlib.suppress(ValueError, SyntaxError):
+                    env[p.name] = ast.literal_eval(p.default)
+        for k, v in kargs.items():
+            p = self.kernel.param(k)
+            if isinstance(v, int | float | bool) and (p is None or p.constexpr):
+                env[k] = v
+        if config:
+            env.update(config)
+        return env

@@ -1,0 +1,120 @@
+"""The values a probe launch passes to the kernel: host tensors become `TensorInfo`s (shape,
+strides, dimension names, dtype), sizes become ints, unknown values become named stand-ins, and
+`@triton.heuristics` are evaluated over the bound arguments."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
+from argus.analyzers.interp.values import TensorInfo, norm_dtype
+from argus.analyzers.model.binder_state import BinderState
+from argus.analyzers.model.host import HostEval
+from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
+
+HEURISTIC_STAND_IN = 4  # a heuristic's value the binder cannot evaluate (as other opaque constexprs)
+
+
+class KernelValues(BinderState):
+    """Turns the host values of a launch's arguments into the kernel's parameter values."""
+
+    def _to_kernel_values(
+        self, kargs: dict[str, Any], config: dict[str, Any] | None
+    ) -> tuple[dict[str, Any], set[str], list[TensorInfo]]:
+        args: dict[str, Any] = {}
+        runtime: set[str] = set()
+        tensors: list[TensorInfo] = []
+        storage_index: dict[int, TensorInfo] = {}
+        for p in self.kernel.params:
+            if p.name in kargs:
+                v = kargs[p.name]
+            elif config and p.name in config:
+                v = config[p.name]
+            elif p.default is not None:
+                try:
+                    v = ast.literal_eval(p.default)
+                except (ValueError, SyntaxError):
+                    v = Opaque(ast.unparse(p.default))
+            elif p.name in self.kernel.heuristics:
+                continue
+            else:
+                v = Opaque("missing argument")
+            if isinstance(v, Opaque) and p.name in self.scan.pointers:
+                raise Unevaluable(f"the tensor passed as `{p.name}` ({v.what})")
+            if isinstance(v, Opaque) and p.name not in self.kernel.heuristics:
+                # a device property or a call's result (`num_sms(device)`): a small stand-in value
+                self.assumed_values[p.name] = (v.what, 4 if p.constexpr else 3)
+                v = 4 if p.constexpr else 3
+            if isinstance(v, HostTensor):
+                ti = TensorInfo(
+                    len(tensors),
+                    p.name,
+                    tuple(v.shape),
+                    tuple(v.strides),
+                    tuple(self.symbol_name(s) for s in v.symbols),
+                    norm_dtype(v.dtype) if v.dtype_known else "fp16?",
+                    created=v.created,
+                    sized=v.sized,
+                    grid_tiled=bool(v.symbols)
+                    and all(
+                        self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots)
+                        for s in v.symbols
+                    ),
+                )
+                storage_index[v.storage] = ti
+                tensors.append(ti)
+                args[p.name] = ti
+            elif isinstance(v, tuple) and v and v[0] == "desc":
+                # a host-side TensorDescriptor: the tensor it covers and its block shape
+                t = v[1]
+                block = v[2]
+                if not isinstance(block, list) or not all(isinstance(b, int) for b in block):
+                    raise Unevaluable(f"the block shape of the tensor descriptor `{p.name}`")
+                ti = TensorInfo(
+                    len(tensors),
+                    p.name,
+                    tuple(t.shape),
+                    tuple(t.strides),
+                    tuple(self.symbol_name(s) for s in t.symbols),
+                    norm_dtype(t.dtype) if t.dtype_known else "fp16?",
+                    created=t.created,
+                    sized=t.sized,
+                )
+                tensors.append(ti)
+                args[p.name] = ("desc", ti, tuple(int(b) for b in block))
+            elif isinstance(v, tuple) and v and v[0] == "dtype":
+                args[p.name] = v
+            else:
+                args[p.name] = int(v) if isinstance(v, SymInt) else v
+                if not p.constexpr:
+                    runtime.add(p.name)
+        if config:
+            for k, v in config.items():
+                if k not in args and self.kernel.param(k) is not None:
+                    args[k] = v
+        self._apply_heuristics(args)
+        return args, runtime, tensors
+
+    def _apply_heuristics(self, args: dict[str, Any]) -> None:
+        """Values of `@triton.heuristics`. One the binder cannot evaluate (a named function, a
+        lambda on dtypes) is unknown, like any opaque launcher value: the probes use a stand-in
+        and the AR001 note names it, instead of the whole kernel going unchecked."""
+        for name, fn in self.kernel.heuristics.items():
+            ev = HostEval(self.dims, {}, recording=False)
+            view = {
+                k: (v if isinstance(v, int | float | bool) or v is None else Opaque(k))
+                for k, v in args.items()
+            }
+            if isinstance(fn, ast.Lambda) and fn.args.args:
+                ev.env[fn.args.args[0].arg] = view
+                try:
+                    val = ev.expr(fn.body)
+                except CANNOT_EVALUATE:
+                    val = Opaque("heuristic")
+            else:
+                val = Opaque("heuristic")
+            if isinstance(val, Opaque):
+                self.assumed_values[name] = ("a heuristic the checker cannot evaluate", HEURISTIC_STAND_IN)
+                val = HEURISTIC_STAND_IN
+            args[name] = val

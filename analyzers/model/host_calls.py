@@ -1,0 +1,201 @@
+"""Calls in host code: `torch.*` allocations, `triton.cdiv` and friends, builtins on known
+values, tensor descriptors, and the methods of host tensors (views, strides, sizes, casts)."""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any
+
+from argus.analyzers.model.host_core import HostCore
+from argus.analyzers.model.host_values import (
+    HostTensor,
+    Opaque,
+    SymInt,
+    contiguous_strides,
+    transpose,
+)
+
+
+class HostCalls(HostCore):
+    """The calls and tensor methods the host evaluator models; anything else is opaque."""
+
+    def call(self, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        last = fname.split(".")[-1]
+        try:
+            if last == "cdiv" and len(args) == 2 and _ints(args):
+                return self.binop(
+                    ast.FloorDiv(), self.binop(ast.Sub(), self.binop(ast.Add(), args[0], args[1]), 1), args[1]
+                )
+            if last == "next_power_of_2" and _ints(args):
+                n = int(args[0])
+                return 1 if n <= 1 else 1 << (n - 1).bit_length()
+            if fname in ("min", "max") and args and all(isinstance(a, int | float) for a in args):
+                return (min if fname == "min" else max)(*args)
+            if fname in ("min", "max") and len(args) >= 2 and any(isinstance(a, int | float) for a in args):
+                # `min(sms, tiles)`: a device property is unknown here; take the known side
+                known = [a for a in args if isinstance(a, int | float)]
+                return (min if fname == "min" else max)(known)
+            if fname in ("min", "max") and len(args) == 1 and isinstance(args[0], tuple | list):
+                return (min if fname == "min" else max)(args[0])
+            if (
+                fname in ("int", "float", "abs", "bool", "round")
+                and len(args) == 1
+                and isinstance(args[0], int | float)
+            ):
+                return {"int": int, "float": float, "abs": abs, "bool": bool, "round": round}[fname](args[0])
+            if fname == "len" and len(args) == 1 and isinstance(args[0], tuple | list):
+                return len(args[0])
+            if fname.startswith("math.") and all(isinstance(a, int | float) for a in args):
+                return getattr(math, last)(*args)
+            if fname in ("tuple", "list") and len(args) == 1 and isinstance(args[0], tuple | list):
+                return tuple(args[0]) if fname == "tuple" else list(args[0])
+            if fname.startswith("torch.") and last in (
+                "empty",
+                "zeros",
+                "ones",
+                "full",
+                "randn",
+                "rand",
+                "empty_strided",
+                "randint",
+            ):
+                return self.torch_new(last, args, kwargs)
+            if fname.startswith("torch.") and last in (
+                "empty_like",
+                "zeros_like",
+                "ones_like",
+                "full_like",
+                "randn_like",
+            ):
+                if args and isinstance(args[0], HostTensor):
+                    src = args[0]
+                    dt = kwargs.get("dtype")
+                    t = self.new_tensor(
+                        [SymInt(s, y) for s, y in zip(src.shape, src.symbols, strict=True)],
+                        dt[1] if isinstance(dt, tuple) else src.dtype,
+                        f"t{self.storages + 1}",
+                        isinstance(dt, tuple) or src.dtype_known,
+                    )
+                    t.created = last == "empty_like"
+                    return t
+            if fname in ("triton.Config",):
+                return Opaque("config")
+            if (
+                last == "from_tensor"
+                and "TensorDescriptor" in fname
+                and args
+                and isinstance(args[0], HostTensor)
+            ):
+                block = args[1] if len(args) > 1 else kwargs.get("block_shape")
+                return ("desc", args[0], list(block) if isinstance(block, tuple | list) else block)
+            if last == "TensorDescriptor" and args and isinstance(args[0], HostTensor):
+                block = kwargs.get("block_shape", args[3] if len(args) > 3 else None)
+                return ("desc", args[0], list(block) if isinstance(block, tuple | list) else block)
+            if fname in self.env and isinstance(self.env[fname], tuple) and self.env[fname][0] == "func":
+                return Opaque("local function")
+        except (ArithmeticError, TypeError, ValueError, OverflowError):
+            return Opaque(fname)
+        return Opaque(fname or "call")
+
+    def torch_new(self, kind: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        shape: list[Any]
+        if kind == "randint":
+            shape = list(kwargs.get("size", args[-1] if args else ()))
+        elif args and isinstance(args[0], tuple | list):
+            shape = list(args[0])
+        else:
+            shape = [a for a in args if isinstance(a, int)]
+        if "size" in kwargs and isinstance(kwargs["size"], tuple | list):
+            shape = list(kwargs["size"])
+        dt = kwargs.get("dtype")
+        dtype = (
+            dt[1]
+            if isinstance(dt, tuple) and dt and dt[0] == "dtype"
+            else ("int64" if kind == "randint" else "fp32")
+        )
+        t = self.new_tensor(shape, dtype, f"t{self.storages + 1}", isinstance(dt, tuple) or kind == "randint")
+        t.created = kind in ("empty", "empty_strided")
+        return t
+
+    def tensor_method(self, t: HostTensor, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        rank = len(t.shape)
+        if name == "stride":
+            if args and isinstance(args[0], int):
+                return t.strides[args[0]]
+            return tuple(t.strides)
+        if name == "size":
+            if args and isinstance(args[0], int):
+                i = args[0]
+                return SymInt(t.shape[i], t.symbols[i])
+            return tuple(SymInt(s, y) for s, y in zip(t.shape, t.symbols, strict=True))
+        if name == "numel":
+            n = math.prod(t.shape)
+            if rank == 1:
+                return SymInt(n, t.symbols[0])
+            sym = "(" + "*".join(t.symbols) + ")"
+            if self.recording:
+                self.dims.derived.setdefault(sym, sym)
+            return SymInt(n, sym)
+        if name == "dim":
+            return rank
+        if name in ("contiguous", "zero_", "fill_", "detach", "clone", "cuda", "cpu", "requires_grad_"):
+            if name == "contiguous" or name == "clone":
+                return t.view_of(list(t.shape), contiguous_strides(t.shape), list(t.symbols))
+            return t
+        if name in ("t",) and rank == 2:
+            return transpose(t, 0, 1)
+        if name == "transpose" and len(args) == 2 and _ints(args):
+            return transpose(t, args[0], args[1])
+        if name == "permute":
+            order = list(args[0]) if args and isinstance(args[0], tuple | list) else list(args)
+            if len(order) == rank and _ints(order):
+                return t.view_of(
+                    [t.shape[i] for i in order], [t.strides[i] for i in order], [t.symbols[i] for i in order]
+                )
+        if name in ("to", "float", "half", "bfloat16", "int", "long"):
+            dt = {"float": "fp32", "half": "fp16", "bfloat16": "bf16", "int": "int32", "long": "int64"}.get(
+                name
+            )
+            for a in list(args) + list(kwargs.values()):
+                if isinstance(a, tuple) and a and a[0] == "dtype":
+                    dt = a[1]
+            if dt:
+                return HostTensor(
+                    list(t.shape), contiguous_strides(t.shape), dt, list(t.symbols), t.storage, t.name, True
+                )
+            return t
+        if name in ("view", "reshape", "flatten"):
+            shape = list(args[0]) if args and isinstance(args[0], tuple | list) else list(args)
+            if name == "flatten":
+                shape = [-1]
+            if all(isinstance(s, int) for s in shape):
+                total = math.prod(t.shape)
+                known = math.prod(s for s in shape if s != -1) or 1
+                shape = [total // known if s == -1 else s for s in shape]
+                syms = [
+                    x.sym if isinstance(x, SymInt) else f"_v{self.storages}_{i}" for i, x in enumerate(shape)
+                ]
+                if len(shape) == 1 and rank == 1:
+                    syms = list(t.symbols)
+                return t.view_of([int(s) for s in shape], contiguous_strides([int(s) for s in shape]), syms)
+        if name == "unsqueeze" and args and isinstance(args[0], int):
+            i = args[0] if args[0] >= 0 else rank + 1 + args[0]
+            shape = list(t.shape)
+            strides = list(t.strides)
+            syms = list(t.symbols)
+            shape.insert(i, 1)
+            strides.insert(i, strides[i] * shape[i + 1] if i < rank else 1)
+            syms.insert(i, f"_u{self.storages}_{i}")
+            return t.view_of(shape, strides, syms)
+        if name == "element_size":
+            return {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int32": 4, "int64": 8}.get(t.dtype, 2)
+        if name == "is_contiguous":
+            return list(t.strides) == contiguous_strides(t.shape)
+        if name == "storage_offset":
+            return 0
+        return Opaque(f"tensor.{name}")
+
+
+def _ints(xs: list[Any]) -> bool:
+    return all(isinstance(x, int) and not isinstance(x, bool) for x in xs)

@@ -1,0 +1,103 @@
+"""The state of the host evaluator and its arithmetic: the sizes of dimension classes, new
+host tensors, and binary operations that keep track of the dimension class a size measures."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from argus.analyzers.interp.budget import oversized_result
+from argus.analyzers.model.host_values import DimClasses, HostTensor, Opaque, SymInt, contiguous_strides
+
+
+class HostCore:
+    """Sizes, tensor creation and arithmetic of one evaluation of a launcher."""
+
+    def __init__(
+        self,
+        dims: DimClasses,
+        sizes: dict[str, int] | None,
+        recording: bool,
+        contains_memo: dict[tuple[int, int], bool] | None = None,
+    ) -> None:
+        self.dims = dims
+        self.contains_memo = contains_memo if contains_memo is not None else {}
+        self.sizes = sizes  # root class -> concrete value (None while recording)
+        self.recording = recording
+        self.env: dict[str, Any] = {}
+        self.storages = 0
+        self.fresh = 0
+
+    # ---- sizes -----------------------------------------------------------------------------
+    def dim(self, sym: str) -> SymInt:
+        root = self.dims.find(sym)
+        if self.sizes is None:
+            return SymInt(7, sym)
+        return SymInt(self.sizes.get(root, 7), sym)
+
+    def new_tensor(self, shape: list[Any], dtype: str, name: str, dtype_known: bool) -> HostTensor:
+        self.storages += 1
+        dims, syms = [], []
+        for i, s in enumerate(shape):
+            if isinstance(s, SymInt):
+                dims.append(int(s))
+                syms.append(s.sym)
+            elif isinstance(s, int):
+                sym = f"_{name}{i}"
+                self.dims.find(sym)
+                self.dims.allowed.setdefault(sym, [int(s)])
+                dims.append(int(s))
+                syms.append(sym)
+            else:
+                sym = f"_{name}{i}"
+                dims.append(int(self.dim(sym)))
+                syms.append(sym)
+        return HostTensor(dims, contiguous_strides(dims), dtype, syms, self.storages, name, dtype_known)
+
+    def binop(self, op: ast.operator, a: Any, b: Any) -> Any:
+        if isinstance(a, Opaque | HostTensor) or isinstance(b, Opaque | HostTensor) or a is None or b is None:
+            return Opaque("binop")
+        fn = {
+            ast.Add: lambda: a + b,
+            ast.Sub: lambda: a - b,
+            ast.Mult: lambda: a * b,
+            ast.FloorDiv: lambda: a // b,
+            ast.Mod: lambda: a % b,
+            ast.Div: lambda: a / b,
+            ast.Pow: lambda: a**b,
+            ast.LShift: lambda: a << b,
+            ast.RShift: lambda: a >> b,
+            ast.BitAnd: lambda: a & b,
+            ast.BitOr: lambda: a | b,
+        }.get(type(op))
+        if fn is None or oversized_result(op, a, b):
+            return Opaque("binop")
+        r = fn()
+        if (
+            self.recording
+            and isinstance(op, ast.FloorDiv | ast.Div)
+            and isinstance(a, SymInt)
+            and isinstance(b, int)
+            and not isinstance(b, SymInt)
+            and b in (2, 4)
+        ):
+            root = self.dims.find(a.sym)
+            self.dims.multiple_of[root] = max(self.dims.multiple_of.get(root, 1), b)
+        if (
+            isinstance(r, int)
+            and not isinstance(r, bool)
+            and (isinstance(a, SymInt) or isinstance(b, SymInt))
+        ):
+            sym = f"({_symname(a)}{_opname(op)}{_symname(b)})"
+            if self.recording:
+                self.dims.derived.setdefault(sym, sym)
+            return SymInt(r, sym)
+        return r
+
+
+def _symname(x: Any) -> str:
+    return x.sym if isinstance(x, SymInt) else str(x)
+
+
+def _opname(op: ast.operator) -> str:
+    return {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}.get(type(op), "?")

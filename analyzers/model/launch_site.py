@@ -1,0 +1,74 @@
+"""A launch site (`kernel[grid](...)` in the same file) and the probe launch made from it: one
+concrete instance of the kernel (sizes, tensors with their strides, constexprs, grid)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+from argus.analyzers.findings import Span
+from argus.analyzers.model.kernel import SourceMap
+from argus.analyzers.model.nodes import subtree
+
+ROW_PAD = 3  # gap after each row (in elements) of padded probe layouts: overreads land in a gap
+
+
+@dataclass
+class LaunchSite:
+    call: ast.Call
+    host_func: ast.FunctionDef | None
+    body: list[ast.stmt]
+    smap: SourceMap
+
+    @functools.cached_property
+    def body_nodes(self) -> list[ast.AST]:
+        """Every node of the launcher body, in `ast.walk` order (looked through repeatedly)."""
+        return subtree(ast.Module(body=self.body, type_ignores=[]))
+
+    @property
+    def grid_node(self) -> ast.expr:
+        sub = self.call.func
+        assert isinstance(sub, ast.Subscript)
+        return sub.slice
+
+
+@dataclass
+class ProbeLaunch:
+    kind: str
+    args: dict[str, Any]  # param -> TensorInfo | int | float | bool
+    runtime: set[str]  # params that are runtime (not constexpr) values
+    grid: tuple[int, int, int]
+    grid_axes: int
+    sizes: dict[str, int]  # display name -> value
+    config: dict[str, Any] | None
+    site: LaunchSite | None
+    assumed: bool
+    grid_span: Span | None = None
+    notes: list[str] = field(default_factory=list)
+    sampled: bool = False  # run only edge programs (further autotune configs)
+    bare_axes: frozenset[int] = frozenset()  # grid axes that count batch or head indices only
+
+    def describe_sizes(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.sizes.items())
+
+
+def find_launch_calls(tree: ast.AST, kernel: str) -> list[ast.Call]:
+    out = []
+    for n in subtree(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript):
+            v = n.func.value
+            name = v.id if isinstance(v, ast.Name) else (v.attr if isinstance(v, ast.Attribute) else None)
+            if name == kernel:
+                out.append(n)
+    return out
+
+
+def padded_strides(shape: list[int]) -> list[int]:
+    """Row-major strides with ROW_PAD elements of gap after each row of every inner dimension."""
+    strides, acc = [], 1
+    for i, s in enumerate(reversed(shape)):
+        strides.append(acc)
+        acc *= max(int(s), 1) + (ROW_PAD if i == 0 and len(shape) > 1 else 0)
+    return list(reversed(strides))

@@ -1,0 +1,129 @@
+"""What a launcher's text says about its tensor parameters before it is evaluated: which host
+names it reads the shape or the strides of, and the rank each parameter's uses imply
+(`M, K = a.shape`, `a.shape[2]`, `a.stride(1)`, `a.shape == (B, H, D)`, `a.shape == b.shape`)."""
+
+from __future__ import annotations
+
+import ast
+
+from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.nodes import subtree
+
+# attributes and methods that only a tensor has: a parameter using one is a tensor (rank >= 1)
+TENSOR_USES = (
+    "shape",
+    "stride",
+    "numel",
+    "dtype",
+    "device",
+    "is_contiguous",
+    "T",
+    "t",
+    "size",
+    "contiguous",
+    "view",
+    "reshape",
+    "transpose",
+    "permute",
+    "element_size",
+)
+
+
+def stride_users(site: LaunchSite) -> set[str]:
+    """Host names whose `.stride(...)` the launch passes (their layout is communicated)."""
+    out = set()
+    for n in subtree(site.host_func) if site.host_func else site.body_nodes:
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "stride":
+            if isinstance(n.func.value, ast.Name):
+                out.add(n.func.value.id)
+    return out
+
+
+def shape_read_names(func: ast.FunctionDef) -> set[str]:
+    """Host names whose `.shape`, `.size()`, `.dim()`/`.ndim` or `.numel()` the launcher reads."""
+    out: set[str] = set()
+    for n in subtree(func):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            if n.attr in ("shape", "size", "dim", "ndim", "numel"):
+                out.add(n.value.id)
+    return out
+
+
+def tensor_param_ranks(func: ast.FunctionDef) -> dict[str, int]:
+    """Host parameters used as tensors, with the rank their use implies. Each node of the
+    launcher may raise a parameter's rank (never lower it); parameters whose shapes are
+    compared equal share the larger rank."""
+    names = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    ranks: dict[str, int] = {}
+    same: list[tuple[str, str]] = []
+    for n in subtree(func):
+        _rank_from_unpacking(n, names, ranks)
+        _rank_from_index(n, names, ranks)
+        _rank_from_use(n, names, ranks)
+        if isinstance(n, ast.Compare) and all(isinstance(o, ast.Eq) for o in n.ops):
+            _ranks_from_equal_shapes(n, names, ranks, same)
+    for _ in range(3):
+        for a, b in same:
+            r = max(ranks.get(a, 0), ranks.get(b, 0))
+            if r:
+                ranks[a] = ranks[b] = r
+    return ranks
+
+
+def _param_shape(e: ast.AST, names: set[str]) -> str | None:
+    """`x.shape` of a parameter `x`: its name."""
+    if isinstance(e, ast.Attribute) and e.attr == "shape" and isinstance(e.value, ast.Name):
+        return e.value.id if e.value.id in names else None
+    return None
+
+
+def _rank_from_unpacking(n: ast.AST, names: set[str], ranks: dict[str, int]) -> None:
+    """`M, K = a.shape`: exactly as many dimensions as names (at least)."""
+    if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Tuple):
+        base = _param_shape(n.value, names)
+        if base is not None:
+            ranks[base] = max(ranks.get(base, 0), len(n.targets[0].elts))
+
+
+def _rank_from_index(n: ast.AST, names: set[str], ranks: dict[str, int]) -> None:
+    """`a.shape[2]`, `a.stride(1)`, `a.size(-3)`: a dimension of that index exists."""
+    base: ast.expr | None = None
+    index: ast.expr | None = None
+    if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape":
+        base, index = n.value.value, n.slice
+    elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("stride", "size"):
+        base, index = n.func.value, n.args[0] if n.args else None
+    if not (isinstance(base, ast.Name) and base.id in names):
+        return
+    if isinstance(index, ast.Constant) and isinstance(index.value, int):
+        i = index.value
+        ranks[base.id] = max(ranks.get(base.id, 1), i + 1 if i >= 0 else -i)
+
+
+def _rank_from_use(n: ast.AST, names: set[str], ranks: dict[str, int]) -> None:
+    """`a.dtype`, `a.contiguous()`, ...: a tensor, of at least one dimension."""
+    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in names:
+        if n.attr in TENSOR_USES:
+            ranks.setdefault(n.value.id, 1)
+
+
+def _ranks_from_equal_shapes(
+    n: ast.Compare, names: set[str], ranks: dict[str, int], same: list[tuple[str, str]]
+) -> None:
+    """`x.shape == (a, b, c)` fixes the rank; `x.shape == y.shape` makes two ranks one.
+    Chained comparisons pair up neighbours."""
+    operands = [n.left, *n.comparators]
+    for lhs, rhs in zip(operands, operands[1:], strict=False):
+        for sh, lit in ((lhs, rhs), (rhs, lhs)):
+            base = _param_shape(sh, names)
+            if base is not None and isinstance(lit, ast.Tuple):
+                ranks[base] = max(ranks.get(base, 0), len(lit.elts))
+        if (
+            isinstance(lhs, ast.Attribute)
+            and lhs.attr == "shape"
+            and isinstance(rhs, ast.Attribute)
+            and rhs.attr == "shape"
+            and isinstance(lhs.value, ast.Name)
+            and isinstance(rhs.value, ast.Name)
+        ):
+            same.append((lhs.value.id, rhs.value.id))
