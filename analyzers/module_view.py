@@ -11,7 +11,7 @@ import ast
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argus.analyzers.frontend.parse import first_error
 from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
@@ -20,6 +20,9 @@ from argus.analyzers.interp.values import scalar
 from argus.analyzers.model.kernel import Helper, line_starts, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
 from tree_sitter import Node, Tree
+
+if TYPE_CHECKING:  # project.py builds views itself: imported only for the annotations
+    from argus.analyzers.project import ForeignLaunchSite, KernelContext, SourceSet
 
 # what `ast.parse` of a slice of the file can raise: that slice is skipped
 _UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError)
@@ -39,6 +42,13 @@ class ModuleView:
     launchers: dict[str, list[Node]] | None = None
     calls: dict[int, set[str]] = field(default_factory=dict)
     _by_name: dict[str, KernelSite] | None = field(default=None, repr=False)
+    #: the other modules of the package (None: the file is checked alone), and this file's path
+    project: SourceSet | None = field(default=None, repr=False)
+    path: str = "<string>"
+    _contexts: dict[int, KernelContext] = field(default_factory=dict, repr=False)
+    _foreign_launches: dict[str, tuple[list[ForeignLaunchSite], dict[str, bytes]]] = field(
+        default_factory=dict, repr=False
+    )
 
     def called_names(self, only: KernelSite | None = None) -> set[str]:
         """Names called (or passed as combine functions) inside any kernel, or inside `only`
@@ -91,7 +101,38 @@ class ModuleView:
             fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
             if fn is not None:
                 out[fn.name] = Helper(fn, smap)
+        for name, helper in self.kernel_context(site).helpers.items():
+            out.setdefault(name, helper)  # the file's own function wins a clash of names
         return out
+
+    def kernel_context(self, site: KernelSite) -> KernelContext:
+        """The helpers `site` reaches in other modules of the package (none without a project)."""
+        from argus.analyzers.project import KernelContext  # noqa: PLC0415 - project.py imports this module
+
+        key = id(site.function)
+        if key not in self._contexts:
+            self._contexts[key] = (
+                KernelContext()
+                if self.project is None
+                else self.project.kernel_context(self, self.path, site)
+            )
+        return self._contexts[key]
+
+    def foreign_launch_sites(self, kernel: str) -> tuple[list[ForeignLaunchSite], dict[str, bytes]]:
+        """Launches of `kernel` made in other modules of the package that import it (none when
+        this file launches it, or without a project), with the texts of the files they are in."""
+        if self.project is None or self.launcher_nodes(kernel):
+            return [], {}
+        if kernel not in self._foreign_launches:
+            self._foreign_launches[kernel] = self.project.launch_sites(self.path, kernel)
+        return self._foreign_launches[kernel]
+
+    def foreign_texts(self, site: KernelSite) -> dict[str, bytes]:
+        """Every other file the kernel's result depends on (its helpers' modules, the files that
+        launch it): path -> text, for the cache key."""
+        if self.project is None:
+            return {}
+        return {**self.kernel_context(site).texts, **self.foreign_launch_sites(site.name)[1]}
 
     def launch_sites(self, kernel: str) -> list[LaunchSite]:
         """Every `kernel[grid](...)` call, with the body of the function that makes it."""
@@ -129,8 +170,11 @@ class ModuleView:
         return out
 
 
-def build_module_view(source: bytes, tree: Tree) -> ModuleView:
-    """Read the module-level constants and config-returning functions, and find the kernels."""
+def build_module_view(
+    source: bytes, tree: Tree, project: SourceSet | None = None, path: str = "<string>"
+) -> ModuleView:
+    """Read the module-level constants and config-returning functions, and find the kernels.
+    `project` (with this file's `path`) lets kernels reach helpers and launches in other modules."""
     consts: dict[str, Any] = {}
     const_nodes: dict[str, ast.expr] = {}
     parts: list[bytes] = []
@@ -166,6 +210,8 @@ def build_module_view(source: bytes, tree: Tree) -> ModuleView:
         consts,
         const_nodes,
         b"\n".join(parts),
+        project=project,
+        path=path,
     )
 
 

@@ -29,6 +29,13 @@ from argus.analyzers.kernel_setup import parse_kernel, set_up_kernel
 from argus.analyzers.model.launch_file import RecordedLaunch
 from argus.analyzers.model.recorded import mark_recorded
 from argus.analyzers.module_view import ModuleView, build_module_view
+from argus.analyzers.project import (
+    ForeignHelper,
+    ForeignLaunchSite,
+    SourceSet,
+    mark_foreign_launch,
+    note_foreign_helpers,
+)
 from argus.analyzers.registry import RULES, selected
 from argus.analyzers.rules import RuleContext
 from argus.analyzers.suppressions import apply_suppressions
@@ -69,8 +76,14 @@ def check_source(
     should_stop: StopCheck | None = None,
     focus: int | None = None,
     progress: Progress | None = None,
+    project: SourceSet | None = None,
 ) -> list[Finding]:
     """Check every Triton kernel in one Python source text. Never raises on bad kernel code.
+
+    `project` holds the other modules of the file's package (`analyzers.project.SourceSet`, with
+    `path` naming this file in it): helpers imported from them are inlined and, for a kernel
+    this file does not launch, the first launch in another module that imports it and binds is
+    used (its file and line are named in the findings' witness and AR001 notes).
 
     `launches` maps a kernel name to launches recorded from a real run of it (`argus record`,
     `analyzers.model.launch_file`), which bind kernels whose launcher the source does not show.
@@ -97,7 +110,15 @@ def check_source(
 
     told = None if progress is None else lambda found, pending: progress(shown(found), pending)
     findings = analyze_module(
-        source, cache=cache, tree=tree, launches=launches, should_stop=should_stop, focus=focus, progress=told
+        source,
+        cache=cache,
+        tree=tree,
+        launches=launches,
+        should_stop=should_stop,
+        focus=focus,
+        progress=told,
+        project=project,
+        path=path,
     )
     return shown(findings)
 
@@ -134,11 +155,13 @@ def analyze_module(
     should_stop: StopCheck | None = None,
     focus: int | None = None,
     progress: Progress | None = None,
+    project: SourceSet | None = None,
+    path: str = "<string>",
 ) -> list[Finding]:
     """Every kernel's findings: first those the cache holds (cheap), then the others, the kernel
     holding byte `focus` first (the language server passes where the last edit was, so the kernel
     being typed in is judged before the rest of the file)."""
-    view = build_module_view(source, tree or parse(source))
+    view = build_module_view(source, tree or parse(source), project, path)
     out: list[Finding] = []
     todo: list[_Todo] = []
     for site, recorded in _checked_sites(view, launches or {}):
@@ -188,7 +211,9 @@ def _kernel_key(
     source = view.source
     helpers = view.reachable_helpers(site)
     pieces = [site.node, *launchers, *[h.node for h in view.sites if h is not site and h.name in helpers]]
+    foreign = view.foreign_texts(site)  # other files' helpers and launches: an edit there re-checks
     key = cache_key(
+        *[p.encode() + b"\0" + text for p, text in sorted(foreign.items())],
         view.const_text,
         repr(recorded).encode(),
         str(len(launchers)).encode(),  # which pieces are launchers and which helpers
@@ -225,6 +250,10 @@ def analyze_kernel(
         assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
         run = ProbeRun(setup, view.consts, assertions, recorded, should_stop)
         findings = judge(run.run(), func, RuleContext(site.name, view.source))
+        local = [(h.func, h.smap) for h in setup.helpers.values() if not isinstance(h, ForeignHelper)]
+        findings = note_foreign_helpers(findings, [(func, smap), *local], setup.helpers)
+        if isinstance(run.binder.site, ForeignLaunchSite):
+            findings = mark_foreign_launch(findings, run.binder.site.origin)
         return mark_recorded(findings, run.from_recording) if run.from_recording else findings
     except RecursionError:
         span = span_of(site.function.child_by_field_name("name") or site.function)

@@ -542,6 +542,8 @@ class Interpreter:
             head = dotted.split(".")[0]
             if head in ("tl", "triton", "libdevice", "tlm") and head not in env:
                 return ops.module_attribute(dotted, e)
+            if dotted in self.helpers and head not in env:  # `tle.program_id`: another module's helper
+                return ("helper", dotted)
         base = self.expr(e.value, env)
         if isinstance(base, tuple) and base and base[0] == "module":
             return ops.module_attribute(base[1] + "." + e.attr, e)
@@ -658,7 +660,8 @@ class Interpreter:
         env: dict[str, Any] = {}
         saved = self.smap
         self.call_stack.append((node, saved))
-        self.smap = helper.smap
+        pin = getattr(helper, "pinned_map", None)  # another file's helper: findings point at the call
+        self.smap = helper.smap if pin is None else pin(saved, node)
         try:
             for i, (p, d) in enumerate(zip(params, defaults, strict=True)):
                 if i < len(args):
@@ -676,6 +679,10 @@ class Interpreter:
             except KernelReturn as r:
                 return r.value
             return None
+        except Unevaluable as u:
+            if pin is not None:  # what another file's helper does not model is placed at the call
+                u.node = node
+            raise
         finally:
             self.smap = saved
             self.call_stack.pop()
