@@ -22,10 +22,20 @@ from argus.analyzers.model.launch import LaunchSite, find_launch_calls
 from tree_sitter import Node, Tree
 
 if TYPE_CHECKING:  # project.py builds views itself: imported only for the annotations
-    from argus.analyzers.project import ForeignLaunchSite, KernelContext, SourceSet
+    from argus.analyzers.project import ForeignLaunchSite, SourceSet
 
 # what `ast.parse` of a slice of the file can raise: that slice is skipped
 _UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError)
+
+
+@dataclass
+class KernelContext:
+    """What one kernel reads from other modules of its package (`project.SourceSet`): the
+    helpers it reaches there, by the name the calling code writes, and the texts they came from
+    (path -> text, for the cache key)."""
+
+    helpers: dict[str, Helper] = field(default_factory=dict)
+    texts: dict[str, bytes] = field(default_factory=dict)
 
 
 @dataclass
@@ -107,8 +117,6 @@ class ModuleView:
 
     def kernel_context(self, site: KernelSite) -> KernelContext:
         """The helpers `site` reaches in other modules of the package (none without a project)."""
-        from argus.analyzers.project import KernelContext  # noqa: PLC0415 - project.py imports this module
-
         key = id(site.function)
         if key not in self._contexts:
             self._contexts[key] = (

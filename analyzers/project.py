@@ -25,7 +25,7 @@ import ast
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import PY_LANGUAGE, first_error, parse, text_of
@@ -34,7 +34,7 @@ from argus.analyzers.model.host import dotted_name
 from argus.analyzers.model.kernel import Helper, SourceMap, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
 from argus.analyzers.model.recorded import RecordedSourceMap
-from argus.analyzers.module_view import ModuleView, build_module_view
+from argus.analyzers.module_view import KernelContext, ModuleView, build_module_view
 from tree_sitter import Node, Query, QueryCursor
 
 #: dotted references `a.f(...)` and `a.f` passed as an argument (a combine function)
@@ -85,15 +85,6 @@ class ForeignLaunchSite(LaunchSite):
     findings bound from it."""
 
     origin: str = ""
-
-
-@dataclass
-class KernelContext:
-    """What one kernel reads from other modules: its helpers there, and the texts they came from
-    (path -> text, for the cache key)."""
-
-    helpers: dict[str, ForeignHelper] = field(default_factory=dict)
-    texts: dict[str, bytes] = field(default_factory=dict)
 
 
 class SourceSet:
