@@ -16,6 +16,7 @@ from argus.analyzers.model.kernel import Helper, KernelModel, SourceMap, build_k
 from argus.analyzers.model.launch import LaunchBinder, LaunchSite
 from argus.analyzers.model.scan import KernelScan, scan_kernel
 from argus.analyzers.module_view import ModuleView
+from argus.analyzers.probes import probe_configs, probe_kinds
 from argus.analyzers.project import first_binding, pin_launch
 
 
@@ -59,8 +60,14 @@ def foreign_launch(
 
 
 def _binds(kernel: KernelModel, scan: KernelScan, launch: LaunchSite) -> bool:
+    """The launch records and gives every probe of the first config without an error: one the
+    binder would give up on (and fall back from) is no better than none."""
     try:
-        LaunchBinder(kernel, scan, launch).record()
+        binder = LaunchBinder(kernel, scan, launch)
+        binder.record()
+        config = probe_configs(kernel)[0]
+        for kind in probe_kinds(kernel, scan, binder, True):
+            binder.probe(kind, config)
     except CANNOT_EVALUATE:
         return False
     return True

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from argus.analyzers.frontend.parse import first_error
 from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
+from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.values import scalar
 from argus.analyzers.model.kernel import Helper, line_starts, parse_snippet
@@ -56,6 +57,7 @@ class ModuleView:
     project: SourceSet | None = field(default=None, repr=False)
     path: str = "<string>"
     _contexts: dict[int, KernelContext] = field(default_factory=dict, repr=False)
+    _imports: dict[str, ImportRef] | None = field(default=None, repr=False)
     _foreign_launches: dict[str, tuple[list[ForeignLaunchSite], dict[str, bytes]]] = field(
         default_factory=dict, repr=False
     )
@@ -110,10 +112,17 @@ class ModuleView:
                 continue
             fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
             if fn is not None:
+                qualify_triton_names(fn, self.imports())
                 out[fn.name] = Helper(fn, smap)
         for name, helper in self.kernel_context(site).helpers.items():
             out.setdefault(name, helper)  # the file's own function wins a clash of names
         return out
+
+    def imports(self) -> dict[str, ImportRef]:
+        """What the file's import statements bind (relative ones unresolved: no package here)."""
+        if self._imports is None:
+            self._imports = read_imports(self.source, self.tree.root_node, "")
+        return self._imports
 
     def kernel_context(self, site: KernelSite) -> KernelContext:
         """The helpers `site` reaches in other modules of the package (none without a project)."""

@@ -16,16 +16,17 @@ kernel becomes a finding (AR002/AR001) for that kernel only, never an exception.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from argus.analyzers.cache import KernelCache, Region, cache_key, shift_findings
 from argus.analyzers.describe import describe_value
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
 from argus.analyzers.frontend.queries import KernelSite, find_kernels
+from argus.analyzers.imports import qualify_triton_names
 from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
-from argus.analyzers.kernel_setup import parse_kernel, set_up_kernel
+from argus.analyzers.kernel_setup import KernelSetup, parse_kernel, set_up_kernel
 from argus.analyzers.model.launch_file import RecordedLaunch
 from argus.analyzers.model.recorded import mark_recorded
 from argus.analyzers.module_view import ModuleView, build_module_view
@@ -245,16 +246,37 @@ def analyze_kernel(
         start = view.starts[min(row, len(view.starts) - 1)]
         span = Span(start, start, (row, 0), (row, 0))
         return [_finding("AR002", site.name, span, f"kernel `{site.name}` does not parse: {e}")]
+    qualify_triton_names(func, view.imports())  # `from triton.language.math import rsqrt`
     try:
         setup = set_up_kernel(view, site, func, smap)
         assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
         run = ProbeRun(setup, view.consts, assertions, recorded, should_stop)
         findings = judge(run.run(), func, RuleContext(site.name, view.source))
+        if isinstance(run.binder.site, ForeignLaunchSite):
+            findings = _foreign_or_unbound(findings, run.binder.site, setup, view, assertions, should_stop)
         local = [(h.func, h.smap) for h in setup.helpers.values() if not isinstance(h, ForeignHelper)]
         findings = note_foreign_helpers(findings, [(func, smap), *local], setup.helpers)
-        if isinstance(run.binder.site, ForeignLaunchSite):
-            findings = mark_foreign_launch(findings, run.binder.site.origin)
         return mark_recorded(findings, run.from_recording) if run.from_recording else findings
     except RecursionError:
         span = span_of(site.function.child_by_field_name("name") or site.function)
         return [_finding("AR001", site.name, span, "the kernel nests too deeply to be analyzed")]
+
+
+def _foreign_or_unbound(
+    findings: list[Finding],
+    launch: ForeignLaunchSite,
+    setup: KernelSetup,
+    view: ModuleView,
+    assertions: dict,
+    should_stop: StopCheck | None,
+) -> list[Finding]:
+    """A launch from another module that the interpreter cannot follow to the end (an AR001)
+    is dropped when the kernel checked without a launch, as it was before such launches were
+    looked for, analyzes in full: the other module's launch is used where it adds facts, never
+    where it only takes them away."""
+    if any(f.code == "AR001" for f in findings):
+        alone = ProbeRun(replace(setup, launch_sites=[]), view.consts, assertions, None, should_stop)
+        unbound = judge(alone.run(), setup.func, RuleContext(setup.site.name, view.source))
+        if not any(f.code == "AR001" for f in unbound):
+            return unbound
+    return mark_foreign_launch(findings, launch.origin)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import PY_LANGUAGE, first_error, parse, text_of
 from argus.analyzers.frontend.queries import KernelSite, called_names
+from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.model.host import dotted_name
 from argus.analyzers.model.kernel import Helper, SourceMap, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
@@ -44,15 +45,6 @@ _UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError, RecursionError)
 MAX_FOREIGN_HELPERS = 64  # per kernel: a helper library's whole call graph is never inlined
 MAX_REEXPORT_DEPTH = 4  # `__init__.py` re-exporting a re-export ...
 MAX_LAUNCH_FILES = 8  # other files that launch one kernel, tried in path order
-
-
-@dataclass(frozen=True)
-class ImportRef:
-    """What one name bound by an import statement refers to: module `module` (absolute), or its
-    attribute `attr` (a function, or a submodule: which one is decided when it is looked up)."""
-
-    module: str
-    attr: str | None = None
 
 
 @dataclass
@@ -287,7 +279,10 @@ def _parse_helper(owner: Loaded, site: KernelSite) -> ForeignHelper | None:
     except _UNPARSABLE:
         return None
     fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
-    return None if fn is None else ForeignHelper(fn, smap, _origin(owner, site))
+    if fn is None:
+        return None
+    qualify_triton_names(fn, owner.imports)  # `tldevice.tanh` of that module's imports
+    return ForeignHelper(fn, smap, _origin(owner, site))
 
 
 def _launches_in(loaded: Loaded, kernel: str) -> list[ForeignLaunchSite]:
@@ -328,48 +323,6 @@ def first_binding(
     return next(([s] for s in sites if bind(s)), [])
 
 
-def read_imports(source: bytes, root: Node, package: str) -> dict[str, ImportRef]:
-    """Names bound by the module's import statements (top level, or in a top-level try/if),
-    relative ones made absolute against `package` (the importing module's package)."""
-    out: dict[str, ImportRef] = {}
-    stack = list(root.children)
-    while stack:
-        node = stack.pop(0)
-        if node.type in ("try_statement", "if_statement", "block", "else_clause", "except_clause"):
-            stack[:0] = list(node.children)
-            continue
-        if node.type not in ("import_statement", "import_from_statement"):
-            continue
-        try:
-            stmt = ast.parse(source[node.start_byte : node.end_byte].decode("utf-8")).body[0]
-        except (*_UNPARSABLE, IndexError):
-            continue
-        if isinstance(stmt, ast.Import):
-            for a in stmt.names:
-                if a.asname:
-                    out[a.asname] = ImportRef(a.name)
-                elif "." not in a.name:
-                    out[a.name] = ImportRef(a.name)
-        elif isinstance(stmt, ast.ImportFrom):
-            base = _absolute(stmt.module, stmt.level, package)
-            if base is None:
-                continue
-            for a in stmt.names:
-                if a.name != "*":
-                    out[a.asname or a.name] = ImportRef(base, a.name)
-    return out
-
-
-def _absolute(module: str | None, level: int, package: str) -> str | None:
-    if level == 0:
-        return module
-    parts = package.split(".") if package else []
-    if level - 1 >= len(parts):
-        return None  # above the top-level package (Python refuses it too)
-    base = parts[: len(parts) - (level - 1)]
-    return ".".join([*base, module] if module else base) or None
-
-
 def mark_foreign_launch(findings: list[Finding], origin: str) -> list[Finding]:
     """Findings bound from a launch in another file name it: in the witness, and in the AR001
     notes about that launch."""
@@ -377,7 +330,10 @@ def mark_foreign_launch(findings: list[Finding], origin: str) -> list[Finding]:
     out = []
     for f in findings:
         if f.witness is not None:
-            f = replace(f, witness={**f.witness, "launch": note})
+            witness = {**f.witness, "launch": note}
+            if witness.get("summary"):  # the line editors and the concise output show
+                witness["summary"] = f"{witness['summary']}; {note}"
+            f = replace(f, witness=witness)
         if f.code == "AR001" and f.message.startswith("the launch"):
             f = replace(f, message=f"{f.message} (the launch at {origin})")
         out.append(f)

@@ -276,6 +276,7 @@ class CheckRun:
         settings = self.selection.over(config.settings)
         try:
             recorded = self.launches.for_file(cand.path, cand.display, data) if list_kernels(data) else None
+            self._launched_elsewhere(cand)
             kernels, findings = check_text(
                 data, cand.display, settings, recorded, self.progress, self.project
             )
@@ -292,6 +293,19 @@ class CheckRun:
             _err(f"warning: {warning}")
         fixable = fixing.plan(findings, len(data)).fixed if not self.args.fix else 0
         self.report.add_file(cand.display, data, kernels, findings, fixable=fixable)
+
+    def _launched_elsewhere(self, cand: Candidate) -> None:
+        """Kernels launched from another module of the package are not "without a launch" (the
+        stderr note): drop them from the file's entry the launch option just made."""
+        unbound = self.launches.unbound
+        if self.project is None or not unbound or unbound[-1][0] != cand.display:
+            return
+        path = str(cand.path)
+        left = [k for k in unbound[-1][1] if not self.project.launch_sites(path, k)[0]]
+        if left:
+            unbound[-1] = (cand.display, left)
+        else:
+            unbound.pop()
 
     def _fix(
         self,

@@ -9,7 +9,8 @@ findings say where both came from.
 from __future__ import annotations
 
 from argus.analyzers import KernelCache, check_source
-from argus.analyzers.project import SourceSet, _absolute
+from argus.analyzers.imports import absolute as _absolute
+from argus.analyzers.project import SourceSet
 
 EXT = b"""import triton
 import triton.language as tl
@@ -177,3 +178,29 @@ def test_relative_imports_are_made_absolute() -> None:
     assert _absolute(None, 2, "pkg.sub") == "pkg"
     assert _absolute("x", 3, "pkg.sub") is None  # above the top package
     assert _absolute("a.b", 0, "pkg") == "a.b"
+
+
+TRITON_ALIASES = b"""import triton
+import triton.language as tl
+import triton.language.extra.libdevice as tldevice
+from triton.language.math import rsqrt
+
+
+@triton.jit
+def norm_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=1.0)
+    tl.store(y_ptr + offs, tldevice.tanh(rsqrt(x)), mask=offs < n)
+
+
+def norm(x, y):
+    n = x.numel()
+    norm_kernel[(triton.cdiv(n, 128),)](x, y, n, BLOCK=128)
+"""
+
+
+def test_names_bound_to_tritons_own_modules_and_functions() -> None:
+    # `tldevice.tanh` and `rsqrt` are Triton's: read as `libdevice.tanh` and `tl.rsqrt`
+    assert check_source(TRITON_ALIASES, "k.py") == []
+    shadowed = TRITON_ALIASES.replace(b"    x = tl.load", b"    rsqrt = 2\n    x = tl.load")
+    assert [f.code for f in check_source(shadowed, "k.py")] == ["AR001"]  # a local named so is the local
