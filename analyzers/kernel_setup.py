@@ -9,11 +9,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from argus.analyzers.errors import CANNOT_EVALUATE
+from argus.analyzers.frontend.parse import span_of
 from argus.analyzers.frontend.queries import KernelSite
 from argus.analyzers.model.kernel import Helper, KernelModel, SourceMap, build_kernel_model, parse_snippet
-from argus.analyzers.model.launch import LaunchSite
+from argus.analyzers.model.launch import LaunchBinder, LaunchSite
 from argus.analyzers.model.scan import KernelScan, scan_kernel
 from argus.analyzers.module_view import ModuleView
+from argus.analyzers.probes import probe_configs, probe_kinds
+from argus.analyzers.project import first_binding, pin_launch
 
 
 @dataclass
@@ -42,4 +46,28 @@ def set_up_kernel(view: ModuleView, site: KernelSite, func: ast.FunctionDef, sma
     kernel = build_kernel_model(func, smap, view.const_nodes)
     helpers = view.helpers(site)
     scan = scan_kernel(func, [p.name for p in kernel.params], {k: h.func for k, h in helpers.items()})
-    return KernelSetup(site, func, smap, kernel, helpers, scan, view.launch_sites(site.name))
+    sites = view.launch_sites(site.name) or foreign_launch(view, site, kernel, scan)
+    return KernelSetup(site, func, smap, kernel, helpers, scan, sites)
+
+
+def foreign_launch(
+    view: ModuleView, site: KernelSite, kernel: KernelModel, scan: KernelScan
+) -> list[LaunchSite]:
+    """No launch in the file: the first launch from another module of the package that binds."""
+    found, _texts = view.foreign_launch_sites(site.name)
+    anchor = span_of(site.function.child_by_field_name("name") or site.function)
+    return list(first_binding([pin_launch(s, anchor) for s in found], lambda s: _binds(kernel, scan, s)))
+
+
+def _binds(kernel: KernelModel, scan: KernelScan, launch: LaunchSite) -> bool:
+    """The launch records and gives every probe of the first config without an error: one the
+    binder would give up on (and fall back from) is no better than none."""
+    try:
+        binder = LaunchBinder(kernel, scan, launch)
+        binder.record()
+        config = probe_configs(kernel)[0]
+        for kind in probe_kinds(kernel, scan, binder, True):
+            binder.probe(kind, config)
+    except CANNOT_EVALUATE:
+        return False
+    return True

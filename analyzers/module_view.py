@@ -11,18 +11,32 @@ import ast
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from argus.analyzers.frontend.parse import first_error
 from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
+from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.values import scalar
 from argus.analyzers.model.kernel import Helper, line_starts, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
 from tree_sitter import Node, Tree
 
+if TYPE_CHECKING:  # project.py builds views itself: imported only for the annotations
+    from argus.analyzers.project import ForeignLaunchSite, SourceSet
+
 # what `ast.parse` of a slice of the file can raise: that slice is skipped
 _UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError)
+
+
+@dataclass
+class KernelContext:
+    """What one kernel reads from other modules of its package (`project.SourceSet`): the
+    helpers it reaches there, by the name the calling code writes, and the texts they came from
+    (path -> text, for the cache key)."""
+
+    helpers: dict[str, Helper] = field(default_factory=dict)
+    texts: dict[str, bytes] = field(default_factory=dict)
 
 
 @dataclass
@@ -39,6 +53,14 @@ class ModuleView:
     launchers: dict[str, list[Node]] | None = None
     calls: dict[int, set[str]] = field(default_factory=dict)
     _by_name: dict[str, KernelSite] | None = field(default=None, repr=False)
+    #: the other modules of the package (None: the file is checked alone), and this file's path
+    project: SourceSet | None = field(default=None, repr=False)
+    path: str = "<string>"
+    _contexts: dict[int, KernelContext] = field(default_factory=dict, repr=False)
+    _imports: dict[str, ImportRef] | None = field(default=None, repr=False)
+    _foreign_launches: dict[str, tuple[list[ForeignLaunchSite], dict[str, bytes]]] = field(
+        default_factory=dict, repr=False
+    )
 
     def called_names(self, only: KernelSite | None = None) -> set[str]:
         """Names called (or passed as combine functions) inside any kernel, or inside `only`
@@ -90,8 +112,44 @@ class ModuleView:
                 continue
             fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
             if fn is not None:
+                qualify_triton_names(fn, self.imports())
                 out[fn.name] = Helper(fn, smap)
+        for name, helper in self.kernel_context(site).helpers.items():
+            out.setdefault(name, helper)  # the file's own function wins a clash of names
         return out
+
+    def imports(self) -> dict[str, ImportRef]:
+        """What the file's import statements bind (relative ones unresolved: no package here)."""
+        if self._imports is None:
+            self._imports = read_imports(self.source, self.tree.root_node, "")
+        return self._imports
+
+    def kernel_context(self, site: KernelSite) -> KernelContext:
+        """The helpers `site` reaches in other modules of the package (none without a project)."""
+        key = id(site.function)
+        if key not in self._contexts:
+            self._contexts[key] = (
+                KernelContext()
+                if self.project is None
+                else self.project.kernel_context(self, self.path, site)
+            )
+        return self._contexts[key]
+
+    def foreign_launch_sites(self, kernel: str) -> tuple[list[ForeignLaunchSite], dict[str, bytes]]:
+        """Launches of `kernel` made in other modules of the package that import it (none when
+        this file launches it, or without a project), with the texts of the files they are in."""
+        if self.project is None or self.launcher_nodes(kernel):
+            return [], {}
+        if kernel not in self._foreign_launches:
+            self._foreign_launches[kernel] = self.project.launch_sites(self.path, kernel)
+        return self._foreign_launches[kernel]
+
+    def foreign_texts(self, site: KernelSite) -> dict[str, bytes]:
+        """Every other file the kernel's result depends on (its helpers' modules, the files that
+        launch it): path -> text, for the cache key."""
+        if self.project is None:
+            return {}
+        return {**self.kernel_context(site).texts, **self.foreign_launch_sites(site.name)[1]}
 
     def launch_sites(self, kernel: str) -> list[LaunchSite]:
         """Every `kernel[grid](...)` call, with the body of the function that makes it."""
@@ -129,8 +187,11 @@ class ModuleView:
         return out
 
 
-def build_module_view(source: bytes, tree: Tree) -> ModuleView:
-    """Read the module-level constants and config-returning functions, and find the kernels."""
+def build_module_view(
+    source: bytes, tree: Tree, project: SourceSet | None = None, path: str = "<string>"
+) -> ModuleView:
+    """Read the module-level constants and config-returning functions, and find the kernels.
+    `project` (with this file's `path`) lets kernels reach helpers and launches in other modules."""
     consts: dict[str, Any] = {}
     const_nodes: dict[str, ast.expr] = {}
     parts: list[bytes] = []
@@ -166,6 +227,8 @@ def build_module_view(source: bytes, tree: Tree) -> ModuleView:
         consts,
         const_nodes,
         b"\n".join(parts),
+        project=project,
+        path=path,
     )
 
 

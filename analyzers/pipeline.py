@@ -16,20 +16,28 @@ kernel becomes a finding (AR002/AR001) for that kernel only, never an exception.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from argus.analyzers.cache import KernelCache, cache_key
 from argus.analyzers.describe import describe_value
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
 from argus.analyzers.frontend.queries import KernelSite, find_kernels
+from argus.analyzers.imports import qualify_triton_names
 from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
-from argus.analyzers.kernel_setup import parse_kernel, set_up_kernel
+from argus.analyzers.kernel_setup import KernelSetup, parse_kernel, set_up_kernel
 from argus.analyzers.layout import Piece, Unmappable, move_findings, piece_of
 from argus.analyzers.model.launch_file import RecordedLaunch
 from argus.analyzers.model.recorded import mark_recorded
 from argus.analyzers.module_view import ModuleView, build_module_view
+from argus.analyzers.project import (
+    ForeignHelper,
+    ForeignLaunchSite,
+    SourceSet,
+    mark_foreign_launch,
+    note_foreign_helpers,
+)
 from argus.analyzers.registry import RULES, selected
 from argus.analyzers.rules import RuleContext
 from argus.analyzers.suppressions import apply_suppressions
@@ -70,8 +78,14 @@ def check_source(
     should_stop: StopCheck | None = None,
     focus: int | None = None,
     progress: Progress | None = None,
+    project: SourceSet | None = None,
 ) -> list[Finding]:
     """Check every Triton kernel in one Python source text. Never raises on bad kernel code.
+
+    `project` holds the other modules of the file's package (`analyzers.project.SourceSet`, with
+    `path` naming this file in it): helpers imported from them are inlined and, for a kernel
+    this file does not launch, the first launch in another module that imports it and binds is
+    used (its file and line are named in the findings' witness and AR001 notes).
 
     `launches` maps a kernel name to launches recorded from a real run of it (`argus record`,
     `analyzers.model.launch_file`), which bind kernels whose launcher the source does not show.
@@ -98,7 +112,15 @@ def check_source(
 
     told = None if progress is None else lambda found, pending: progress(shown(found), pending)
     findings = analyze_module(
-        source, cache=cache, tree=tree, launches=launches, should_stop=should_stop, focus=focus, progress=told
+        source,
+        cache=cache,
+        tree=tree,
+        launches=launches,
+        should_stop=should_stop,
+        focus=focus,
+        progress=told,
+        project=project,
+        path=path,
     )
     return shown(findings)
 
@@ -136,11 +158,13 @@ def analyze_module(
     should_stop: StopCheck | None = None,
     focus: int | None = None,
     progress: Progress | None = None,
+    project: SourceSet | None = None,
+    path: str = "<string>",
 ) -> list[Finding]:
     """Every kernel's findings: first those the cache holds (cheap), then the others, the kernel
     holding byte `focus` first (the language server passes where the last edit was, so the kernel
     being typed in is judged before the rest of the file)."""
-    view = build_module_view(source, tree or parse(source))
+    view = build_module_view(source, tree or parse(source), project, path)
     out: list[Finding] = []
     todo: list[_Todo] = []
     for site, recorded in _checked_sites(view, launches or {}):
@@ -191,7 +215,9 @@ def _kernel_key(
     helpers = view.reachable_helpers(site)
     nodes = [site.node, *launchers, *[h.node for h in view.sites if h is not site and h.name in helpers]]
     pieces = [piece_of(view.source, n) for n in nodes]
+    foreign = view.foreign_texts(site)  # other files' helpers and launches: an edit there re-checks
     key = cache_key(
+        *[p.encode() + b"\0" + text for p, text in sorted(foreign.items())],
         view.const_text,
         repr(recorded).encode(),
         str(len(launchers)).encode(),  # which pieces are launchers and which helpers
@@ -235,12 +261,37 @@ def analyze_kernel(
         start = view.starts[min(row, len(view.starts) - 1)]
         span = Span(start, start, (row, 0), (row, 0))
         return [_finding("AR002", site.name, span, f"kernel `{site.name}` does not parse: {e}")]
+    qualify_triton_names(func, view.imports())  # `from triton.language.math import rsqrt`
     try:
         setup = set_up_kernel(view, site, func, smap)
         assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
         run = ProbeRun(setup, view.consts, assertions, recorded, should_stop)
         findings = judge(run.run(), func, RuleContext(site.name, view.source))
+        if isinstance(run.binder.site, ForeignLaunchSite):
+            findings = _foreign_or_unbound(findings, run.binder.site, setup, view, assertions, should_stop)
+        local = [(h.func, h.smap) for h in setup.helpers.values() if not isinstance(h, ForeignHelper)]
+        findings = note_foreign_helpers(findings, [(func, smap), *local], setup.helpers)
         return mark_recorded(findings, run.from_recording) if run.from_recording else findings
     except RecursionError:
         span = span_of(site.function.child_by_field_name("name") or site.function)
         return [_finding("AR001", site.name, span, "the kernel nests too deeply to be analyzed")]
+
+
+def _foreign_or_unbound(
+    findings: list[Finding],
+    launch: ForeignLaunchSite,
+    setup: KernelSetup,
+    view: ModuleView,
+    assertions: dict,
+    should_stop: StopCheck | None,
+) -> list[Finding]:
+    """A launch from another module that the interpreter cannot follow to the end (an AR001)
+    is dropped when the kernel checked without a launch, as it was before such launches were
+    looked for, analyzes in full: the other module's launch is used where it adds facts, never
+    where it only takes them away."""
+    if any(f.code == "AR001" for f in findings):
+        alone = ProbeRun(replace(setup, launch_sites=[]), view.consts, assertions, None, should_stop)
+        unbound = judge(alone.run(), setup.func, RuleContext(setup.site.name, view.source))
+        if not any(f.code == "AR001" for f in unbound):
+            return unbound
+    return mark_foreign_launch(findings, launch.origin)

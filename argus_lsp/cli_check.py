@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from argus.analyzers import Finding, KernelCache, Severity, check_source, kernel_timeout, list_kernels
+from argus.analyzers.project import SourceSet
 from argus.analyzers.suppressions import suppressed_lines
 
 from argus_lsp import cli_record, fixing
@@ -33,6 +34,7 @@ from argus_lsp.discover import (
     missing_paths,
     read_regular,
 )
+from argus_lsp.project_files import project_for_paths
 from argus_lsp.render import RENDERERS, STATISTICS, Report
 from argus_lsp.settings import Settings, code_problems, empty_selection_problem, split_codes, timeout_problem
 
@@ -70,6 +72,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--statistics", action="store_true", help="count findings per code instead of listing them"
+    )
+    p.add_argument(
+        "--single-file",
+        action="store_true",
+        help="check each file alone: do not read the other modules of its package (imported "
+        "helpers, launches made elsewhere)",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
@@ -214,10 +222,13 @@ def check_text(
     settings: Settings,
     launches: dict | None = None,
     progress: Progress | None = None,
+    project: SourceSet | None = None,
 ) -> tuple[int, list[Finding]]:
     """(how many kernels, the findings as the settings select and grade them); `launches` are the
     recorded launches of this file's kernels (`--launches`), by kernel name. Each kernel gets
-    the settings' time budget; `progress` reports how far a long file has got."""
+    the settings' time budget; `progress` reports how far a long file has got; `project` holds
+    the other modules of the file's package (`project_files`), where helpers and launches are
+    looked up."""
     kernels = list_kernels(data)
     if not kernels:
         return 0, []
@@ -225,7 +236,13 @@ def check_text(
     cache: KernelCache | None = progress.cache_for(display, len(kernels)) if progress else None
     with kernel_timeout(settings.kernel_timeout):
         found = check_source(
-            data, display, select=sel, ignore=list(settings.ignore) or None, launches=launches, cache=cache
+            data,
+            display,
+            select=sel,
+            ignore=list(settings.ignore) or None,
+            launches=launches,
+            cache=cache,
+            project=project,
         )
     return len(kernels), with_levels(found, settings)
 
@@ -250,6 +267,7 @@ class CheckRun:
     diffs: list[str] = field(default_factory=list)
     launches: cli_record.LaunchOption = field(default_factory=lambda: cli_record.LaunchOption(None))
     progress: Progress = field(default_factory=lambda: Progress(False, 0))
+    project: SourceSet | None = None  # the checked files' packages (None: --single-file)
 
     def file(self, cand: Candidate, config: ProjectConfig) -> None:
         data = read_text(cand, self.problems)
@@ -258,7 +276,10 @@ class CheckRun:
         settings = self.selection.over(config.settings)
         try:
             recorded = self.launches.for_file(cand.path, cand.display, data) if list_kernels(data) else None
-            kernels, findings = check_text(data, cand.display, settings, recorded, self.progress)
+            self._launched_elsewhere(cand)
+            kernels, findings = check_text(
+                data, cand.display, settings, recorded, self.progress, self.project
+            )
             self.progress.file_done(cand.display, kernels)
             if self.args.fix or self.args.diff:
                 data, kernels, findings = self._fix(cand, data, kernels, findings, settings, recorded)
@@ -272,6 +293,19 @@ class CheckRun:
             _err(f"warning: {warning}")
         fixable = fixing.plan(findings, len(data)).fixed if not self.args.fix else 0
         self.report.add_file(cand.display, data, kernels, findings, fixable=fixable)
+
+    def _launched_elsewhere(self, cand: Candidate) -> None:
+        """Kernels launched from another module of the package are not "without a launch" (the
+        stderr note): drop them from the file's entry the launch option just made."""
+        unbound = self.launches.unbound
+        if self.project is None or not unbound or unbound[-1][0] != cand.display:
+            return
+        path = str(cand.path)
+        left = [k for k in unbound[-1][1] if not self.project.launch_sites(path, k)[0]]
+        if left:
+            unbound[-1] = (cand.display, left)
+        else:
+            unbound.pop()
 
     def _fix(
         self,
@@ -298,7 +332,7 @@ class CheckRun:
             self.problems.unwritten += 1
             return data, kernels, findings
         self.report.summary.fixed += plan.fixed
-        kernels, findings = check_text(fixed, cand.display, settings, recorded)
+        kernels, findings = check_text(fixed, cand.display, settings, recorded, project=self.project)
         return fixed, kernels, findings
 
 
@@ -372,6 +406,8 @@ def run(args: argparse.Namespace) -> int:
         return USAGE_ERROR
     check = CheckRun(args, selection, launches=launches)
     check.progress = Progress(progress_wanted(args, sys.stderr), len(cands))
+    if not args.single_file:
+        check.project = project_for_paths(c.path for c in cands)
     for path in missing_paths(paths):
         _err(f"no such file or directory: {path}")
         check.problems.missing += 1

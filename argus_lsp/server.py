@@ -31,6 +31,7 @@ from argus_lsp.features import code_actions, hover, profile_lens, record_command
 from argus_lsp.features import optimize as optimize_feature
 from argus_lsp.features.diagnostics import DiagnosticsScheduler
 from argus_lsp.features.launches import WorkspaceLaunches
+from argus_lsp.project_files import WorkspaceSources
 
 try:
     __version__ = version("argus-lsp")
@@ -184,6 +185,7 @@ def initialize(ls: ArgusServer, params: types.InitializeParams) -> None:
     ls.recorder.trusted = ls.profiles.trusted
     ls.workspace_folder = Path(folder) if folder else None
     ls.diagnostics.launches.configure(ls.workspace_folder, ls.base_settings.launches)
+    ls.diagnostics.workspace = WorkspaceSources(ls.workspace_folder) if ls.workspace_folder else None
 
 
 WATCH_ID = "argus-launch-file"

@@ -43,7 +43,10 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from argus.analyzers import check_source, list_kernels  # noqa: E402
+from argus.analyzers.project import SourceSet  # noqa: E402
 from realworld_fetch import PINS, FetchError, Pin, download, triton_files, unpack_sources  # noqa: E402
+
+from argus_lsp.project_files import FileReader, modules_for_paths  # noqa: E402
 
 DEFAULT_DIR = HERE / ".realworld"
 FAILING = ("error", "warning")
@@ -145,8 +148,9 @@ def _kernels_of(text: str) -> list[KernelResult]:
     return out
 
 
-def check_one(path: Path, rel: str, timeout_s: float) -> FileResult:
-    """Check one file under the time guard; never raises (except KeyboardInterrupt)."""
+def check_one(path: Path, rel: str, timeout_s: float, project: SourceSet | None = None) -> FileResult:
+    """Check one file under the time guard; never raises (except KeyboardInterrupt). `project`
+    holds the other modules of its package, as `argus check PACKAGE/` reads them."""
     try:
         text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -158,7 +162,7 @@ def check_one(path: Path, rel: str, timeout_s: float) -> FileResult:
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         with time_limit(timeout_s):
-            findings = check_source(text, rel)
+            findings = check_source(text, str(path), project=project)
     except FileTimeout:
         cpu = time.process_time() - c0
         return FileResult(
@@ -179,14 +183,23 @@ def check_one(path: Path, rel: str, timeout_s: float) -> FileResult:
     return FileResult(rel, "ok", kernels, seconds, cpu, peak_rss_mb() if measured else 0.0)
 
 
-def check_package(root: Path, timeout_s: float, label: str = "") -> list[FileResult]:
-    """Every Triton file under `root`; files without kernels are dropped from the result."""
+def check_package(
+    root: Path, timeout_s: float, label: str = "", single_file: bool = False
+) -> list[FileResult]:
+    """Every Triton file under `root`; files without kernels are dropped from the result. Each
+    file is checked with its package's other modules at hand (helpers imported from them,
+    launches made in them), as `argus check` does, unless `single_file`."""
     files = triton_files(root)
+    project = None
+    if not single_file:
+        project = SourceSet(
+            modules_for_paths(files), FileReader(), lambda p: Path(p).relative_to(root).as_posix()
+        )
     results = []
     for i, path in enumerate(files, 1):
         rel = path.relative_to(root).as_posix()
         print(f"[{label} {i}/{len(files)}] {rel}", file=sys.stderr, flush=True)
-        res = check_one(path, rel, timeout_s)
+        res = check_one(path, rel, timeout_s, project)
         if res.kernels or res.status != "ok":
             results.append(res)
         if res.status != "ok":
@@ -343,12 +356,14 @@ def _pins(names: str) -> list[Pin]:
     return [by_name[n] for n in wanted]
 
 
-def run_pin(pin: Pin, folder: Path, timeout_s: float, pip_args: tuple[str, ...] = ()) -> dict:
+def run_pin(
+    pin: Pin, folder: Path, timeout_s: float, pip_args: tuple[str, ...] = (), single_file: bool = False
+) -> dict:
     """Fetch, unpack and check one pinned package; its raw results and summary."""
     print(f"fetching {pin.label}", file=sys.stderr, flush=True)
     wheel = download(pin, folder / "wheels", pip_args)
     root = unpack_sources(wheel, folder / "src")
-    files = check_package(root, timeout_s, pin.name)
+    files = check_package(root, timeout_s, pin.name, single_file)
     return {
         "name": pin.name,
         "version": pin.version,
@@ -397,6 +412,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--sample", type=int, default=0, help="print N error/warning findings per package")
     ap.add_argument("--seed", type=int, default=12)
+    ap.add_argument(
+        "--single-file",
+        action="store_true",
+        help="check each file alone, without its package's other modules (the figures before cross-module resolution)",
+    )
     ap.add_argument("--pip-arg", action="append", default=[], help="passed to pip download (repeatable)")
     args = ap.parse_args(argv)
     results: dict = {}
@@ -407,7 +427,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for pin in _pins(args.packages):
             try:
-                results[pin.label] = run_pin(pin, args.dir, args.timeout, tuple(args.pip_arg))
+                results[pin.label] = run_pin(
+                    pin, args.dir, args.timeout, tuple(args.pip_arg), args.single_file
+                )
             except FetchError as exc:
                 print(f"realworld: {exc}", file=sys.stderr)
                 return 2

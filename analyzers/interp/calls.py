@@ -37,7 +37,8 @@ def call_helper(interp: RunContext, name: str, args: list[Any], kwargs: dict[str
     fn = helper.func
     saved = interp.smap
     interp.call_stack.append((node, saved))
-    interp.smap = helper.smap
+    pin = getattr(helper, "pinned_map", None)  # another file's helper: findings point at the call
+    interp.smap = helper.smap if pin is None else pin(saved, node)
     try:
         env = _bind_arguments(interp, fn, name, args, kwargs, node)
         try:
@@ -45,6 +46,10 @@ def call_helper(interp: RunContext, name: str, args: list[Any], kwargs: dict[str
         except KernelReturn as r:
             return r.value
         return None
+    except Unevaluable as u:
+        if pin is not None:  # what another file's helper does not model is placed at the call
+            u.node = node
+        raise
     finally:
         interp.smap = saved
         interp.call_stack.pop()

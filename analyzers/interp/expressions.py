@@ -129,6 +129,8 @@ def attribute(interp: RunContext, e: ast.Attribute, env: dict[str, Any]) -> Any:
         head = dotted.split(".")[0]
         if head in ("tl", "triton", "libdevice", "tlm") and head not in env:
             return ops.module_attribute(dotted, e)
+        if dotted in interp.helpers and head not in env:  # `tle.program_id`: another module's helper
+            return ("helper", dotted)
     base = evaluate(interp, e.value, env)
     if isinstance(base, tuple) and base and base[0] == "module":
         return ops.module_attribute(base[1] + "." + e.attr, e)

@@ -42,6 +42,7 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -58,6 +59,7 @@ from argus_lsp import convert
 from argus_lsp.documents import DocumentStore
 from argus_lsp.features.carry import carry_over, first_difference
 from argus_lsp.features.launches import LaunchSnapshot, WorkspaceLaunches
+from argus_lsp.project_files import WorkspaceSources
 from argus_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -133,6 +135,9 @@ class Job:
     settings: Settings
     encoding: str
     launches: LaunchSnapshot | None = field(default=None, compare=False)  # the workspace's recording
+    # the workspace's other modules (helpers, launches), and the open documents' texts by path
+    workspace: WorkspaceSources | None = field(default=None, compare=False, repr=False)
+    open_texts: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
     previous: Analysis | None = field(default=None, compare=False, repr=False)
     cancelled: threading.Event = field(default_factory=threading.Event, compare=False)
 
@@ -186,6 +191,7 @@ def run_job(
         carried = carry_over(prev.findings, set(pending), prev.source, job.source) if prev else []
         partial(analysis_of(job, sorted(found + carried, key=Finding.sort_key)))
 
+    project = job.workspace.for_check(job.open_texts) if job.workspace is not None else None
     with kernel_timeout(job.settings.kernel_timeout):  # the per-kernel budget (argus.kernelTimeout)
         findings = check_source(
             job.source,
@@ -198,6 +204,7 @@ def run_job(
             should_stop=job.cancelled.is_set if gate is None else lambda: _pause(gate, job),
             focus=focus,
             progress=progress if partial is not None and prev is not None else None,
+            project=project,
         )
     return analysis_of(job, findings)
 
@@ -254,6 +261,7 @@ class DiagnosticsScheduler:
         self.pull = False
         self.generation = 0
         self.launches: WorkspaceLaunches | None = None  # the launch file kernels are bound from
+        self.workspace: WorkspaceSources | None = None  # the folder imports and launches resolve in
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-check")
         self.gate = InteractiveGate()  # hover holds it; the checks pause meanwhile
         self._caches: dict[str, KernelCache] = {}
@@ -276,6 +284,17 @@ class DiagnosticsScheduler:
     def saved(self, uri: str) -> None:
         if self.settings.run == "onSave":
             self.start(uri)
+        if self.workspace is not None:
+            self.recheck_others(uri)
+
+    def recheck_others(self, uri: str) -> None:
+        """A saved module may hold helpers or launches of kernels in other open documents: check
+        those again (their kernels' cache keys hold the texts they read, so only the kernels
+        that depend on the saved file are analyzed again)."""
+        self.generation += 1
+        for doc in self.store:
+            if doc.uri != uri:
+                self.start(doc.uri)
 
     def closed(self, uri: str) -> None:
         timer = self._timers.pop(uri, None)
@@ -347,12 +366,18 @@ class DiagnosticsScheduler:
             self.encoding,
             launches=self.launches.snapshot if self.launches is not None else None,
             previous=done,
+            workspace=self.workspace,
+            open_texts=self._open_texts() if self.workspace is not None else {},
         )
         self._live[uri] = job
         cache = self._caches.setdefault(uri, KernelCache())
         loop = asyncio.get_running_loop()
         fut = loop.run_in_executor(self.executor, self._work, job, cache, loop)
         fut.add_done_callback(lambda f: self._finish(job, f))
+
+    def _open_texts(self) -> dict[str, bytes]:
+        """The open documents' texts by absolute path (taken on the event loop's thread)."""
+        return {os.path.abspath(path_of(d.uri)): d.source for d in self.store}
 
     def _cancel(self, uri: str) -> None:
         live = self._live.pop(uri, None)
