@@ -113,6 +113,8 @@ class HostEval(HostCalls):
         left, right, op = self.expr(test.left), self.expr(test.comparators[0]), test.ops[0]
         if isinstance(op, ast.Eq):
             self.unify(left, right)
+            if not self.recording and _sizes_differ(left, right):
+                self.broken_asserts.append(test)
             if isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod):
                 a, b = self.expr(test.left.left), self.expr(test.left.right)
                 if isinstance(a, SymInt) and isinstance(b, SymInt) and right == 0:
@@ -274,3 +276,14 @@ __all__ = [
     "contiguous_strides",
     "dotted_name",
 ]
+
+
+def _sizes_differ(a: Any, b: Any) -> bool:
+    """Whether two sizes or shapes the launcher asserts equal are unequal at the probe's sizes:
+    the probe is then a launch the launcher itself would refuse (its assert raises), e.g. a
+    `view(-1, n)` that computed a size from a total the probe chose freely, or a size the
+    assert derives from others (`M == hc * hc + 2 * hc`) chosen on its own."""
+    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+        return any(_sizes_differ(x, y) for x, y in zip(a, b, strict=False))
+    sizes = [x for x in (a, b) if isinstance(x, int) and not isinstance(x, bool)]
+    return len(sizes) == 2 and any(isinstance(x, SymInt) for x in sizes) and int(a) != int(b)

@@ -27,6 +27,8 @@ class HostCore:
         self.env: dict[str, Any] = {}
         self.storages = 0
         self.fresh = 0
+        # the launcher's `assert a == b` that the probe's sizes break (see HostEval.record_assert)
+        self.broken_asserts: list[ast.expr] = []
 
     # ---- sizes -----------------------------------------------------------------------------
     def dim(self, sym: str) -> SymInt:

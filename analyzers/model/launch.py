@@ -208,6 +208,9 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
             return self._assumed_probe(kind, config)
         sizes = self.choose_sizes(kind)
         ev = self._run_host(sizes)
+        if ev.broken_asserts:  # sizes no real launch has: what they imply is not judged
+            test = ev.broken_asserts[0]
+            raise Unevaluable(f"a probe size consistent with the launcher's `assert {ast.unparse(test)}`", test)
         kargs = self._kernel_args(ev)
         args, runtime, tensors = self._to_kernel_values(kargs, config)
         grid, axes = self._grid(ev, args)
