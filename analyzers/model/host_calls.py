@@ -166,19 +166,9 @@ class HostCalls(HostCore):
                 )
             return t
         if name in ("view", "reshape", "flatten"):
-            shape = list(args[0]) if args and isinstance(args[0], tuple | list) else list(args)
-            if name == "flatten":
-                shape = [-1]
-            if all(isinstance(s, int) for s in shape):
-                total = math.prod(t.shape)
-                known = math.prod(s for s in shape if s != -1) or 1
-                shape = [total // known if s == -1 else s for s in shape]
-                syms = [
-                    x.sym if isinstance(x, SymInt) else f"_v{self.storages}_{i}" for i, x in enumerate(shape)
-                ]
-                if len(shape) == 1 and rank == 1:
-                    syms = list(t.symbols)
-                return t.view_of([int(s) for s in shape], contiguous_strides([int(s) for s in shape]), syms)
+            shaped = self._view(t, name, args)
+            if shaped is not None:
+                return shaped
         if name == "unsqueeze" and args and isinstance(args[0], int):
             i = args[0] if args[0] >= 0 else rank + 1 + args[0]
             shape = list(t.shape)
@@ -196,6 +186,28 @@ class HostCalls(HostCore):
             return 0
         return Opaque(f"tensor.{name}")
 
+
+    def _view(self, t: HostTensor, name: str, args: list[Any]) -> HostTensor | None:
+        """`view` / `reshape` / `flatten` to sizes all known (None otherwise). A `-1` takes the
+        total over the other sizes; where that total includes a dimension nothing in the
+        launcher names or relates, the size is a guess, so the view's extent is unknown."""
+        rank = len(t.shape)
+        shape = list(args[0]) if args and isinstance(args[0], tuple | list) else list(args)
+        if name == "flatten":
+            shape = [-1]
+        if not all(isinstance(s, int) for s in shape):
+            return None
+        inferred = -1 in shape
+        total = math.prod(t.shape)
+        known = math.prod(s for s in shape if s != -1) or 1
+        shape = [total // known if s == -1 else s for s in shape]
+        syms = [x.sym if isinstance(x, SymInt) else f"_v{self.storages}_{i}" for i, x in enumerate(shape)]
+        if len(shape) == 1 and rank == 1:
+            syms = list(t.symbols)
+        out = t.view_of([int(s) for s in shape], contiguous_strides([int(s) for s in shape]), syms)
+        if inferred and any(self.dims.find(s) in self.free_roots for s in t.symbols):
+            out.sized = False  # `-1` from a total nothing established: its extent is unknown
+        return out
 
 def _ints(xs: list[Any]) -> bool:
     return all(isinstance(x, int) and not isinstance(x, bool) for x in xs)

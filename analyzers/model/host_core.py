@@ -29,6 +29,8 @@ class HostCore:
         self.fresh = 0
         # the launcher's `assert a == b` that the probe's sizes break (see HostEval.record_assert)
         self.broken_asserts: list[ast.expr] = []
+        # dimension classes nothing in the launcher names or relates (LaunchBinder._anonymous)
+        self.free_roots: set[str] = set()
 
     # ---- sizes -----------------------------------------------------------------------------
     def dim(self, sym: str) -> SymInt:

@@ -70,6 +70,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
     def _run_host(self, sizes: dict[str, int] | None) -> HostEval:
         assert self.site is not None
         ev = HostEval(self.dims, sizes, recording=sizes is None, contains_memo=self._contains_memo)
+        if sizes is not None:
+            ev.free_roots = {r for r in sizes if self._anonymous(r)}
         self._bind_params(ev)
         ev.run_block(self.site.body, self.site.call)
         # remember readable names of dimension classes (`M, K = a.shape` -> "M", "K")
