@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -159,15 +160,38 @@ def _shown(path: str, cwd: str) -> str:
 
 
 class WorkspaceSources:
-    """The language server's view of its workspace folder for resolution: the module table is
-    walked again for every check (bounded by `MAX_FILES`), files are read through one shared
+    """The language server's view of its workspace folder for resolution. Walking the folder
+    for the module table costs tens of milliseconds on a large package (80 ms of CPU on
+    flag-gems' 1,269 modules), too much for every keystroke's check: the table is kept and
+    walked again after a save (`invalidate`) or once it is `TABLE_TTL_S` old, so a module
+    created outside the editor is seen within that time. Files are read through one shared
     `FileReader`, and the views of unchanged modules are kept between checks."""
+
+    TABLE_TTL_S = 10.0
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
         self.reader = FileReader()
         self._loaded: dict = {}
         self._words: dict = {}
+        self._table: tuple[float, dict[str, str]] | None = None
+        self._table_lock = threading.Lock()
+
+    def invalidate(self) -> None:
+        """Walk the folder again at the next check (a file was saved, created or deleted)."""
+        with self._table_lock:
+            self._table = None
+
+    def modules(self) -> dict[str, str]:
+        """The module table, walked at most once per `TABLE_TTL_S` unless invalidated."""
+        now = time.monotonic()
+        with self._table_lock:
+            if self._table is not None and now - self._table[0] < self.TABLE_TTL_S:
+                return self._table[1]
+        table = modules_for_workspace(self.root)
+        with self._table_lock:
+            self._table = (now, table)
+        return table
 
     def for_check(self, open_texts: dict[str, bytes]) -> SourceSet:
         """A SourceSet for one check; `open_texts` (absolute path -> text) are the documents
@@ -179,7 +203,7 @@ class WorkspaceSources:
 
         root = str(self.root)
         return SourceSet(
-            modules_for_workspace(self.root),
+            self.modules(),
             read,
             lambda p: _shown(p, root),
             loaded=self._loaded,

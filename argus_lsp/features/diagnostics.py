@@ -285,6 +285,7 @@ class DiagnosticsScheduler:
         if self.settings.run == "onSave":
             self.start(uri)
         if self.workspace is not None:
+            self.workspace.invalidate()  # the save may have made or renamed a module
             self.recheck_others(uri)
 
     def recheck_others(self, uri: str) -> None:
