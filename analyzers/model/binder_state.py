@@ -10,6 +10,7 @@ from typing import Any
 
 from argus.analyzers.model.host_values import DimClasses
 from argus.analyzers.model.kernel import KernelModel
+from argus.analyzers.model.launch_args import keyword_exprs, positional_exprs
 from argus.analyzers.model.launch_site import LaunchSite
 from argus.analyzers.model.scan import KernelScan
 
@@ -33,6 +34,7 @@ class BinderState:
         self.block_driving: set[str] = set()
         self.assumed_values: dict[str, tuple[str, int]] = {}  # param -> (what it was, stand-in)
         self._ranks: dict[str, int] | None = None
+        self._rank_unknown: set[str] = set()  # launcher tensors indexed only from the back
         self.partitioned: dict[str, int] = {}  # rows split by a prefix-sum table -> rows to give them
         self.prefix_lengths: set[str] = set()  # lengths of prefix-sum tables (groups + 1)
         self._contains_memo: dict[tuple[int, int], bool] = {}
@@ -78,8 +80,8 @@ class BinderState:
         """(kernel parameter, host expression) for every argument of the launch call."""
         assert self.site is not None
         params = [p.name for p in self.kernel.params]
-        pairs = [(params[i], a) for i, a in enumerate(self.site.call.args) if i < len(params)]
-        return pairs + [(k.arg, k.value) for k in self.site.call.keywords if k.arg]
+        pairs = list(zip(params, positional_exprs(self.site), strict=False))
+        return pairs + keyword_exprs(self.site)
 
     def _address_rank_hints(self) -> dict[str, int]:
         """Host tensors passed straight to a pointer parameter (`k` for `K`), with the rank the

@@ -152,10 +152,31 @@ class HostEval(HostCalls):
         return {"None": None, "True": True, "False": False}.get(e.id, Opaque(e.id))
 
     def e_Tuple(self, e: ast.Tuple) -> Any:
-        return tuple(self.expr(x) for x in e.elts)
+        items = self.elements(e.elts)
+        return tuple(items) if isinstance(items, list) else items
 
     def e_List(self, e: ast.List) -> Any:
-        return [self.expr(x) for x in e.elts]
+        return self.elements(e.elts)
+
+    def elements(self, elts: list[ast.expr]) -> list[Any] | Opaque:
+        """The items of a display or an argument list, `*x.shape` spread out; a starred item
+        that is not a known sequence leaves the length unknown, so the whole is opaque."""
+        out: list[Any] = []
+        for x in elts:
+            if isinstance(x, ast.Starred):
+                inner = self.expr(x.value)
+                if not isinstance(inner, tuple | list):
+                    return Opaque("starred")
+                out.extend(inner)
+            else:
+                out.append(self.expr(x))
+        return out
+
+    def e_Slice(self, e: ast.Slice) -> Any:
+        parts = [None if p is None else self.expr(p) for p in (e.lower, e.upper, e.step)]
+        if all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
+            return slice(*parts)
+        return Opaque("slice")
 
     def e_Dict(self, e: ast.Dict) -> Any:
         return {self.expr(k): self.expr(v) for k, v in zip(e.keys, e.values, strict=True) if k is not None}
@@ -254,7 +275,9 @@ class HostEval(HostCalls):
 
     def e_Call(self, e: ast.Call) -> Any:
         fname = dotted_name(e.func)
-        args = [self.expr(a) for a in e.args if not isinstance(a, ast.Starred)]
+        args = self.elements(e.args)
+        if isinstance(args, Opaque):
+            return Opaque(fname or "call")  # `f(*xs)` of unknown length: arguments unknown
         kwargs = {k.arg: self.expr(k.value) for k in e.keywords if k.arg}
         if isinstance(e.func, ast.Attribute):
             base = self.expr(e.func)

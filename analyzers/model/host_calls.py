@@ -16,6 +16,9 @@ from argus.analyzers.model.host_values import (
     transpose,
 )
 
+# tensor methods that allocate a new tensor (shape given) with the receiver's dtype and device
+NEW_TENSOR_METHODS = {"new_empty": "empty", "new_zeros": "zeros", "new_ones": "ones", "new_full": "full"}
+
 
 class HostCalls(HostCore):
     """The calls and tensor methods the host evaluator models; anything else is opaque."""
@@ -79,6 +82,8 @@ class HostCalls(HostCore):
                     )
                     t.created = last == "empty_like"
                     return t
+            if fname == "dict" and not args and all(k.arg for k in node.keywords):
+                return dict(kwargs)  # `dict(BLOCK=b, n=n)`, spread into a launch as `**consts`
             if fname in ("triton.Config",):
                 return Opaque("config")
             if (
@@ -97,6 +102,14 @@ class HostCalls(HostCore):
         except (ArithmeticError, TypeError, ValueError, OverflowError):
             return Opaque(fname)
         return Opaque(fname or "call")
+
+    def new_like_receiver(self, t: HostTensor, kind: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """`x.new_empty(shape)`: `torch.empty(shape)` with the receiver's dtype unless one is given."""
+        given = isinstance(kwargs.get("dtype"), tuple)
+        out = self.torch_new(kind, args, kwargs if given else {**kwargs, "dtype": ("dtype", t.dtype)})
+        if isinstance(out, HostTensor) and not given:
+            out.dtype_known = t.dtype_known
+        return out
 
     def torch_new(self, kind: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         shape: list[Any]
@@ -120,6 +133,8 @@ class HostCalls(HostCore):
 
     def tensor_method(self, t: HostTensor, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         rank = len(t.shape)
+        if name in NEW_TENSOR_METHODS:
+            return self.new_like_receiver(t, NEW_TENSOR_METHODS[name], args, kwargs)
         if name == "stride":
             if args and isinstance(args[0], int):
                 return t.strides[args[0]]

@@ -13,13 +13,14 @@ import ast
 import contextlib
 from typing import Any
 
-from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
+from argus.analyzers.errors import CANNOT_EVALUATE
 from argus.analyzers.model.binder_assumed import AssumedProbes
 from argus.analyzers.model.binder_grid import GridBinding
 from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, contiguous_strides
+from argus.analyzers.model.launch_args import evaluate_launch_args
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
 from argus.analyzers.model.launcher_reads import shape_read_names, stride_users, tensor_param_ranks
 
@@ -33,7 +34,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
         if func is None:
             return
         if self._ranks is None:
-            self._ranks = tensor_param_ranks(func)
+            self._ranks = tensor_param_ranks(func, self._rank_unknown)
             shape_read = shape_read_names(func)
             # a tensor whose shape the launcher never reads, only strides: the kernel's
             # addresses tell its rank (k.stride(0), k.stride(1) passed, `+ offs_d` unit stride)
@@ -60,7 +61,9 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
                 rank = ranks.get(name, 1)
                 shape = [ev.dim(f"{name}.{i}") for i in range(rank)]
                 t = ev.new_tensor(shape, "fp16", name, False)
-                t.sized = name in ranks
+                # a tensor read only as `v.shape[-1]` has a rank the launcher does not give:
+                # its extents are not judged (no bound stands on a guessed rank)
+                t.sized = name in ranks and name not in self._rank_unknown
                 if self.sizes_known() and name in self.padded_layout:
                     t.strides = padded_strides(t.shape)
                 ev.env[name] = t
@@ -87,18 +90,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
 
     def _kernel_args(self, ev: HostEval) -> dict[str, Any]:
         assert self.site is not None
-        params = [p.name for p in self.kernel.params]
-        out: dict[str, Any] = {}
-        for i, a in enumerate(self.site.call.args):
-            if isinstance(a, ast.Starred):
-                raise Unevaluable("a *args launch")
-            if i < len(params):
-                out[params[i]] = ev.expr(a)
-        for k in self.site.call.keywords:
-            if k.arg is None:
-                raise Unevaluable("a **kwargs launch")
-            out[k.arg] = ev.expr(k.value)
-        return out
+        return evaluate_launch_args(ev, self.site, self.kernel)
 
     def record(self) -> None:
         """First pass: learn dimension classes, tiling and layouts from placeholder sizes."""

@@ -49,25 +49,70 @@ def shape_read_names(func: ast.FunctionDef) -> set[str]:
     return out
 
 
-def tensor_param_ranks(func: ast.FunctionDef) -> dict[str, int]:
+def tensor_param_ranks(func: ast.FunctionDef, back_only: set[str] | None = None) -> dict[str, int]:
     """Host parameters used as tensors, with the rank their use implies. Each node of the
     launcher may raise a parameter's rank (never lower it); parameters whose shapes are
-    compared equal share the larger rank."""
+    compared equal share the larger rank. `back_only` collects the parameters whose only
+    rank evidence is an index from the back (`v.shape[-1]`): their rank is unknown."""
     names = {a.arg for a in func.args.args + func.args.kwonlyargs}
-    ranks: dict[str, int] = {}
+    ranks: dict[str, int] = {}  # from unpacking and comparisons: the whole shape is written out
+    front: dict[str, int] = {}  # dimensions counted from the front (`x.shape[2]`: 3)
+    back: dict[str, int] = {}  # dimensions counted from the back (`x.shape[-1]`: 1)
+    used: set[str] = set()
     same: list[tuple[str, str]] = []
     for n in subtree(func):
         _rank_from_unpacking(n, names, ranks)
-        _rank_from_index(n, names, ranks)
-        _rank_from_use(n, names, ranks)
+        _rank_from_index(n, names, front, back)
+        _rank_from_use(n, names, used)
         if isinstance(n, ast.Compare) and all(isinstance(o, ast.Eq) for o in n.ops):
             _ranks_from_equal_shapes(n, names, ranks, same)
+    if back_only is not None:
+        # `assert k.shape == q.shape` gives k the rank of q
+        related = {name for pair in same for name in pair} | set(front) | set(ranks) | _reshaped(func)
+        back_only |= {name for name in back if name not in related}
+        # `q.new_empty(*q.shape)`: the shape is read but never counted or indexed
+        back_only |= {n for n in _shape_passed_on(func) & used if n not in related | back.keys()}
+    for name in sorted(used | set(front) | set(back) | set(ranks)):
+        ranks[name] = max(ranks.get(name, 1 if name in used else 0), _indexed_rank(name, ranks, front, back))
     for _ in range(3):
         for a, b in same:
             r = max(ranks.get(a, 0), ranks.get(b, 0))
             if r:
                 ranks[a] = ranks[b] = r
     return ranks
+
+
+def _reshaped(func: ast.FunctionDef) -> set[str]:
+    """Names the launcher views in a shape it writes out (`x.reshape(-1, N)`): its extent is
+    the product of the new shape, whatever its own rank."""
+    return {
+        n.func.value.id
+        for n in subtree(func)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in ("reshape", "view", "flatten")
+        and isinstance(n.func.value, ast.Name)
+    }
+
+
+def _shape_passed_on(func: ast.FunctionDef) -> set[str]:
+    """Names whose `.shape` the launcher reads (spread, passed on or indexed)."""
+    return {
+        n.value.id
+        for n in subtree(func)
+        if isinstance(n, ast.Attribute) and n.attr == "shape" and isinstance(n.value, ast.Name)
+    }
+
+
+def _indexed_rank(name: str, ranks: dict[str, int], front: dict[str, int], back: dict[str, int]) -> int:
+    """The rank the indices of `name` need. Where the launcher never writes the whole shape
+    out, `x.shape[2]` and `x.shape[-1]` are taken as different dimensions (a rank of 4, not
+    3): a launcher names one dimension one way, and taking them as one would invent an
+    equality of two sizes that the code does not state."""
+    f, b = front.get(name, 0), back.get(name, 0)
+    if name in ranks or not (f and b):
+        return max(f, b)
+    return f + b
 
 
 def _param_shape(e: ast.AST, names: set[str]) -> str | None:
@@ -78,14 +123,23 @@ def _param_shape(e: ast.AST, names: set[str]) -> str | None:
 
 
 def _rank_from_unpacking(n: ast.AST, names: set[str], ranks: dict[str, int]) -> None:
-    """`M, K = a.shape`: exactly as many dimensions as names (at least)."""
-    if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Tuple):
-        base = _param_shape(n.value, names)
-        if base is not None:
-            ranks[base] = max(ranks.get(base, 0), len(n.targets[0].elts))
+    """`M, K = a.shape`: exactly as many dimensions as names (at least); `T, D, G = *x.shape, g`:
+    as many as the names the spread fills."""
+    if not (isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Tuple)):
+        return
+    names_on_left = len(n.targets[0].elts)
+    base = _param_shape(n.value, names)
+    if base is not None:
+        ranks[base] = max(ranks.get(base, 0), names_on_left)
+    elif isinstance(n.value, ast.Tuple) and not any(isinstance(t, ast.Starred) for t in n.targets[0].elts):
+        spreads = [x for x in n.value.elts if isinstance(x, ast.Starred)]
+        base = _param_shape(spreads[0].value, names) if len(spreads) == 1 else None
+        filled = names_on_left - (len(n.value.elts) - 1)
+        if base is not None and filled > 0:
+            ranks[base] = max(ranks.get(base, 0), filled)
 
 
-def _rank_from_index(n: ast.AST, names: set[str], ranks: dict[str, int]) -> None:
+def _rank_from_index(n: ast.AST, names: set[str], front: dict[str, int], back: dict[str, int]) -> None:
     """`a.shape[2]`, `a.stride(1)`, `a.size(-3)`: a dimension of that index exists."""
     base: ast.expr | None = None
     index: ast.expr | None = None
@@ -95,16 +149,25 @@ def _rank_from_index(n: ast.AST, names: set[str], ranks: dict[str, int]) -> None
         base, index = n.func.value, n.args[0] if n.args else None
     if not (isinstance(base, ast.Name) and base.id in names):
         return
-    if isinstance(index, ast.Constant) and isinstance(index.value, int):
+    if (
+        isinstance(index, ast.UnaryOp)
+        and isinstance(index.op, ast.USub)
+        and isinstance(index.operand, ast.Constant)
+    ):
+        index = ast.Constant(-index.operand.value) if isinstance(index.operand.value, int) else None
+    if isinstance(index, ast.Constant) and isinstance(index.value, int) and not isinstance(index.value, bool):
         i = index.value
-        ranks[base.id] = max(ranks.get(base.id, 1), i + 1 if i >= 0 else -i)
+        if i >= 0:
+            front[base.id] = max(front.get(base.id, 0), i + 1)
+        else:
+            back[base.id] = max(back.get(base.id, 0), -i)
 
 
-def _rank_from_use(n: ast.AST, names: set[str], ranks: dict[str, int]) -> None:
+def _rank_from_use(n: ast.AST, names: set[str], used: set[str]) -> None:
     """`a.dtype`, `a.contiguous()`, ...: a tensor, of at least one dimension."""
     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in names:
         if n.attr in TENSOR_USES:
-            ranks.setdefault(n.value.id, 1)
+            used.add(n.value.id)
 
 
 def _ranks_from_equal_shapes(
