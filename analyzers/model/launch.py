@@ -13,7 +13,7 @@ import ast
 import contextlib
 from typing import Any
 
-from argus.analyzers.errors import CANNOT_EVALUATE
+from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.model.binder_assumed import AssumedProbes
 from argus.analyzers.model.binder_grid import GridBinding
 from argus.analyzers.model.binder_sizes import SizeChoice
