@@ -8,51 +8,15 @@ findings say where both came from.
 
 from __future__ import annotations
 
+import cross_module_package as shared
 from argus.analyzers import KernelCache, check_source
 from argus.analyzers.imports import absolute as _absolute
 from argus.analyzers.project import SourceSet
 
-EXT = b"""import triton
-import triton.language as tl
-
-
-@triton.jit
-def program_id(axis: int):
-    return tl.program_id(axis).to(tl.int64)
-
-
-@triton.jit
-def load_row(ptr, offs, n):
-    return tl.load(ptr + offs, mask=offs < n)
-"""
-
-KERNELS = b"""import triton
-import triton.language as tl
-
-from pkg import ext as tle
-from ..ext import load_row
-
-
-@triton.jit
-def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    pid = tle.program_id(0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    x = load_row(x_ptr, offs, n)
-    tl.store(y_ptr + offs, x, mask=offs < n)
-"""
-
-OPS = b"""import torch
-import triton
-
-from .kernels import copy_kernel
-
-
-def copy(x):
-    y = torch.empty_like(x)
-    n = x.numel()
-    copy_kernel[(triton.cdiv(n, 128),)](x, y, n, BLOCK=128)
-    return y
-"""
+EXT = shared.EXT.encode()
+SEEDED_EXT = shared.EXT_SEEDED.encode()
+KERNELS = shared.KERNELS.encode()
+OPS = shared.OPS.encode()
 
 
 def package(files: dict[str, bytes]) -> tuple[SourceSet, dict[str, bytes]]:
@@ -68,13 +32,7 @@ def package(files: dict[str, bytes]) -> tuple[SourceSet, dict[str, bytes]]:
 
 
 def base_files(**over: bytes) -> dict[str, bytes]:
-    files = {
-        "pkg/__init__.py": b"",
-        "pkg/ext.py": EXT,
-        "pkg/sub/__init__.py": b"",
-        "pkg/sub/kernels.py": KERNELS,
-        "pkg/sub/ops.py": OPS,
-    }
+    files = {rel: text.encode() for rel, text in shared.package_files(nested=True).items()}
     files.update({k.replace("__", "/") + ".py": v for k, v in over.items()})
     return files
 
@@ -96,7 +54,7 @@ def test_imported_helpers_are_inlined_and_the_other_modules_launch_binds() -> No
 
 
 def test_a_bug_inside_another_modules_helper_is_reported_at_the_call() -> None:
-    ext = EXT.replace(b"tl.load(ptr + offs, mask", b"tl.load(ptr + offs + 1, mask")
+    ext = SEEDED_EXT
     found = check(base_files(pkg__ext=ext), "pkg/sub/kernels.py")
     oob = [f for f in found if f.code == "MB001"]
     assert [f.span.line for f in oob] == [12]  # the `load_row(...)` call in kernels.py
@@ -157,7 +115,7 @@ def test_an_edit_of_the_helper_module_rechecks_the_kernel() -> None:
     misses = cache.misses
     assert check(base_files(), "pkg/sub/kernels.py", cache=cache) == []
     assert cache.misses == misses  # nothing changed: the cached findings
-    ext = EXT.replace(b"tl.load(ptr + offs, mask", b"tl.load(ptr + offs + 1, mask")
+    ext = SEEDED_EXT
     assert "MB001" in {f.code for f in check(base_files(pkg__ext=ext), "pkg/sub/kernels.py", cache=cache)}
     ops = OPS.replace(b"(triton.cdiv(n, 128),)", b"(n // 128,)")
     assert "GR001" in {

@@ -10,57 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-EXT = """import triton
-import triton.language as tl
-
-
-@triton.jit
-def program_id(axis: int):
-    return tl.program_id(axis).to(tl.int64)
-
-
-@triton.jit
-def load_row(ptr, offs, n):
-    return tl.load(ptr + offs + 1, mask=offs < n)  # seeded: reads one past the end
-"""
-
-KERNELS = """import triton
-import triton.language as tl
-
-from pkg import ext as tle
-from ..ext import load_row
-
-
-@triton.jit
-def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    pid = tle.program_id(0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    x = load_row(x_ptr, offs, n)
-    tl.store(y_ptr + offs, x, mask=offs < n)
-"""
-
-OPS = """import torch
-import triton
-
-from .kernels import copy_kernel
-
-
-def copy(x):
-    y = torch.empty_like(x)
-    n = x.numel()
-    copy_kernel[(triton.cdiv(n, 128),)](x, y, n, BLOCK=128)
-    return y
-"""
+from cross_module_package import EXT_SEEDED, KERNELS, OPS
+from cross_module_package import write_package as _write
 
 
 def write_package(root: Path) -> None:
-    (root / "pkg" / "sub").mkdir(parents=True)
-    (root / "pkg" / "__init__.py").write_text("")
-    (root / "pkg" / "sub" / "__init__.py").write_text("")
-    (root / "pkg" / "ext.py").write_text(EXT)
-    (root / "pkg" / "sub" / "kernels.py").write_text(KERNELS)
-    (root / "pkg" / "sub" / "ops.py").write_text(OPS)
+    _write(root, nested=True, seeded=True)
 
 
 def test_helpers_and_launch_from_the_package(tmp_path: Path, argus) -> None:
@@ -81,7 +36,7 @@ def test_single_file_checks_each_file_alone(tmp_path: Path, argus) -> None:
 
 
 def test_a_script_folder_without_init(tmp_path: Path, argus) -> None:
-    (tmp_path / "helpers.py").write_text(EXT)
+    (tmp_path / "helpers.py").write_text(EXT_SEEDED)
     (tmp_path / "main.py").write_text(
         KERNELS.replace("from pkg import ext as tle\n", "import helpers as tle\n").replace(
             "from ..ext import load_row", "from helpers import load_row"

@@ -11,63 +11,21 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from cross_module_package import EXT_SEEDED, KERNEL_CALL_LINE, package_files, write_package
 from lsp_support import SERVER, Session, make_client, server_env
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-EXT = """import triton
-import triton.language as tl
-
-
-@triton.jit
-def program_id(axis: int):
-    return tl.program_id(axis).to(tl.int64)
-
-
-@triton.jit
-def load_row(ptr, offs, n):
-    return tl.load(ptr + offs, mask=offs < n)
-"""
-EXT_BUGGY = EXT.replace("tl.load(ptr + offs, mask", "tl.load(ptr + offs + 1, mask")
-
-KERNELS = """import triton
-import triton.language as tl
-
-from pkg import ext as tle
-from .ext import load_row
-
-
-@triton.jit
-def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    pid = tle.program_id(0)
-    offs = pid * BLOCK + tl.arange(0, BLOCK)
-    x = load_row(x_ptr, offs, n)
-    tl.store(y_ptr + offs, x, mask=offs < n)
-"""
-
-OPS = """import torch
-import triton
-
-from .kernels import copy_kernel
-
-
-def copy(x):
-    y = torch.empty_like(x)
-    n = x.numel()
-    copy_kernel[(triton.cdiv(n, 128),)](x, y, n, BLOCK=128)
-    return y
-"""
-CALL_LINE = 11  # 0-based: `x = load_row(x_ptr, offs, n)`
+FILES = package_files(nested=False)
+KERNELS = FILES["pkg/kernels.py"]
+OPS = FILES["pkg/ops.py"]
+EXT_BUGGY = EXT_SEEDED
+CALL_LINE = KERNEL_CALL_LINE
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "ext.py").write_text(EXT)
-    (pkg / "kernels.py").write_text(KERNELS)
-    (pkg / "ops.py").write_text(OPS)
+    write_package(tmp_path, nested=False)
     return tmp_path
 
 
