@@ -184,6 +184,7 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
             )
 
     graphs = (bench_graph(lambda: attn_mod.attention(*nxt(), causal=causal)), bench_graph(base_call))
+    persistent = attn_mod.use_persistent(s, causal)  # the launcher's own choice of kernel
     return {
         "shape": f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}",
         "flops": flops,
@@ -192,7 +193,8 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
         "baseline": f"SDPA {best}",
         "backends": base_by_backend,
         "rel_err": err,
-        "config": best_config(attn_mod.attention_fwd_kernel),
+        "config": best_config(attn_mod.attention_persistent_kernel if persistent else attn_mod.attention_fwd_kernel),
+        "persistent": persistent,
         "graph_ms": graphs,
     }
 

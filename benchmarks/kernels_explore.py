@@ -154,11 +154,15 @@ def _gemm_shape(sw: Sweep, m: int, n: int, k: int, sms: int) -> None:
 # ---------------------------------------------------------------- attention
 ATTN_SHAPES = [(4, 32, 1024, 128, False), (4, 32, 1024, 128, True), (4, 32, 4096, 128, False),
                (4, 32, 4096, 128, True), (16, 16, 1024, 64, False), (4, 32, 4096, 64, True),
-               (4, 32, 16384, 128, True)]
-ATTN_SWEEP_128 = [(128, 128, 8, 3, False), (128, 64, 8, 3, False), (128, 128, 8, 3, True),
-                  (128, 128, 8, 2, True), (128, 64, 8, 3, True), (128, 64, 8, 4, True), (128, 64, 4, 3, True)]
-ATTN_SWEEP_64 = [(128, 128, 8, 3, False), (128, 64, 8, 4, False), (64, 64, 4, 4, False), (128, 64, 8, 3, True),
-                 (128, 128, 8, 3, True), (128, 64, 4, 3, True)]
+               (4, 32, 16384, 128, True), (4, 32, 2048, 128, True), (4, 32, 8192, 128, True),
+               (4, 32, 16384, 128, False)]
+# (BLOCK_M, BLOCK_N, num_warps, num_stages, PIPE_QK[, MAXNREG[, PERSISTENT]]). Earlier sweeps:
+# kernels-explore-h200-attention.txt (the old pinned configs, PIPE_QK), -2cta.txt (registers capped at
+# 128 so that two CTAs share an SM: won every shape), -persistent.txt (the persistent grid: won at S1024
+# to S4096, lost at S16384 causal, 0.88 -> 0.77x, when its causal order ran all heads' longest blocks
+# together). This one: the persistent causal order in L2-sized head groups, against the two-CTA control.
+ATTN_SWEEP_128 = [(128, 64, 8, 2, False, 128), (128, 64, 8, 2, False, 128, True), (64, 64, 4, 3, False, None, True)]
+ATTN_SWEEP_64 = [(128, 128, 8, 2, False, 128), (128, 128, 8, 2, False, 128, True), (128, 64, 8, 4, False, None, True)]
 
 
 def sweep_attention(sw: Sweep) -> None:
@@ -191,15 +195,18 @@ def _attention_shape(sw: Sweep, shape: str, b: int, h: int, s: int, d: int, caus
     base = quick_bench(base_call)
     flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
     sw.record("attention", shape, f"cuDNN ({flops / base / 1e9:.0f} TFLOP/s)", base, 0.0, "baseline", base)
-    for bm, bn, w, st, pipe in (ATTN_SWEEP_128 if d == 128 else ATTN_SWEEP_64):
-        cfg = attn_mod.config(bm, bn, w, st, pipe)
-        label = f"{bm}x{bn} w{w} s{st}{' pipe_qk' if pipe else ''}"
+    for entry in (ATTN_SWEEP_128 if d == 128 else ATTN_SWEEP_64):
+        bm, bn, w, st, pipe = entry[:5]
+        cap = entry[5] if len(entry) > 5 else None
+        pers = len(entry) > 6 and entry[6]
+        cfg = attn_mod.config(bm, bn, w, st, pipe, cap)
+        label = f"{bm}x{bn} w{w} s{st}{' pipe_qk' if pipe else ''}{f' r{cap}' if cap else ''}{' persistent' if pers else ''}"
 
-        def run(q=q, k=k, v=v, causal=causal, cfg=cfg) -> torch.Tensor:
-            return attn_mod.attention(q, k, v, causal=causal, pinned=cfg)
+        def run(q=q, k=k, v=v, causal=causal, cfg=cfg, pers=pers) -> torch.Tensor:
+            return attn_mod.attention(q, k, v, causal=causal, pinned=cfg, persistent=pers)
 
-        def timed(causal=causal, cfg=cfg) -> None:
-            attn_mod.attention(*nxt(), causal=causal, pinned=cfg)
+        def timed(causal=causal, cfg=cfg, pers=pers) -> None:
+            attn_mod.attention(*nxt(), causal=causal, pinned=cfg, persistent=pers)
 
         sw.try_variant("attention", shape, label, run, ref, timed, 2e-2, base)
 

@@ -13,7 +13,11 @@ One program owns BLOCK_M query rows of one head and streams the keys in BLOCK_N 
   side, so the shared K/V stays in L2 (card gqa-head-packing);
 - 3-D tensor descriptors ([B*H, S, D]) bound every load and store by the head's own S: a ragged last
   query block neither reads another head's keys as its own nor writes into the next head
-  (card tma-descriptors).
+  (card tma-descriptors);
+- sm90 configs cap the registers at 128 per thread with two K/V stages, so two CTAs share an SM and one's
+  softmax and epilogue overlap the other's matrix products (card software-pipelining);
+- attention_persistent_kernel: two programs per SM walk the tiles; the launcher takes it where it
+  measured faster, not causal or short causal rows (card persistent-kernels).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import math
 import torch
 import triton
 import triton.language as tl
-from argus.knowledge.kernels._common import install_allocator, interpreting
+from argus.knowledge.kernels._common import install_allocator, interpreting, num_sms
 
 
 def _configs() -> list[triton.Config]:
@@ -35,17 +39,26 @@ def _configs() -> list[triton.Config]:
     return [config(*c) for c in ATTN_CONFIGS]
 
 
-# (BLOCK_M, BLOCK_N, num_warps, num_stages, PIPE_QK): the autotuner's space on sm90. From the H200
-# sweep (kernels-explore-h200-attention.txt): 128x128 s3 won at S1024 and S16384, 128x64 s3 at S4096
-# D128, 128x64 s4 at D64; PIPE_QK lost on every shape (0.50x against 0.60x of cuDNN at S1024) and
-# 128x128 s3 with it does not fit in shared memory, so it stays out of the space.
-ATTN_CONFIGS = [(128, 128, 8, 3, False), (128, 64, 8, 3, False), (128, 64, 8, 4, False)]
+# (BLOCK_M, BLOCK_N, num_warps, num_stages, PIPE_QK[, MAXNREG]): the autotuner's space on sm90. The
+# first H200 sweep (kernels-explore-h200-attention.txt) had 128x128 s3 winning at S1024 and S16384,
+# 128x64 s3 at S4096 D128, 128x64 s4 at D64; PIPE_QK lost on every shape (0.50x against 0.60x of cuDNN
+# at S1024), so it stays out of the space. The second (kernels-explore-h200-attention-2cta.txt): the
+# register-capped two-CTA configs won all seven shapes, 128x64 s2 r128 at D128 (S1024 0.59 -> 0.68x
+# full, 0.56 -> 0.67x causal; S4096 causal 0.71 -> 0.82x), 128x128 s2 r128 at D64 (0.83 -> 0.86x);
+# the uncapped 128x64 s3 and 128x64 s4 stay as the fallbacks the autotuner may still prefer.
+# MAXNREG caps the registers per thread (ptx .maxnreg): 128x64 w8 s2 at D128 needs 142 without the cap
+# and then only one CTA (256 threads) fits a multiprocessor's 64K registers; at 128 (no spills in the
+# sm90 build) and 98 KB of shared memory two CTAs share it, so one CTA's softmax, Q load and epilogue run
+# while the other's matrix products do: the overlap a persistent grid would buy (card persistent-kernels).
+# The D64 configs (107-122 registers) fit two CTAs already.
+ATTN_CONFIGS = [(128, 64, 8, 2, False, 128), (128, 128, 8, 2, False, 128), (128, 64, 8, 3, False),
+                (128, 64, 8, 4, False), (64, 64, 4, 3, False)]
 
 
-def config(bm: int, bn: int, warps: int, stages: int, pipe: bool) -> triton.Config:
+def config(bm: int, bn: int, warps: int, stages: int, pipe: bool, maxnreg: int | None = None) -> triton.Config:
     """One attention config; the exploration sweep builds its variants through this too."""
     return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "WARP_SPEC": False, "PIPE_QK": pipe},
-                         num_warps=warps, num_stages=stages)
+                         num_warps=warps, num_stages=stages, maxnreg=maxnreg)
 
 
 @triton.jit
@@ -109,29 +122,17 @@ def _attn_block_pipelined(
     return acc, l_i, m_i
 
 
-@triton.autotune(configs=_configs(), key=["S", "HEAD_D", "CAUSAL"])
 @triton.jit
-def attention_fwd_kernel(
-    q_ptr, k_ptr, v_ptr, o_ptr,
-    sm_scale, S, H, H_KV, BH, BH_KV,
+def _attn_tile(
+    q_desc, k_desc, v_desc, o_desc, o_ptr, bh, pid_m, sm_scale, S, H, H_KV,
     HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr, PIPE_QK: tl.constexpr,
+    STORE_TMA: tl.constexpr,
 ):
-    if CAUSAL:  # noqa: SIM108 (constexpr branch)
-        # Longest rows (most key blocks) first, so the short ones fill the tail of the wave.
-        pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
-    else:
-        pid_m = tl.program_id(0)
-    bh = tl.program_id(1)
+    """One output tile: BLOCK_M query rows (block pid_m) of head bh, normalised and stored."""
     batch = bh // H
     head = bh % H
     kv_row = batch * H_KV + head // (H // H_KV)
-
-    q_desc = tl.make_tensor_descriptor(q_ptr, shape=[BH, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_M, HEAD_D])
-    o_desc = tl.make_tensor_descriptor(o_ptr, shape=[BH, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_M, HEAD_D])
-    k_desc = tl.make_tensor_descriptor(k_ptr, shape=[BH_KV, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_N, HEAD_D])
-    v_desc = tl.make_tensor_descriptor(v_ptr, shape=[BH_KV, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_N, HEAD_D])
-
     start_m = pid_m * BLOCK_M
     offs_m = start_m + tl.arange(0, BLOCK_M)
     q = tl.reshape(q_desc.load([bh, start_m, 0]), (BLOCK_M, HEAD_D))
@@ -158,14 +159,92 @@ def attention_fwd_kernel(
 
     l_safe = tl.where(l_i > 0.0, l_i, 1.0)
     out = acc / l_safe[:, None]
-    o_desc.store([bh, start_m, 0], tl.reshape(out.to(o_ptr.dtype.element_ty), (1, BLOCK_M, HEAD_D)))
+    if STORE_TMA:
+        o_desc.store([bh, start_m, 0], tl.reshape(out.to(o_ptr.dtype.element_ty), (1, BLOCK_M, HEAD_D)))
+    else:
+        # Straight from registers: a TMA store would stage the tile in 32 KB of shared memory that, inside
+        # the persistent loop, cannot reuse the K/V buffers, and 131 KB instead of 98 KB leaves one CTA per SM.
+        offs_d = tl.arange(0, HEAD_D)
+        o_head = o_ptr + bh.to(tl.int64) * S * HEAD_D  # 64-bit head offset: B*H*S*D may pass 2^31
+        o_ptrs = o_head + offs_m[:, None] * HEAD_D + offs_d[None, :]
+        tl.store(o_ptrs, out.to(o_ptr.dtype.element_ty), mask=offs_m[:, None] < S)
+
+
+@triton.jit
+def _descriptors(q_ptr, k_ptr, v_ptr, o_ptr, S, BH, BH_KV,
+                 HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """3-D descriptors over [heads, S, D]: each load and store is bounded by its own head's S."""
+    q_desc = tl.make_tensor_descriptor(q_ptr, shape=[BH, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_M, HEAD_D])
+    o_desc = tl.make_tensor_descriptor(o_ptr, shape=[BH, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_M, HEAD_D])
+    k_desc = tl.make_tensor_descriptor(k_ptr, shape=[BH_KV, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_N, HEAD_D])
+    v_desc = tl.make_tensor_descriptor(v_ptr, shape=[BH_KV, S, HEAD_D], strides=[S * HEAD_D, HEAD_D, 1], block_shape=[1, BLOCK_N, HEAD_D])
+    return q_desc, k_desc, v_desc, o_desc
+
+
+@triton.autotune(configs=_configs(), key=["S", "HEAD_D", "CAUSAL"])
+@triton.jit
+def attention_fwd_kernel(
+    q_ptr, k_ptr, v_ptr, o_ptr,
+    sm_scale, S, H, H_KV, BH, BH_KV,
+    HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr, PIPE_QK: tl.constexpr,
+):
+    if CAUSAL:  # noqa: SIM108 (constexpr branch)
+        # Longest rows (most key blocks) first, so the short ones fill the tail of the wave.
+        pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    else:
+        pid_m = tl.program_id(0)
+    q_desc, k_desc, v_desc, o_desc = _descriptors(q_ptr, k_ptr, v_ptr, o_ptr, S, BH, BH_KV, HEAD_D, BLOCK_M, BLOCK_N)
+    _attn_tile(q_desc, k_desc, v_desc, o_desc, o_ptr, tl.program_id(1), pid_m, sm_scale, S, H, H_KV,
+               HEAD_D, CAUSAL, BLOCK_M, BLOCK_N, WARP_SPEC, PIPE_QK, True)
+
+
+@triton.autotune(configs=_configs(), key=["S", "HEAD_D", "CAUSAL"])
+@triton.jit
+def attention_persistent_kernel(
+    q_ptr, k_ptr, v_ptr, o_ptr,
+    sm_scale, S, H, H_KV, BH, BH_KV,
+    HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr, PIPE_QK: tl.constexpr,
+):
+    """A fixed grid (two programs per SM) walking the (head, query block) tiles round robin.
+
+    Descriptors are built once per program, and no CTA is launched per tile (card persistent-kernels).
+    Not causal: a tile's query block varies fastest, so programs running together share one head's K/V in
+    L2. Causal: the longest query blocks (most key blocks) come first across all heads, so the round robin
+    hands every program a similar total; but the programs running together then read as many heads' K/V,
+    which at long S no longer stays in L2 (S16384: 0.88x of cuDNN one tile per CTA, 0.77x here), and
+    ordering heads in L2-sized groups unbalanced the round robin (0.58x at S1024, 0.75x at S16384;
+    kernels-explore-h200-attention-grouped.txt). The launcher takes this kernel where it measured faster.
+    """
+    n_m = tl.cdiv(S, BLOCK_M)
+    q_desc, k_desc, v_desc, o_desc = _descriptors(q_ptr, k_ptr, v_ptr, o_ptr, S, BH, BH_KV, HEAD_D, BLOCK_M, BLOCK_N)
+    for tile in tl.range(tl.program_id(0), n_m * BH, tl.num_programs(0)):
+        if CAUSAL:
+            pid_m = n_m - 1 - tile // BH
+            bh = tile % BH
+        else:
+            pid_m = tile % n_m
+            bh = tile // n_m
+        _attn_tile(q_desc, k_desc, v_desc, o_desc, o_ptr, bh, pid_m, sm_scale, S, H, H_KV,
+                   HEAD_D, CAUSAL, BLOCK_M, BLOCK_N, WARP_SPEC, PIPE_QK, False)
+
+
+def use_persistent(s: int, causal: bool) -> bool:
+    """Where the persistent grid measured faster on the H200 (kernels-explore-h200-attention-*.txt): not
+    causal at every S (S1024 0.69 -> 0.75x of cuDNN, S4096 0.67 -> 0.81x, S16384 0.84x both), causal only
+    at S1024 (0.67 -> 0.74x); longer causal rows lose their K/V reuse in L2 (S16384 0.88 -> 0.77x)."""
+    return not causal or s <= 1024
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
-              sm_scale: float | None = None, *, pinned: triton.Config | None = None) -> torch.Tensor:
+              sm_scale: float | None = None, *, pinned: triton.Config | None = None,
+              persistent: bool | None = None) -> torch.Tensor:
     """O = softmax(Q K^T * sm_scale [+ causal mask]) V for Q (B, H, S, D), K and V (B, H_KV, S, D).
 
     pinned: launch with this config instead of the autotuner's pick (the exploration sweep uses it).
+    persistent: two programs per SM walk the tiles (attention_persistent_kernel) instead of one per tile;
+    None takes it where it measured faster (use_persistent).
     """
     b, h, s, d = q.shape
     h_kv = k.shape[1]
@@ -177,6 +256,22 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
         sm_scale = 1.0 / math.sqrt(d)
     out = torch.empty_like(q)
     install_allocator(q.device)
+
+    if persistent is None:
+        persistent = use_persistent(s, causal)
+    if persistent:
+        progs = 2 * num_sms(q.device)
+
+        def pgrid(meta: dict) -> tuple[int]:
+            return (min(progs, triton.cdiv(s, meta["BLOCK_M"]) * b * h),)
+
+        if pinned is None:
+            attention_persistent_kernel[pgrid](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv,
+                                               HEAD_D=d, CAUSAL=causal)
+        else:
+            attention_persistent_kernel.fn[pgrid(pinned.kwargs)](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv,
+                                                                 HEAD_D=d, CAUSAL=causal, **pinned.all_kwargs())
+        return out
 
     def grid(meta: dict) -> tuple[int, int]:
         return (triton.cdiv(s, meta["BLOCK_M"]), b * h)

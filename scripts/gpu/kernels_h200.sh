@@ -9,14 +9,14 @@ OUT="${OUT:-/tmp/argus-kernels}"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-[ -n "${SKIP_TESTS:-}" ] || timeout 170 python3 -m pytest -q -p no:cacheprovider --noconftest -m gpu -o addopts="" tests/gpu/test_reference_kernels_gpu.py 2>&1 | tee "$OUT/gpu-tests.txt" | tail -n 15
+[ -n "${SKIP_TESTS:-}" ] || timeout 240 python3 -m pytest -q -p no:cacheprovider --noconftest -m gpu -o addopts="" tests/gpu/test_reference_kernels_gpu.py 2>&1 | tee "$OUT/gpu-tests.txt" | tail -n 15
 python3 benchmarks/kernels.py --out "$OUT" --budget-s "${BUDGET_S:-130}" --command "SKIP_TESTS=${SKIP_TESTS:-} BUDGET_S=${BUDGET_S:-130} bash scripts/gpu/kernels_h200.sh $*" "$@" 2>&1 | grep -v -e UserWarning -e "scaled_dot_product_attention(" | tee "$OUT/bench-log.txt"
 NCU="$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -n 1)"
 if [ -n "${SKIP_NCU:-}" ] || [ -z "$NCU" ] || [ "$SECONDS" -gt "${NCU_AFTER_S:-420}" ]; then
   echo "ncu skipped (SKIP_NCU, no ncu, or ${SECONDS}s already spent)" | tee "$OUT/attention-ncu.txt"
   exit 0
 fi
-kernels='regex:attention_fwd|sdpa|fprop|fmha|flash'
+kernels='regex:attention_|sdpa|fprop|fmha|flash'
 {
   timeout 90 "$NCU" --clock-control none -k "$kernels" -c 2 --section SpeedOfLight --section ComputeWorkloadAnalysis \
     --section WarpStateStats --section Occupancy --section LaunchStats python3 benchmarks/attention_ncu.py

@@ -75,6 +75,32 @@ def test_attention_pinned_configs(pipe: bool, s: int, d: int, causal: bool) -> N
     assert _rel(out, attention.reference(q, k, v, causal=causal)) < 2e-2
 
 
+@pytest.mark.parametrize("bn,persistent", [(64, False), (64, True), (128, True)])
+@pytest.mark.parametrize("s,d,causal", [(1000, 128, False), (1000, 128, True), (517, 64, True), (64, 128, False)])
+def test_attention_register_capped(bn: int, persistent: bool, s: int, d: int, causal: bool) -> None:
+    """The two-CTA configs (registers capped at 128 per thread, two stages), one program per tile or the
+    persistent grid (here fewer tiles than its programs): same attention, ragged S too."""
+    from argus.knowledge.kernels import attention
+
+    q, k, v = (torch.randn(2, 4, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    out = attention.attention(q, k, v, causal=causal, pinned=attention.config(128, bn, 8, 2, False, 128),
+                              persistent=persistent)
+    assert _rel(out, attention.reference(q, k, v, causal=causal)) < 2e-2
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("h_kv", [32, 8])
+def test_attention_persistent_many_tiles(causal: bool, h_kv: int) -> None:
+    """2 x 32 heads x 8 query blocks = 512 tiles, more than the programs (two per SM: 264 on an H200)."""
+    from argus.knowledge.kernels import attention
+
+    q = torch.randn(2, 32, 1000, 128, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(2, h_kv, 1000, 128, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    out = attention.attention(q, k, v, causal=causal, pinned=attention.config(128, 64, 8, 2, False, 128),
+                              persistent=True)
+    assert _rel(out, attention.reference(q, k, v, causal=causal)) < 2e-2
+
+
 @pytest.mark.parametrize("w_tma", [False, True])
 @pytest.mark.parametrize("fused_align", [False, True])
 def test_moe_pinned_paths(w_tma: bool, fused_align: bool) -> None:

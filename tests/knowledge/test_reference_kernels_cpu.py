@@ -118,6 +118,21 @@ def test_gemm_pinned_paths(entry: tuple) -> None:
     assert _rel(out, gemm.reference(a2, b2)) < 1e-2
 
 
+@pytest.mark.parametrize("h_kv", [4, 2])
+def test_attention_persistent(h_kv: int) -> None:
+    """The persistent grid (8 programs here for 2 x 4 x 3 = 24 tiles) covers every tile once, GQA too."""
+    q = torch.randn(2, 4, 40, 64, dtype=torch.float16)
+    k, v = (torch.randn(2, h_kv, 40, 64, dtype=torch.float16) for _ in range(2))
+    for causal in (False, True):
+        out = attention.attention(q, k, v, causal=causal, persistent=True)
+        assert _rel(out, attention.reference(q, k, v, causal=causal)) < 1e-2
+
+
+def test_use_persistent_where_measured() -> None:
+    assert attention.use_persistent(16384, False) and attention.use_persistent(1024, True)
+    assert not attention.use_persistent(4096, True)
+
+
 @pytest.mark.parametrize("pipe", [False, True])
 def test_attention_pinned_schedules(pipe: bool) -> None:
     """Q K^T issued one block ahead or not: the same attention (S = 70 leaves a ragged last block)."""
