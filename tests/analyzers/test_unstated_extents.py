@@ -113,3 +113,45 @@ def test_hover_names_the_assumption_on_a_pointer_of_unstated_extent() -> None:
     at_x = text.index("tl.load(x") + len("tl.load(")
     hover_x = describe_at(text, len(text[:at_x].encode()))
     assert hover_x is not None and "does not state" not in hover_x
+
+
+_STATE_KERNEL = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def recurrent_rows(v, u, o, dh0, T, V: tl.constexpr, BV: tl.constexpr):
+    i_n = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BV)
+    mask = cols < V
+    acc = tl.zeros([BV], dtype=tl.float32)
+    for t in range(0, T):
+        b = tl.load(v + (i_n * T + t) * V + cols, mask=mask, other=0.0).to(tl.float32)
+        acc += b
+        tl.store(u + (i_n * T + t) * V + cols, b, mask=mask)
+        tl.store(o + (i_n * T + t) * V + cols, acc, mask=mask)
+    tl.store(dh0 + i_n * V + cols, acc, mask=mask)
+
+
+def recurrent(q, v, h0):
+    B, T = q.shape[0], q.shape[1]
+    V = v.shape[-1]
+    u = torch.empty_like(v)
+    o = q.new_empty(1, *v.shape)
+    dh0 = torch.empty_like(h0, dtype=torch.float) if h0 is not None else None
+    recurrent_rows[(B,)](v, u, o, dh0, T, V=V, BV=triton.next_power_of_2(V))
+    return u, o, dh0
+"""
+
+
+def test_allocations_modelled_on_a_tensor_of_unknown_rank_are_unstated_too() -> None:
+    """`v` is read only as `v.shape[-1]`: its rank is unknown, and so are the extents of
+    `torch.empty_like(v)` and `q.new_empty(1, *v.shape)` (rank-1 guesses before, and the rows
+    the kernel writes were out of bounds of them). `h0`, used only as the model of
+    `empty_like`, is a tensor: the launch binds instead of stopping at an AR001."""
+    findings = check_source(_STATE_KERNEL, "recurrent.py")
+    judged = [(f.code, f.line) for f in findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+    assert [c for c, _ in judged if c != "MB003"] == [], judged
+    assert not [f.message for f in findings if f.code == "AR001"], [f.message for f in findings]
