@@ -27,6 +27,15 @@ def _axes(arr: np.ndarray) -> str:
     return f" along axis {', '.join(along)}" if along else ""
 
 
+def unstated_extent(t: TensorInfo) -> str:
+    """The assumption behind a tensor whose extents the launcher does not state (issue 12's
+    rule 1): its shape here is a stand-in, so nothing that depends on it is judged."""
+    return (
+        f"- the launcher does not state the extents of `{t.name}`: the shape shown is a stand-in, "
+        "and its bounds (MB001/MB002), coverage (GR001) and races (GR002) are not judged"
+    )
+
+
 def describe_value(name: str, v: Any, sizes: str, pid: tuple[int, ...]) -> str:
     head = f"**{name}**"
     where = f"\n\n_at {sizes}, program_id={pid if len(pid) > 1 else pid[0]}_"
@@ -37,7 +46,11 @@ def describe_value(name: str, v: Any, sizes: str, pid: tuple[int, ...]) -> str:
             f"{s}: {_span_text(np.where(valid, coords[..., d], np.nan).astype(float))}"
             for d, s in enumerate(t.symbols)
         )
-        return f"{head}: pointer tile {tuple(v.offsets.shape)} into `{t.name}` {tuple(t.shape)}\n\n- addresses {dims}{where}"
+        unsized = "" if t.sized else "\n" + unstated_extent(t)
+        return (
+            f"{head}: pointer tile {tuple(v.offsets.shape)} into `{t.name}` {tuple(t.shape)}"
+            f"\n\n- addresses {dims}{unsized}{where}"
+        )
     if isinstance(v, Val):
         lines = [f"{head}: {'scalar' if v.is_scalar else 'tile ' + str(tuple(v.shape))} of {v.dtype}"]
         if v.is_scalar and not v.tags:

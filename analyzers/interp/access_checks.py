@@ -233,15 +233,20 @@ def _record_writers(
         # rows picked through group offsets: whether the grid reaches every row depends on how
         # the launcher's bound (`max_seqlen`) relates to the offsets, which it does not state
         interp.mem.coverage_unjudged.add(t.index)
+    n = max(t.extent, 1)
+    if not t.sized:
+        # its extent is a stand-in: lanes past the stand-in buffer are not out of bounds (not
+        # judged), only not recorded; races on a guessed layout are not judged either
+        ok = ok & (offsets >= 0) & (offsets < n)
     if not ok.any():
         interp.mem.last_store.setdefault(t.index, (node, interp.smap))
         return
-    n = max(t.extent, 1)
     table = interp.mem.atomic if atomic else interp.mem.writer
     writer = table.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     offs = offsets[ok]
-    if not (atomic or interp.launch.assumed or _same_for_every_writer(interp, v)):  # programs that ran
+    judged = t.sized and not (atomic or interp.launch.assumed)  # programs that ran, a stated layout
+    if judged and not _same_for_every_writer(interp, v):
         _check_races(interp, t, offs, ok, v, coords, node, shape, plain, ptr)
     _check_autotune_hazards(interp, t, node, atomic)
     writer[offs] = interp.program_index

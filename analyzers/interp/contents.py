@@ -99,9 +99,11 @@ class SynthesizedMemory:
                     # sequence) and every other block meets a sentinel early
                     cycle = np.array([0, *sentinels, 1], dtype=np.int64)
                     key = base
-                    if t.sized and len(t.shape) > 1:
-                        coords, _ok = t.unravel(base)
-                        key = coords.sum(axis=-1)
+                    if len(t.shape) > 1:
+                        # rows of the layout the launch passes (a stand-in one when the
+                        # launcher does not state the extents: the strides follow it)
+                        coords, inside = t.unravel(base)
+                        key = np.where(inside, coords.sum(axis=-1), base)
                     arr = cycle[key % len(cycle)]
                 else:
                     # no check on these values: small indices, valid for any dimension of 2+

@@ -25,7 +25,7 @@ class KernelValues(BinderState):
         args: dict[str, Any] = {}
         runtime: set[str] = set()
         tensors: list[TensorInfo] = []
-        storage_index: dict[int, TensorInfo] = {}
+        established = self._passed_roots(kargs)
         for p in self.kernel.params:
             if p.name in kargs:
                 v = kargs[p.name]
@@ -47,22 +47,7 @@ class KernelValues(BinderState):
                 self.assumed_values[p.name] = (v.what, 4 if p.constexpr else 3)
                 v = 4 if p.constexpr else 3
             if isinstance(v, HostTensor):
-                ti = TensorInfo(
-                    len(tensors),
-                    p.name,
-                    tuple(v.shape),
-                    tuple(v.strides),
-                    tuple(self.symbol_name(s) for s in v.symbols),
-                    norm_dtype(v.dtype) if v.dtype_known else "fp16?",
-                    created=v.created,
-                    sized=v.sized,
-                    grid_tiled=bool(v.symbols)
-                    and all(
-                        self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots)
-                        for s in v.symbols
-                    ),
-                )
-                storage_index[v.storage] = ti
+                ti = self._tensor_info(len(tensors), p.name, v, established)
                 tensors.append(ti)
                 args[p.name] = ti
             elif isinstance(v, tuple) and v and v[0] == "desc":
@@ -71,16 +56,7 @@ class KernelValues(BinderState):
                 block = v[2]
                 if not isinstance(block, list) or not all(isinstance(b, int) for b in block):
                     raise Unevaluable(f"the block shape of the tensor descriptor `{p.name}`")
-                ti = TensorInfo(
-                    len(tensors),
-                    p.name,
-                    tuple(t.shape),
-                    tuple(t.strides),
-                    tuple(self.symbol_name(s) for s in t.symbols),
-                    norm_dtype(t.dtype) if t.dtype_known else "fp16?",
-                    created=t.created,
-                    sized=t.sized,
-                )
+                ti = self._tensor_info(len(tensors), p.name, t, established, grid=False)
                 tensors.append(ti)
                 args[p.name] = ("desc", ti, tuple(int(b) for b in block))
             elif isinstance(v, tuple) and v and v[0] == "dtype":
@@ -95,6 +71,42 @@ class KernelValues(BinderState):
                     args[k] = v
         self._apply_heuristics(args)
         return args, runtime, tensors
+
+    def _tensor_info(
+        self, index: int, name: str, t: HostTensor, established: set[str], grid: bool = True
+    ) -> TensorInfo:
+        """The probe's view of one host tensor. Its bounds are judged only where the launcher
+        establishes every extent (see `_extent_established`)."""
+        return TensorInfo(
+            index,
+            name,
+            tuple(t.shape),
+            tuple(t.strides),
+            tuple(self.symbol_name(s) for s in t.symbols),
+            norm_dtype(t.dtype) if t.dtype_known else "fp16?",
+            created=t.created,
+            sized=t.sized and all(self._extent_established(s, established) for s in t.symbols),
+            grid_tiled=grid
+            and bool(t.symbols)
+            and all(self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots) for s in t.symbols),
+        )
+
+    def _passed_roots(self, kargs: dict[str, Any]) -> set[str]:
+        """Dimension classes the launch passes to the kernel as sizes (`x.shape[1]` as `n_cols`):
+        the kernel's masks measure the tensor by them, so they are established."""
+        out: set[str] = set()
+        for v in kargs.values():
+            if isinstance(v, SymInt):
+                out |= self._roots_of(v.sym)
+        return out
+
+    def _extent_established(self, sym: str, established: set[str]) -> bool:
+        """A dimension whose size the code states: named by the launcher (`M, K = a.shape`),
+        related to one that is (an assert, `empty_like`, a shared class), tiled or walked by the
+        grid, allocated from a value, or passed to the kernel. A dimension of a tensor the
+        launcher never unpacks (`y_true` beside an unpacked `y_pred`) is none of these: its size
+        would be the probe's free choice, and a bound judged on it a guess (issue 12, rule 1)."""
+        return not any(self._anonymous(r) and r not in established for r in self._roots_of(sym))
 
     def _apply_heuristics(self, args: dict[str, Any]) -> None:
         """Values of `@triton.heuristics`. One the binder cannot evaluate (a named function, a

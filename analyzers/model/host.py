@@ -279,11 +279,28 @@ class HostEval(HostCalls):
         if isinstance(args, Opaque):
             return Opaque(fname or "call")  # `f(*xs)` of unknown length: arguments unknown
         kwargs = {k.arg: self.expr(k.value) for k in e.keywords if k.arg}
-        if isinstance(e.func, ast.Attribute):
-            base = self.expr(e.func)
-            if isinstance(base, tuple) and len(base) == 3 and base[0] == "method":
-                return self.tensor_method(base[1], base[2], args, kwargs)
-        return self.call(fname, args, kwargs, e)
+        base = self.expr(e.func) if isinstance(e.func, ast.Attribute) else None
+        if isinstance(base, tuple) and len(base) == 3 and base[0] == "method":
+            out = self.tensor_method(base[1], base[2], args, kwargs)
+        else:
+            out = self.call(fname, args, kwargs, e)
+        if isinstance(out, HostTensor) and any(self._unsized_shape(a) for a in e.args):
+            out.sized = False  # `q.new_empty(NK, *v.shape)` of a `v` whose rank is unknown
+        return out
+
+    def _unsized_shape(self, arg: ast.expr) -> bool:
+        """`*v.shape`, `v.shape` or `v.shape[:-1]` of a tensor whose extents are not stated."""
+        node = arg.value if isinstance(arg, ast.Starred) else arg
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            node = node.value
+        if (
+            not isinstance(node, ast.Attribute)
+            or node.attr != "shape"
+            or not isinstance(node.value, ast.Name)
+        ):
+            return False
+        t = self.env.get(node.value.id)
+        return isinstance(t, HostTensor) and not t.sized
 
 
 def _contains(tree: ast.AST, target: ast.AST) -> bool:

@@ -81,6 +81,7 @@ class HostCalls(HostCore):
                         isinstance(dt, tuple) or src.dtype_known,
                     )
                     t.created = last == "empty_like"
+                    t.sized = src.sized  # the model's extents, stated or not
                     return t
             if fname == "dict" and not args and all(k.arg for k in node.keywords):
                 return dict(kwargs)  # `dict(BLOCK=b, n=n)`, spread into a launch as `**consts`

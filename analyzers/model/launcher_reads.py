@@ -168,6 +168,10 @@ def _rank_from_use(n: ast.AST, names: set[str], used: set[str]) -> None:
     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in names:
         if n.attr in TENSOR_USES:
             used.add(n.value.id)
+    # `torch.empty_like(h0)`: only a tensor can be the model of another
+    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_like"):
+        if n.args and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
+            used.add(n.args[0].id)
 
 
 def _ranks_from_equal_shapes(
