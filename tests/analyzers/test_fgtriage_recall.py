@@ -1,6 +1,6 @@
 """The bugs next to the fgtriage fixes stay found (docs/realworld.md, branch `fgtriage`).
 
-The fixes read correct flag-gems idioms as correct: a 0-d tensor holds one element (K12), a
+The fixes read correct flag-gems idioms as correct: a 0-d tensor holds one element (L9), a
 max over |x| padded with 0 (K13), an "any" as a max over booleans padded with False (K14), a
 value scattered to the slot its data names (K6).
 Each test here takes the fixture of tests/corpus_realworld and breaks it the way a real kernel
