@@ -32,7 +32,13 @@ def _line_of(src: str, needle: str) -> int:
 
 
 def test_the_fixtures_are_clean() -> None:
-    for name in ("abs_max_rows.py", "any_nonzero.py", "zero_dim_output.py", "scatter_to_rank.py"):
+    for name in (
+        "abs_max_rows.py",
+        "any_nonzero.py",
+        "zero_dim_output.py",
+        "scatter_to_rank.py",
+        "valid_count_bounds_pid.py",
+    ):
         src = (FOLDER / name).read_text(encoding="utf-8")
         bad = [f for f in check_source(src, name) if f.severity in (Severity.ERROR, Severity.WARNING)]
         assert not bad, (name, [(f.code, f.line, f.message) for f in bad])
@@ -87,3 +93,10 @@ def test_a_gathered_row_scattered_by_position_is_still_found() -> None:
     src = (FOLDER.parents[0] / "corpus_own" / "moe_fused_v2.py").read_text(encoding="utf-8")
     marked = [i for i, line in enumerate(src.splitlines(), 1) if "DF004" in line and "#" in line]
     assert set(marked) & _lines(src, "DF004")
+
+
+def test_a_valid_count_the_kernel_never_tests_is_still_evidence() -> None:
+    # K15 drops `num_valid_tokens` as MB005 evidence only where it bounds the program id; a
+    # kernel given the count that never tests it (the sorted-ids padding unchecked) still warns
+    src = _mutant("valid_count_bounds_pid.py", "    if slot >= num_valid_tokens:\n        return\n", "")
+    assert _line_of(src, "row = tl.load(x_ptr + tok * stride_x") in _lines(src, "MB005")
