@@ -237,6 +237,85 @@ def outer_row_tail_store(root: Path) -> bool:
     return full == "ok" and "IllegalAccess" in tail
 
 
+def rwkv_ka_head_not_power_of_two(root: Path) -> bool:
+    """flag-gems 5.0.2, fused/rwkv_ka_fusion.py, `rwkv_ka_fusion_kernel` (GR002, fgtriage).
+
+    Each head is read as `N_size = next_power_of_2(N)` lanes from `i * N` with only the row's
+    end as a mask, so for a head size that is not a power of 2 the extra lanes are the next
+    head's: they enter this head's norm, and the last head's spill into the next program's row
+    (the race GR002 names). With N=4 the normalized `kk` matches torch; with N=3 it does not."""
+    import torch
+    import triton
+
+    kernel = load_jit_function(root / "flag_gems/fused/rwkv_ka_fusion.py", "rwkv_ka_fusion_kernel")
+
+    def run(heads: int, n: int, t: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
+        torch.manual_seed(0)
+        c = heads * n
+        k, a = torch.randn(t, c), torch.rand(t, c)
+        kk, ka = torch.randn(c), torch.rand(c)
+        o_k, o_kk, o_kka = torch.empty_like(k), torch.empty_like(k), torch.empty_like(k)
+        # the launcher's grid and block: one program per row of C elements
+        kernel[(t,)](k, kk, a, ka, o_k, o_kk, o_kka, t, c, heads, n, triton.next_power_of_2(n), c)
+        kt = (k * kk).view(t, heads, n)
+        want = (kt / torch.sqrt((kt * kt).sum(-1, keepdim=True) + 1e-12)).view(t, c)
+        return o_kk, want
+
+    got4, want4 = run(2, 4)
+    got3, want3 = run(2, 3)
+    err4, err3 = (got4 - want4).abs().max().item(), (got3 - want3).abs().max().item()
+    print("flag-gems rwkv_ka_fusion_kernel, T=2, H=2: max |kk_normalized - torch|")
+    print(f"  head size N=4: {err4:.3g}")
+    print(f"  head size N=3: {err3:.3g}")
+    return err4 < 1e-5 and err3 > 1e-3
+
+
+def _fla_math() -> dict:
+    """`exp` and `log` as fla's `fla.ops.utils.op` gives them by default (fp32 `tl.exp`/`tl.log`
+    in a `@triton.jit` wrapper), written out here so the kernel's module need not be imported."""
+    import triton
+    import triton.language as tl
+
+    scratch = Path(tempfile.mkdtemp(prefix="argus-repro-")) / "_argus_repro_fla_math.py"
+    scratch.write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef exp(x):\n    return tl.exp(x.to(tl.float32))\n"
+        "\n\n@triton.jit\ndef log(x):\n    return tl.log(x.to(tl.float32))\n",
+        encoding="utf-8",
+    )
+    namespace: dict = {"triton": triton, "tl": tl, "__name__": "_argus_repro_fla_math"}
+    exec(compile(scratch.read_text(), str(scratch), "exec"), namespace)  # noqa: S102 - two one-line helpers
+    return {"exp": namespace["exp"], "log": namespace["log"]}
+
+
+def logcumsumexp_zero_padded_max(root: Path) -> bool:
+    """fla-core 0.6.0, ops/utils/logcumsumexp.py, `logcumsumexp_fwd_kernel` (DF003, fgtriage).
+
+    The chunk's shift `b_mc = max(b_s, 0)` is taken over rows loaded with `other=0.0`, so in a
+    chunk with rows past T the shift is max(0, column max). For a column of values far below 0
+    every `exp(s - 0)` underflows in fp32, the cumulative sum is 0, and the kernel's eps (1e-20)
+    turns it into log(1e-20) = -46.05 instead of the true log-cumsum-exp (about -120). With T a
+    multiple of the chunk (no padded row) the same values come out right."""
+    import torch
+
+    kernel = load_jit_function(root / "fla/ops/utils/logcumsumexp.py", "logcumsumexp_fwd_kernel", _fla_math())
+
+    def run(t: int, offset: float) -> tuple[torch.Tensor, torch.Tensor]:
+        torch.manual_seed(0)
+        s = (torch.randn(1, t, 4) + offset).contiguous()
+        z = torch.empty_like(s)
+        kernel[(1,)](s, z, t, S=4, BT=16)
+        return z, torch.logcumsumexp(s, dim=1)
+
+    full, want_full = run(16, -120.0)
+    tail, want_tail = run(5, -120.0)
+    print("fla-core logcumsumexp_fwd_kernel, S=4, BT=16, values ~ N(-120, 1)")
+    print(f"  T=16 (no padded row): kernel {full[0, -1].tolist()}  torch {want_full[0, -1].tolist()}")
+    print(f"  T=5 (11 padded rows): kernel {tail[0, -1].tolist()}  torch {want_tail[0, -1].tolist()}")
+    ok_full = torch.allclose(full, want_full, rtol=1e-4, atol=1e-3)
+    ok_tail = torch.allclose(tail, want_tail, rtol=1e-4, atol=1e-3)
+    return ok_full and not ok_tail
+
+
 def triton_cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -248,6 +327,8 @@ CASES = {
     # the last two patch the interpreter to raise on any lane outside the launch's tensors
     "nll_ignore_index_read": (nll_ignore_index_read, "flag_gems-5.0.2"),
     "outer_row_tail_store": (outer_row_tail_store, "flag_gems-5.0.2"),
+    "logcumsumexp_zero_padded_max": (logcumsumexp_zero_padded_max, "fla_core-0.6.0"),
+    "rwkv_ka_head_not_power_of_two": (rwkv_ka_head_not_power_of_two, "flag_gems-5.0.2"),
 }
 
 

@@ -131,7 +131,7 @@ def _report_padding(interp: OpContext, x: Val, name: str, axis: int | None, node
     picks an index, which padding cannot shift the way it shifts a value)."""
     if x.pad is None or not x.pad.any() or name in ("argmax", "argmin"):
         return
-    identity = IDENTITY[name]
+    identity = _identity(name, x.dtype)
     bad = _padding_that_counts(x, name, axis, identity)
     if bad.any():
         lane = np.argwhere(bad)[0].tolist()
@@ -144,6 +144,16 @@ def _report_padding(interp: OpContext, x: Val, name: str, axis: int | None, node
             value=float(data[tuple(lane)]) if data.ndim else float(data),
             identity=identity,
         )
+
+
+def _identity(name: str, dtype: str) -> float:
+    """The neutral element of a reduction over `dtype`: over booleans (`tl.max(v != 0)`, an
+    "any") a max starts from False and a min from True; over unsigned integers a max from 0."""
+    if dtype == "int1" and name in ("max", "min"):
+        return 0 if name == "max" else 1
+    if dtype.startswith("uint") and name == "max":
+        return 0
+    return IDENTITY[name]
 
 
 def _padding_that_counts(x: Val, name: str, axis: int | None, identity: float) -> np.ndarray:
@@ -164,6 +174,27 @@ def _padding_that_counts(x: Val, name: str, axis: int | None, identity: float) -
             real_only = fn_(np.where(padm, identity, data), axis=axis)
             if np.array_equal(real_only, fn_(data, axis=axis), equal_nan=True):
                 bad = np.zeros_like(bad)
+            else:
+                bad = _unless_padding_below_every_value(x, data, padm, bad, name, axis)
+    return bad
+
+
+def _unless_padding_below_every_value(
+    x: Val, data: np.ndarray, padm: np.ndarray, bad: np.ndarray, name: str, axis: int | None
+) -> np.ndarray:
+    """A max over |x| with zero padding in a tile that also holds rows past the end (padding
+    throughout, whose max nothing real reads): where every real lane of a slice lies strictly
+    past every padded one, the padding is a bound of the values (0 for |x|) and never wins. A
+    real lane equal to the pad value keeps the finding: that is what a running max started at
+    0 instead of -inf leaves in a row of negative values."""
+    sign = 1.0 if name == "max" else -1.0
+    d = sign * data
+    real = ~padm if x.undef is None else ~padm & ~bc(x.undef, x.shape)
+    real_low = np.min(np.where(real, d, np.inf), axis=axis, keepdims=True)
+    pad_high = np.max(np.where(bad, d, -np.inf), axis=axis, keepdims=True)
+    counts = bad.any(axis=axis, keepdims=True)
+    if np.all((real_low > pad_high) | ~counts):
+        return np.zeros_like(bad)
     return bad
 
 

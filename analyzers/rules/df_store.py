@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from argus.analyzers.findings import Finding
 from argus.analyzers.interp.facts import ScatterCollision, ScatterIndex, StoreTag
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
+from argus.analyzers.rules.scatter_address import store_scattered_by_data
 
 
 @register
@@ -51,6 +52,10 @@ class StoreTagMismatch(Rule[StoreTag | ScatterIndex | ScatterCollision]):
             )
             summary = f"{where(fact.probe)}: the value for {fact.index_symbol}={fact.index_value} is written to {dest}"
         else:
+            if not fact.transposed and store_scattered_by_data(ctx.func, fact.node, fact.smap):
+                # each lane writes where its data says (a rank, a compaction slot): the
+                # destination is the data's, which synthesized contents cannot stand for
+                return
             how = " (transposed)" if fact.transposed else ""
             msg = f"`{fact.tensor}` receives a value computed for {fact.symbol}={fact.got} at {fact.symbol}={fact.expected}{how}"
             summary = f"{where(fact.probe)}: lane {tuple(fact.lane)} stores the value for {fact.symbol}={fact.got} into {dest}"

@@ -18,6 +18,7 @@ from functools import lru_cache
 
 # a scalar kernel parameter that carries a sentinel or the count of valid entries
 _SENTINEL_PARAM = re.compile(r"ignore|sentinel|invalid|num_valid|pad_id|padding_idx|pad_token", re.IGNORECASE)
+_COUNT_PARAM = re.compile(r"num_valid", re.IGNORECASE)
 _FILL_CALLS = {"full", "full_like", "new_full", "fill_", "pad", "masked_fill", "masked_fill_"}
 
 
@@ -38,12 +39,47 @@ def kernel_side(policy_phrases: list[str], source: bytes, kernel: str, index_fro
         out += [
             f"the kernel is given the sentinel `{a.arg}`"
             for a in func.args.args
-            if _SENTINEL_PARAM.search(a.arg) and a.arg != index_from
+            if _SENTINEL_PARAM.search(a.arg)
+            and a.arg != index_from
+            and not _bounds_program_id_only(func, a.arg)
         ]
     fills = _negative_fills(source)
     if fills:
         out.append(f"host code in this file fills a tensor with {fills[0]}")
     return out
+
+
+def _bounds_program_id_only(func: ast.FunctionDef, param: str) -> bool:
+    """A count of valid entries (`num_valid_tokens`) that the kernel compares only with its
+    program id (`if pid >= num_valid_tokens: return`) bounds which position a program reads,
+    not the values it loads there: no evidence that those values can be out of range. A count
+    compared with nothing still counts (a kernel that forgot the test is what MB005 is for)."""
+    if not _COUNT_PARAM.search(param):
+        return False
+    from_pid: set[str] = set()
+    for _ in range(4):
+        for n in ast.walk(func):
+            if isinstance(n, ast.Assign) and (_calls(n.value, "program_id") or _names(n.value) & from_pid):
+                if not _calls(n.value, "load"):
+                    from_pid |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+    sides = []
+    for n in ast.walk(func):
+        if isinstance(n, ast.Compare) and len(n.ops) == 1:
+            a, b = n.left, n.comparators[0]
+            for x, y in ((a, b), (b, a)):
+                if isinstance(x, ast.Name) and x.id == param:
+                    sides.append(y)
+    return bool(sides) and all(
+        _calls(y, "program_id") or (_names(y) and _names(y) <= from_pid) for y in sides
+    )
+
+
+def _calls(e: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Call) and _name(n.func) == name for n in ast.walk(e))
+
+
+def _names(e: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(e) if isinstance(n, ast.Name)}
 
 
 def _compared_directly(func: ast.FunctionDef, index_from: str) -> bool:
