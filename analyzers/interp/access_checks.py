@@ -36,6 +36,8 @@ def check_access(
                     "pid": interp.pid[: max(interp.launch.grid_axes, 1)],
                     "sizes": interp.launch.describe_sizes(),
                     "tensor": ptr.tensor.name,
+                    "tensor_sized": ptr.tensor.sized,
+                    "factor_fixed": operands.get("factor_name") in interp.launch.fixed_runtime,
                     "expr": ast.unparse(onode),
                     **operands,
                     "grows_side": side,

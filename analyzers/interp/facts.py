@@ -325,6 +325,8 @@ class Int32Offset(Fact):
 
     KINDS = ("int32-offset",)
     tensor: str
+    tensor_sized: bool
+    factor_fixed: bool
     expr: str
     grows_max: int
     factor: int

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import itertools
 from typing import Any
 
@@ -179,9 +180,7 @@ class Interpreter:
             v = self.launch.args[p.name]
             if isinstance(v, TensorInfo):
                 if p.name in self.int_tensors and not v.dtype.startswith("int"):
-                    v = TensorInfo(
-                        v.index, v.name, v.shape, v.strides, v.symbols, "int32", v.created, v.sized
-                    )
+                    v = dataclasses.replace(v, dtype="int32")
                 env[p.name] = Ptr(v, np.zeros((), dtype=np.int64))
             elif isinstance(v, tuple) and v and v[0] == "dtype":
                 env[p.name] = DType(norm_dtype(v[1]))

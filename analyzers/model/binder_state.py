@@ -37,6 +37,7 @@ class BinderState:
         self._rank_unknown: set[str] = set()  # launcher tensors indexed only from the back
         self.partitioned: dict[str, int] = {}  # rows split by a prefix-sum table -> rows to give them
         self.prefix_lengths: set[str] = set()  # lengths of prefix-sum tables (groups + 1)
+        self.fixed_runtime: set[str] = set()  # runtime numbers no problem size changes (MB003)
         self._contains_memo: dict[tuple[int, int], bool] = {}
 
     def symbol_name(self, sym: str) -> str:

@@ -65,12 +65,27 @@ class KernelValues(BinderState):
                 args[p.name] = int(v) if isinstance(v, SymInt) else v
                 if not p.constexpr:
                     runtime.add(p.name)
+                    if self._fixed_value(p.name, v):
+                        self.fixed_runtime.add(p.name)
         if config:
             for k, v in config.items():
                 if k not in args and self.kernel.param(k) is not None:
                     args[k] = v
         self._apply_heuristics(args)
         return args, runtime, tensors
+
+    def _fixed_value(self, param: str, v: Any) -> bool:
+        """A number the problem sizes do not change: a literal in the launch call, or a size
+        whose dimension classes all have fixed values (`idx.shape[1]` of `torch.empty(T, 8)`).
+        MB003 reads it: a growing index times a fixed factor wraps only when that one index is
+        huge. A computed plain number (a stride) is not known to be fixed."""
+        if isinstance(v, SymInt):
+            roots = self._roots_of(v.sym)
+            return bool(roots) and all(r in self.dims.allowed for r in roots)
+        if self.site is None or isinstance(v, bool) or not isinstance(v, int):
+            return False
+        arg = dict(self._call_pairs()).get(param)
+        return isinstance(arg, ast.Constant) and isinstance(arg.value, int)
 
     def _tensor_info(
         self, index: int, name: str, t: HostTensor, established: set[str], grid: bool = True

@@ -225,6 +225,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
             False,
             grid_span=self.site.smap.span(self.site.grid_node),
             bare_axes=frozenset(self.bare_axes),
+            fixed_runtime=frozenset(self.fixed_runtime),
         )
 
 

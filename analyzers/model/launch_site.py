@@ -49,6 +49,7 @@ class ProbeLaunch:
     notes: list[str] = field(default_factory=list)
     sampled: bool = False  # run only edge programs (further autotune configs)
     bare_axes: frozenset[int] = frozenset()  # grid axes that count batch or head indices only
+    fixed_runtime: frozenset[str] = frozenset()  # runtime numbers the launcher fixes (literals)
 
     def describe_sizes(self) -> str:
         return " ".join(f"{k}={v}" for k, v in self.sizes.items())

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
-from argus.analyzers.findings import Finding
+from argus.analyzers.findings import Finding, Severity
 from argus.analyzers.interp.facts import Int32Offset
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, register
 from argus.analyzers.rules.fixes import wrap_int64_fix
@@ -29,6 +30,12 @@ class Int32OffsetOverflow(Rule[Int32Offset]):
     ```
     Use instead: `x_row = x_ptr + row.to(tl.int64) * x_row_stride`.
 
+    ## Severity
+    A warning where the growing index multiplies a stride or size that grows with the problem
+    too (rows times a row length, a batch index times a batch stride: real tensors pass 2^31
+    elements that way). A hint, naming the assumption, where the launch passes the factor as a
+    fixed number (`row * 8` wraps only past 2^28 rows) or does not state the tensor's shape.
+
     ## Fix
     Casts the growing operand to int64 before the multiply."""
 
@@ -51,10 +58,27 @@ class Int32OffsetOverflow(Rule[Int32Offset]):
             )
         else:
             summary = f"{fact.probe.sizes}: a growing index times a runtime stride, in int32"
-        yield self.finding(
+        finding = self.finding(
             fact,
             ctx,
             msg,
             base_witness(fact, summary, expression=expr, bound="2^31 - 1", stride=factor),
             wrap_int64_fix(fact, ctx),
         )
+        assumption = _size_assumption(fact)
+        if assumption:
+            finding = replace(finding, message=f"{msg}; {assumption}", severity=Severity.HINT)
+        yield finding
+
+
+def _size_assumption(fact: Int32Offset) -> str:
+    """Why the product may never pass 2^31, where the code leaves that open (empty: a growing
+    index times a stride or size that grows with the problem too, which real inputs reach)."""
+    if fact.factor_fixed:
+        return (
+            f"reported as a hint: the launch passes `{fact.factor_name}` as a fixed number, so this wraps only if "
+            f"the growing index alone passes 2^31 / {fact.factor or fact.factor_name}"
+        )
+    if not fact.tensor_sized:
+        return f"reported as a hint: the launcher does not state the shape of `{fact.tensor}`, so its size is assumed"
+    return ""
