@@ -93,7 +93,9 @@ class TensorInfo:
     @functools.cached_property
     def extent(self) -> int:
         """Elements from offset 0 to one past the last element (gaps included)."""
-        if not self.shape or min(self.shape) == 0:
+        if not self.shape:  # a 0-d tensor (`torch.empty([])`) holds one element
+            return 1
+        if min(self.shape) == 0:
             return 0
         return 1 + sum((s - 1) * st for s, st in zip(self.shape, self.strides, strict=True))
 
