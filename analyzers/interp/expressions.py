@@ -101,6 +101,9 @@ def name_(interp: RunContext, e: ast.Name, env: dict[str, Any]) -> Any:
         return ("helper", e.id)
     if e.id in BUILTIN_NAMES:
         return ("builtin", e.id)
+    alias = interp.module_consts.get(ops.IMPORTED + e.id)
+    if alias is not None:  # an imported name that is a Triton math/random function (ops.py)
+        return alias
     raise Unevaluable(f"the name `{e.id}` (not a parameter, local or module constant)", e)
 
 

@@ -80,6 +80,31 @@ def math_alias(node: ast.expr) -> tuple[str, str] | None:
     return ("tl", node.attr) if op is not None and op.family == "math" else None
 
 
+IMPORTED = "<import>"  # module_consts key prefix of an imported name that stands for an op
+_ALIAS_FAMILIES = ("math", "random")
+
+
+def imported_op_aliases(text: bytes) -> dict[str, tuple[str, str]]:
+    """`from .helpers import exp` / `from ..random_utils import uint_to_uniform_float`: a name
+    imported from another module of the package that is Triton's own elementwise math or
+    random function name (fla-core's `exp` picks `tl.exp` or libdevice's fast one; flag-gems
+    re-exports `tl.uint_to_uniform_float`). Used only when that module gives no jit helper of
+    the name (expressions.name_ looks here last)."""
+    try:
+        mod = ast.parse(text.decode("utf-8"))
+    except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
+        return {}
+    out: dict[str, tuple[str, str]] = {}
+    for st in mod.body:
+        if not isinstance(st, ast.ImportFrom):
+            continue
+        for alias in st.names:
+            op = REGISTRY.get(alias.name)
+            if op is not None and op.family in _ALIAS_FAMILIES:
+                out[IMPORTED + (alias.asname or alias.name)] = ("tl", alias.name)
+    return out
+
+
 # ---- module attributes --------------------------------------------------------------------------
 DTYPE_NAMES = {
     "float16",
