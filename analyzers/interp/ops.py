@@ -25,6 +25,7 @@ from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import (
     ops_arith,
     ops_creation,
+    ops_dtype,
     ops_linalg,
     ops_math,
     ops_memory,
@@ -42,7 +43,17 @@ from argus.analyzers.interp.values import BlockPtr, Descriptor, DType, Ptr, PtrD
 if TYPE_CHECKING:
     from argus.analyzers.interp.context import OpContext
 
-FAMILIES = (ops_memory, ops_linalg, ops_reduce, ops_creation, ops_random, ops_shapes, ops_arith, ops_math)
+FAMILIES = (
+    ops_memory,
+    ops_linalg,
+    ops_reduce,
+    ops_creation,
+    ops_random,
+    ops_dtype,
+    ops_shapes,
+    ops_arith,
+    ops_math,
+)
 
 
 def _registry() -> dict[str, Op]:

@@ -16,6 +16,7 @@ import ast
 from typing import Any
 
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp.opdecl import declare
 from argus.analyzers.interp.values import FLOAT_TYPES, DType, PtrDType, Val, scalar
 
 _BITS = {
@@ -124,3 +125,19 @@ def same_dtype(a: Any, b: Any) -> bool | None:
     if not isinstance(a, DType | PtrDType) or not isinstance(b, DType | PtrDType):
         return None
     return a == b
+
+
+def _get_int_dtype(interp: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> DType:
+    """`tl.core.get_int_dtype(bitwidth, signed)`: the integer dtype of that width (flag-gems'
+    radix sort, fla-core's bitonic argsort)."""
+    bits = args[0] if args else kwargs.get("bitwidth")
+    signed = args[1] if len(args) > 1 else kwargs.get("signed")
+    if not isinstance(bits, Val) or not isinstance(signed, Val) or not bits.constexpr:
+        raise Unevaluable("`get_int_dtype` of a value that is not a constexpr", node)
+    width, is_signed = int(bits.item()), bool(signed.item())
+    if width not in (8, 16, 32, 64) and not (width == 1 and not is_signed):
+        raise Unevaluable(f"`get_int_dtype` of width {width}", node)
+    return DType("int1" if width == 1 else ("int" if is_signed else "uint") + str(width))
+
+
+OPS = declare("dtype", {"get_int_dtype": _get_int_dtype})

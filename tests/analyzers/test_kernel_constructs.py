@@ -307,3 +307,13 @@ def last_dim(x_ptr, BLOCK: tl.constexpr):
 """
     messages = not_modelled(text)
     assert messages and all("internal" not in m for m in messages)
+
+
+def test_get_int_dtype_gives_the_integer_type_of_a_width() -> None:
+    text = ARGMAX.replace(
+        "bits = x.to(tl.float32).to(tl.int32, bitcast=True).to(tl.float32, bitcast=True)",
+        "itype = tl.core.get_int_dtype(bitwidth=x.to(tl.float32).dtype.primitive_bitwidth, signed=True)\n"
+        "    bits = x.to(tl.float32).to(itype, bitcast=True).to(tl.float32, bitcast=True)",
+    )
+    assert not_modelled(text) == []
+    assert failing(text) == []
