@@ -241,7 +241,8 @@ def _record_writers(
     writer = table.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     offs = offsets[ok]
-    if not (atomic or interp.launch.assumed or _same_for_every_writer(interp, v)):  # programs that ran
+    # programs that ran; a tensor of unknown extent: its offsets come from sizes the code does not state
+    if not (atomic or interp.launch.assumed or not t.sized or _same_for_every_writer(interp, v)):
         _check_races(interp, t, offs, ok, v, coords, node, shape, plain, ptr)
     _check_autotune_hazards(interp, t, node, atomic)
     writer[offs] = interp.program_index
