@@ -93,6 +93,7 @@ def math_alias(node: ast.expr) -> tuple[str, str] | None:
 
 IMPORTED = "<import>"  # module_consts key prefix of an imported name that stands for an op
 _ALIAS_FAMILIES = ("math", "random")
+_TRITON_OWN = ("triton.language", "triton.language.random", "triton.language.math")
 
 
 def imported_op_aliases(text: bytes) -> dict[str, tuple[str, str]]:
@@ -109,10 +110,14 @@ def imported_op_aliases(text: bytes) -> dict[str, tuple[str, str]]:
     for st in mod.body:
         if not isinstance(st, ast.ImportFrom):
             continue
+        vendor = (st.module or "").startswith("triton.") and st.module not in _TRITON_OWN
         for alias in st.names:
             op = REGISTRY.get(alias.name)
-            if op is not None and op.family in _ALIAS_FAMILIES:
-                out[IMPORTED + (alias.asname or alias.name)] = ("tl", alias.name)
+            if op is None or op.family not in _ALIAS_FAMILIES:
+                continue
+            if op.family == "random" and (vendor or alias.asname not in (None, alias.name)):
+                continue  # `from triton.language.extra.mlu.libdevice import philox as _philox`: another signature
+            out[IMPORTED + (alias.asname or alias.name)] = ("tl", alias.name)
     return out
 
 

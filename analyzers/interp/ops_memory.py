@@ -378,6 +378,12 @@ def descriptor_method(
         valid = report_out_of_bounds(interp, t, phys, inside, node, "oob-load")
         return _make_loaded(interp, None, t, phys, inside, valid, 0.0, node, phys.shape)
     v = to_val(args[1] if len(args) > 1 else kwargs["value"], node)
+    try:
+        fits = np.broadcast_shapes(v.shape, phys.shape) == phys.shape
+    except ValueError:
+        fits = False
+    if not fits:  # a compile error in Triton; here the block shape may be a guess of the binder
+        raise Unevaluable(f"a descriptor store of a {v.shape} tile into blocks of {phys.shape}", node)
     valid = report_out_of_bounds(interp, t, phys, inside, node, "oob-store")
     coords, _ = interp.unravel(t, phys)
     record_store(

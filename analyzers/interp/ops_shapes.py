@@ -53,6 +53,9 @@ def subscript(interp: OpContext, base: Any, sl: ast.expr, node: ast.AST, env: di
 
 
 def reshape_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
+    if not isinstance(v, Val | Ptr):
+        raise Unevaluable(f"a reshape of a {type(v).__name__}", node)
+
     def fn(a: np.ndarray) -> np.ndarray:
         return np.reshape(np.ascontiguousarray(a), shape)
 

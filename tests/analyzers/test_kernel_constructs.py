@@ -317,3 +317,34 @@ def test_get_int_dtype_gives_the_integer_type_of_a_width() -> None:
     )
     assert not_modelled(text) == []
     assert failing(text) == []
+
+
+def test_a_vendor_philox_of_another_signature_is_not_taken_for_tl_philox() -> None:
+    """Cambricon's `from triton.language.extra.mlu.libdevice import philox as _philox` takes
+    (BLOCK, seed_lo, seed_hi, c0, c1, c2, c3, n_rounds) and returns one block: it is named, not
+    run as `tl.philox` (which made a tuple that a reshape then crashed on)."""
+    text = DROPOUT.replace(
+        "    r0, r1, r2, r3 = tl.philox(seed, offs.to(tl.uint32), offs * 0, offs * 0, offs * 0)\n",
+        "    r0 = tl.reshape(_philox(BLOCK, seed, seed, offs, 0, 0, 0, 10), [BLOCK])\n",
+    )
+    text = "from triton.language.extra.mlu.libdevice import philox as _philox\n" + text
+    messages = not_modelled(text)
+    assert messages and all("internal" not in m for m in messages)
+    assert any("_philox" in m for m in messages)
+
+
+def test_a_descriptor_store_of_a_tile_larger_than_its_block_is_named() -> None:
+    text = '''
+@triton.jit
+def store_tiles(y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    desc = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[1, 1])
+    desc.store([tl.program_id(0) * BM, 0], tl.zeros([BM, BN], dtype=tl.float32))
+
+
+def launch(y):
+    M, N = y.shape
+    store_tiles[(triton.cdiv(M, 4),)](y, M, N, BM=4, BN=4)
+'''
+    messages = not_modelled(text)
+    assert any("descriptor store of a (4, 4) tile" in m for m in messages)
+    assert all("internal" not in m for m in messages)
