@@ -334,7 +334,7 @@ def test_a_vendor_philox_of_another_signature_is_not_taken_for_tl_philox() -> No
 
 
 def test_a_descriptor_store_of_a_tile_larger_than_its_block_is_named() -> None:
-    text = '''
+    text = """
 @triton.jit
 def store_tiles(y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
     desc = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[1, 1])
@@ -344,7 +344,7 @@ def store_tiles(y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
 def launch(y):
     M, N = y.shape
     store_tiles[(triton.cdiv(M, 4),)](y, M, N, BM=4, BN=4)
-'''
+"""
     messages = not_modelled(text)
     assert any("descriptor store of a (4, 4) tile" in m for m in messages)
     assert all("internal" not in m for m in messages)
