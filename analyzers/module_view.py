@@ -17,6 +17,7 @@ from argus.analyzers.frontend.parse import first_error
 from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
 from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
+from argus.analyzers.interp.ops import imported_op_aliases, math_alias
 from argus.analyzers.interp.values import scalar
 from argus.analyzers.model.kernel import Helper, line_starts, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
@@ -199,6 +200,9 @@ def build_module_view(
         if child.type == "function_definition":
             _record_returning_function(source, child, const_nodes, parts)
             continue
+        if child.type == "import_from_statement":
+            consts.update(imported_op_aliases(source[child.start_byte : child.end_byte]))
+            continue
         if child.type != "expression_statement" or not child.named_children:
             continue
         stmt = child.named_children[0]
@@ -216,6 +220,8 @@ def build_module_view(
             if isinstance(target, ast.Name) and value is not None:
                 const_nodes[target.id] = value
                 v = _const_value(value)
+                if v is None:
+                    v = math_alias(value)
                 if v is not None:
                     consts[target.id] = v
                     parts.append(text)

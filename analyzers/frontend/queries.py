@@ -7,9 +7,12 @@ from dataclasses import dataclass
 from argus.analyzers.frontend.parse import PY_LANGUAGE, text_of
 from tree_sitter import Node, Query, QueryCursor
 
-# names a function calls or passes as an argument (helpers, combine functions) and launches
+# names a function calls or passes as an argument, positional or by keyword (helpers, combine
+# functions: `tl.reduce(x, 0, combine_fn=reduce_all)`) and launches
 CALLS = Query(
-    PY_LANGUAGE, "(call function: (identifier) @fn) (call arguments: (argument_list (identifier) @arg))"
+    PY_LANGUAGE,
+    "(call function: (identifier) @fn) (call arguments: (argument_list (identifier) @arg))"
+    " (call arguments: (argument_list (keyword_argument value: (identifier) @arg)))",
 )
 LAUNCHES = Query(PY_LANGUAGE, "(call function: (subscript value: (_) @kernel)) @launch")
 

@@ -17,6 +17,7 @@ from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import ops
 from argus.analyzers.interp.calls import call
 from argus.analyzers.interp.ops_arith import binop, compare
+from argus.analyzers.interp.ops_dtype import dtype_attribute
 from argus.analyzers.interp.ops_shapes import subscript, trans
 from argus.analyzers.interp.values import (
     BlockPtr,
@@ -100,6 +101,9 @@ def name_(interp: RunContext, e: ast.Name, env: dict[str, Any]) -> Any:
         return ("helper", e.id)
     if e.id in BUILTIN_NAMES:
         return ("builtin", e.id)
+    alias = interp.module_consts.get(ops.IMPORTED + e.id)
+    if alias is not None:  # an imported name that is a Triton math/random function (ops.py)
+        return alias
     raise Unevaluable(f"the name `{e.id}` (not a parameter, local or module constant)", e)
 
 
@@ -134,25 +138,29 @@ def attribute(interp: RunContext, e: ast.Attribute, env: dict[str, Any]) -> Any:
     base = evaluate(interp, e.value, env)
     if isinstance(base, tuple) and base and base[0] == "module":
         return ops.module_attribute(base[1] + "." + e.attr, e)
-    if isinstance(base, Ptr) and e.attr in ("dtype", "type"):
+    if isinstance(base, Ptr | BlockPtr) and e.attr in ("dtype", "type"):
         return PtrDType(base.tensor.dtype.rstrip("?"))
-    if isinstance(base, PtrDType) and e.attr == "element_ty":
-        return DType(base.element)
+    if isinstance(base, Descriptor) and e.attr == "dtype":  # a descriptor's dtype is its element type
+        return DType(base.tensor.dtype.rstrip("?"))
+    if isinstance(base, Descriptor) and e.attr == "block_shape":
+        return tuple(scalar(s, constexpr=True) for s in base.block_shape)
+    if isinstance(base, DType | PtrDType):
+        return dtype_attribute(base, e.attr, e)
     if isinstance(base, Val):
         return _tile_attribute(interp, base, e)
     if isinstance(base, Ptr | BlockPtr | Descriptor):
         return ("method", base, e.attr)
-    if isinstance(base, DType) and e.attr in ("primitive_bitwidth", "is_floating", "element_ty"):
-        if e.attr == "element_ty":
-            return base
-        return ("method", base, e.attr)
+    if e.attr == "value" and (base is None or isinstance(base, str | tuple)):
+        return base  # `tl.constexpr(...).value` of a constexpr string, None or tuple: itself
     raise Unevaluable(f"the attribute `{ast.unparse(e)}`", e)
 
 
 def _tile_attribute(interp: RunContext, base: Val, e: ast.Attribute) -> Any:
     """`x.dtype`, `x.T`, `x.shape` of a tile; any other attribute is a method to call."""
-    if e.attr == "dtype":
+    if e.attr in ("dtype", "type"):  # a block's type read as its element type (ops_dtype.py)
         return DType(base.dtype)
+    if e.attr == "value" and base.constexpr:  # a constexpr's `.value`: the number itself
+        return base
     if e.attr == "T":
         return trans(interp, [base], {}, e)
     if e.attr == "shape":
@@ -165,6 +173,9 @@ def subscript_(interp: RunContext, e: ast.Subscript, env: dict[str, Any]) -> Any
     if isinstance(base, tuple | list):
         idx = evaluate(interp, e.slice, env)
         i = int(idx.item()) if isinstance(idx, Val) else idx
+        if isinstance(i, int) and not -len(base) <= i < len(base):
+            # `x.shape[-1]` of what was bound as a scalar (a helper checked alone)
+            raise Unevaluable(f"`{ast.unparse(e)}` past the end of a {len(base)}-element tuple", e)
         return base[i]
     return subscript(interp, base, e.slice, e, env)
 
@@ -226,17 +237,30 @@ def bool_op(interp: RunContext, e: ast.BoolOp, env: dict[str, Any]) -> Any:
 
 def call_(interp: RunContext, e: ast.Call, env: dict[str, Any]) -> Any:
     fn = evaluate(interp, e.func, env)
+    text_only = _UNREAD_ARGUMENTS.get(fn[1], {}) if isinstance(fn, tuple) and fn[:1] == ("tl",) else {}
     args = []
-    for a in e.args:
+    for i, a in enumerate(e.args):
         if isinstance(a, ast.Starred):
             raise Unevaluable("a *args call", e)
-        args.append(evaluate(interp, a, env))
+        args.append(_text(interp, a, env) if i in text_only.values() else evaluate(interp, a, env))
     kwargs = {}
     for k in e.keywords:
         if k.arg is None:
             raise Unevaluable("a **kwargs call", e)
-        kwargs[k.arg] = evaluate(interp, k.value, env)
+        kwargs[k.arg] = _text(interp, k.value, env) if k.arg in text_only else evaluate(interp, k.value, env)
     return call(interp, fn, args, kwargs, e)
+
+
+# arguments of an op the checker never reads (name -> position): the assembly, its constraints
+# and packing (module constants of another file, `asm=s_softplus`, need not be resolvable)
+_UNREAD_ARGUMENTS = {"inline_asm_elementwise": {"asm": 0, "constraints": 1, "is_pure": 4, "pack": 5}}
+
+
+def _text(interp: RunContext, e: ast.expr, env: dict[str, Any]) -> Any:
+    try:
+        return evaluate(interp, e, env)
+    except Unevaluable:
+        return "<text>"
 
 
 def lambda_(interp: RunContext, e: ast.Lambda, env: dict[str, Any]) -> Any:

@@ -7,6 +7,7 @@ and the dispatch of calls, methods and module attributes through it.
     ops_creation.py  tl.program_id, tl.arange, tl.zeros, tl.full, tl.cdiv, hints, asserts
     ops_reduce.py    tl.sum, tl.max, tl.argmax, tl.reduce, tl.cumsum, tl.associative_scan
     ops_memory.py    tl.load, tl.store, atomics, block pointers, tensor descriptors
+    ops_random.py    tl.philox, tl.randint, tl.rand, tl.randn (and their 4x forms)
     ops_linalg.py    tl.dot
 
 Each module lists its ops once (`OPS = declare(...)`, opdecl.py); the scan's and the quick
@@ -24,22 +25,35 @@ from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import (
     ops_arith,
     ops_creation,
+    ops_dtype,
     ops_linalg,
     ops_math,
     ops_memory,
+    ops_random,
     ops_reduce,
     ops_shapes,
 )
 from argus.analyzers.interp.opdecl import Op
 from argus.analyzers.interp.ops_arith import cast
 from argus.analyzers.interp.ops_core import dtype_arg, to_val
+from argus.analyzers.interp.ops_dtype import dtype_method
 from argus.analyzers.interp.ops_memory import descriptor_method
-from argus.analyzers.interp.values import BlockPtr, Descriptor, DType, Ptr, Val, norm_dtype, scalar
+from argus.analyzers.interp.values import BlockPtr, Descriptor, DType, Ptr, PtrDType, Val, norm_dtype, scalar
 
 if TYPE_CHECKING:
     from argus.analyzers.interp.context import OpContext
 
-FAMILIES = (ops_memory, ops_linalg, ops_reduce, ops_creation, ops_shapes, ops_arith, ops_math)
+FAMILIES = (
+    ops_memory,
+    ops_linalg,
+    ops_reduce,
+    ops_creation,
+    ops_random,
+    ops_dtype,
+    ops_shapes,
+    ops_arith,
+    ops_math,
+)
 
 
 def _registry() -> dict[str, Op]:
@@ -65,6 +79,46 @@ def call(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], 
     if op is None:
         raise Unevaluable(f"`{name}`", node)
     return op.compute(interp, args, kwargs, node)
+
+
+def math_alias(node: ast.expr) -> tuple[str, str] | None:
+    """`tanh = tl_extra_shim.tanh`, `pow = libdevice.pow`: a module-level name bound to a
+    function of that name of a math library module (flag-gems picks libdevice per backend at
+    import): the elementwise op of that name. Only names of the elementwise math family."""
+    if not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name | ast.Attribute):
+        return None
+    op = REGISTRY.get(node.attr)
+    return ("tl", node.attr) if op is not None and op.family == "math" else None
+
+
+IMPORTED = "<import>"  # module_consts key prefix of an imported name that stands for an op
+_ALIAS_FAMILIES = ("math", "random")
+_TRITON_OWN = ("triton.language", "triton.language.random", "triton.language.math")
+
+
+def imported_op_aliases(text: bytes) -> dict[str, tuple[str, str]]:
+    """`from .helpers import exp` / `from ..random_utils import uint_to_uniform_float`: a name
+    imported from another module of the package that is Triton's own elementwise math or
+    random function name (fla-core's `exp` picks `tl.exp` or libdevice's fast one; flag-gems
+    re-exports `tl.uint_to_uniform_float`). Used only when that module gives no jit helper of
+    the name (expressions.name_ looks here last)."""
+    try:
+        mod = ast.parse(text.decode("utf-8"))
+    except (SyntaxError, UnicodeDecodeError, ValueError, RecursionError):
+        return {}
+    out: dict[str, tuple[str, str]] = {}
+    for st in mod.body:
+        if not isinstance(st, ast.ImportFrom):
+            continue
+        vendor = (st.module or "").startswith("triton.") and st.module not in _TRITON_OWN
+        for alias in st.names:
+            op = REGISTRY.get(alias.name)
+            if op is None or op.family not in _ALIAS_FAMILIES:
+                continue
+            if op.family == "random" and (vendor or alias.asname not in (None, alias.name)):
+                continue  # `from triton.language.extra.mlu.libdevice import philox as _philox`: another signature
+            out[IMPORTED + (alias.asname or alias.name)] = ("tl", alias.name)
+    return out
 
 
 # ---- module attributes --------------------------------------------------------------------------
@@ -115,6 +169,10 @@ def method(
 ) -> Any:
     """`base.name(*args)`: memory methods of block pointers and descriptors, `x.to(dtype)`, and
     every op declared as a method, called with `base` first."""
+    if isinstance(base, DType | PtrDType):
+        return dtype_method(base, name, node)
+    if isinstance(base, BlockPtr) and name == "advance":  # `p.advance(offsets)`: tl.advance(p, offsets)
+        return REGISTRY["advance"].compute(interp, [base, *args], kwargs, node)
     if isinstance(base, BlockPtr | Descriptor | Ptr) and name in ("load", "store", "atomic_add"):
         return descriptor_method(interp, base, name, args, kwargs, node)
     if isinstance(base, Val):

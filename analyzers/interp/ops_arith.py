@@ -30,6 +30,7 @@ from argus.analyzers.interp.ops_core import (
     trunc_mod,
     unstable_normalizer,
 )
+from argus.analyzers.interp.ops_dtype import bitwidth, same_dtype
 from argus.analyzers.interp.ops_memory import pointer_arith
 from argus.analyzers.interp.values import (
     FullRun,
@@ -255,6 +256,9 @@ def _scale_problem(interp: OpContext, problem: str | None, norm: Any, node: ast.
 
 
 def compare(interp: OpContext, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -> Any:
+    same_type = same_dtype(a, b)
+    if same_type is not None and isinstance(op, ast.Is | ast.IsNot | ast.Eq | ast.NotEq):
+        return scalar(same_type == isinstance(op, ast.Is | ast.Eq), constexpr=True)
     if isinstance(op, ast.Is | ast.IsNot):
         same = a is b or (a is None and b is None)
         return scalar(same if isinstance(op, ast.Is) else not same, constexpr=True)
@@ -309,6 +313,11 @@ def compare(interp: OpContext, op: ast.cmpop, a: Any, b: Any, node: ast.AST) -> 
         # a lower bound on an id shifted into a window leaves the window's upper end open
         examined = frozenset(s for s in examined if interp.site_name.get(s) not in interp.lower_only_tensors)
     out.checked = a.checked | b.checked | examined
+    if out.pad is None and data.ndim and any(v.lineage and v.data.shape == data.shape for v in (a, b)):
+        # the comparison drops the lineage that marks per-lane data (ops_core._combine_pad): an
+        # empty padding mask keeps `acc = acc & (x != 0)` a lane operand, so that padding of a
+        # later `x` does not make lanes the accumulator filled from real data look outside it
+        out.pad = np.zeros(data.shape, dtype=np.bool_)
     out.lineage = frozenset()
     out.scale = None
     return out
@@ -319,7 +328,7 @@ def cast(interp: OpContext, x: Any, dtype: str, node: ast.AST, bitcast: bool = F
         raise Unevaluable("a pointer cast", node)
     x = to_val(x, node)
     if bitcast:
-        raise Unevaluable("a bitcast", node)
+        return _bitcast(interp, x, dtype, node)
     if not is_float(dtype) and is_float(x.dtype) and x.src and x.load_node is not None:
         # `tl.load(ids).to(tl.int64)`: the tensor holds integers; `(x / scale).to(tl.int8)` is a
         # real float-to-int conversion (quantization) and says nothing about x
@@ -338,7 +347,52 @@ def cast(interp: OpContext, x: Any, dtype: str, node: ast.AST, bitcast: bool = F
                 else x.data.astype(np.int64)
             )
     out = x.with_(data=np.asarray(data), dtype=dtype, constexpr=x.constexpr)
+    if is_float(dtype) and not is_float(x.dtype):
+        # integers made floats (`tl.load(X).to(tl.float32)` of an integer tensor): a later
+        # `a != 0` compares real floats and says nothing more about X's type (no Retype again)
+        out.src = None
     return out
+
+
+_VIEW = {"fp16": np.float16, "fp32": np.float32, "fp64": np.float64}
+_INT_VIEW = {16: np.int16, 32: np.int32, 64: np.int64}
+
+
+def _bitcast(interp: OpContext, x: Val, dtype: str, node: ast.AST) -> Val:
+    """`x.to(dtype, bitcast=True)`: the same bits read as another type of the same width. Between
+    integers (uint32 -> int32 in `uint_to_uniform_float`) and between fp16/fp32/fp64 and the
+    integers of their width the value is computed; otherwise (bf16, fp8) the lanes, tags and
+    shape go on and only the value is unknown, so the rest of the kernel is still judged."""
+    src_bits, dst_bits = bitwidth(x.dtype), bitwidth(dtype)
+    if src_bits != dst_bits:
+        raise Unevaluable(f"a bitcast from {x.dtype} to {dtype} (different widths)", node)
+    if interp.address_only and (is_float(x.dtype) or is_float(dtype)):
+        raise FullRun()
+    data = _reinterpret(x.data, x.dtype, dtype, src_bits)
+    if data is None:
+        return x.with_(
+            data=np.zeros(x.shape, dtype=np_dtype(dtype)), dtype=dtype, unknown=f"a bitcast to {dtype}"
+        )
+    return x.with_(data=data, dtype=dtype, lineage=frozenset() if not is_float(dtype) else x.lineage)
+
+
+def _reinterpret(data: np.ndarray, src: str, dst: str, bits: int) -> np.ndarray | None:
+    """The bits of `data` (held as int64 or float64) read as `dst`; None where numpy has no such
+    type (bf16, fp8) or the width is not 16/32/64."""
+    if bits not in _INT_VIEW or (is_float(src) and src not in _VIEW) or (is_float(dst) and dst not in _VIEW):
+        return None
+    signed = _INT_VIEW[bits]
+    with np.errstate(all="ignore"):
+        if is_float(src):
+            raw = np.asarray(data).astype(_VIEW[src]).view(signed).astype(np.int64)
+        else:
+            raw = np.asarray(data).astype(np.int64) & ((1 << bits) - 1)
+            raw = np.where(raw >= 1 << (bits - 1), raw - (1 << bits), raw)
+        if is_float(dst):
+            return raw.astype(signed).view(_VIEW[dst]).astype(np.float64)
+        if dst.startswith("uint"):
+            return np.asarray(raw & ((1 << bits) - 1) if bits < 64 else raw)
+        return np.asarray(raw)
 
 
 def _cast_call(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
@@ -360,7 +414,25 @@ def _int_builtin(interp: OpContext, args: list[Any], kwargs: dict[str, Any], nod
     return v.with_(data=np.asarray(int(v.item())), dtype="int32")
 
 
+def _logical(
+    interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST, op: ast.operator
+) -> Any:
+    """`x.logical_and(y)` / `x.logical_or(y)`: `&` / `|` of two boolean blocks."""
+    a, b = to_val(args[0], node), to_val(args[1], node)
+    if a.dtype != "int1" or b.dtype != "int1":
+        raise Unevaluable("`logical_and`/`logical_or` of non-boolean values", node)
+    return binop(interp, op, a, b, node)
+
+
 OPS = [
+    *declare(
+        "arithmetic",
+        {
+            "logical_and": lambda i, a, k, n: _logical(i, a, k, n, ast.BitAnd()),
+            "logical_or": lambda i, a, k, n: _logical(i, a, k, n, ast.BitOr()),
+        },
+        method=True,
+    ),
     # `tl.cast(x, dtype)` and the tensor method `x.cast(dtype)` (liger-kernel's grpo_loss, geglu)
     *declare("arithmetic", {"cast": _cast_call}, method=True),
     *declare(

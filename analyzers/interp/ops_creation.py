@@ -112,10 +112,13 @@ def _device_assert(interp: OpContext, args: list[Any], kwargs: dict[str, Any], n
     return None
 
 
-def _rand(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
-    offs = to_val(args[1], node)
-    rng = np.random.default_rng(7)
-    return Val(rng.random(offs.shape), "fp32")
+def _next_power_of_2(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    """`triton.next_power_of_2(n)` of a constexpr inside a kernel: the smallest power of two >= n."""
+    n = to_val(args[0] if args else kwargs["n"], node)
+    if not n.constexpr or not n.is_scalar:
+        raise Unevaluable("`next_power_of_2` of a runtime value", node)
+    v = int(n.item())
+    return scalar(1 if v <= 1 else 1 << (v - 1).bit_length(), constexpr=True)
 
 
 def _range_call(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
@@ -167,9 +170,8 @@ OPS = declare(
         "print": _nothing,
         "device_assert": _device_assert,
         "assume": _device_assert,
-        "rand": _rand,
-        "randn": _rand,
         "range": _range_call,
+        "next_power_of_2": _next_power_of_2,
         "len": _len,
     },
 )

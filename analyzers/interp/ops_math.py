@@ -16,6 +16,7 @@ from argus.analyzers.interp.ops_core import (
     bc,
     bshape,
     derive,
+    dtype_arg,
     light_float,
     np_dtype,
     or_masks,
@@ -56,6 +57,11 @@ UNARY_FLOAT = {
     "fast_exp2f": np.exp2,
     "fast_logf": np.log,
     "fast_log2f": np.log2,
+    "fast_log10f": np.log10,
+    "fast_cosf": np.cos,
+    "fast_sinf": np.sin,
+    "fast_tanf": np.tan,
+    "log10": np.log10,
     "rint": np.rint,
     "round": np.round,
     "trunc": np.trunc,
@@ -68,13 +74,18 @@ UNARY_FLOAT = {
     "isnan": np.isnan,
     "isinf": np.isinf,
     "signbit": np.signbit,
+    "isfinited": np.isfinite,  # libdevice's names for fp64 and fp32
+    "finitef": np.isfinite,
+    "fast_tanh": np.tanh,
+    "fast_tanhf": np.tanh,
 }
+_PREDICATES = ("isnan", "isinf", "signbit", "isfinited", "finitef")
 
 
 def unary_float(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     x = to_val(args[0], node)
     dtype = x.dtype if is_float(x.dtype) else "fp32"
-    if name in ("isnan", "isinf", "signbit"):
+    if name in _PREDICATES:
         dtype = "int1"
     if interp.address_only:
         if dtype == "int1":
@@ -207,7 +218,51 @@ def _pow(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.A
     return binop(interp, ast.Pow(), args[0], args[1], node)
 
 
+BINARY_FLOAT = {"atan2": np.arctan2, "fmod": np.fmod, "hypot": np.hypot, "div_rz": np.divide}
+
+
+def binary_float(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    """libdevice's two-operand float functions (`atan2(y, x)`, `fmod`, `hypot`, `div_rz`):
+    elementwise over the broadcast operands, fp32 unless an operand is wider."""
+    a, b = to_val(args[0], node), to_val(args[1], node)
+    dtype = promote(a, b)
+    dtype = dtype if is_float(dtype) else "fp32"
+    shape = bshape(a.shape, b.shape)
+    if interp.address_only:
+        return light_float(shape, dtype)
+    with np.errstate(all="ignore"):
+        data = BINARY_FLOAT[name](a.data.astype(np.float64), b.data.astype(np.float64))
+    return derive([a, b], np.asarray(data, dtype=np.float64), dtype)
+
+
+def inline_asm_elementwise(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """`tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack)`: what the
+    assembly computes is not known, but the result is elementwise over the broadcast `args`, of
+    `dtype` (a tuple of dtypes gives one block per dtype). The lanes and their tags go on; the
+    value is unknown (a branch, mask or address built from it is not judged), and no lane of it
+    counts as padding, whose value a reduction rule would otherwise read."""
+    names = ("asm", "constraints", "args", "dtype", "is_pure", "pack")
+    got = {n: args[i] if i < len(args) else kwargs.get(n) for i, n in enumerate(names)}
+    operands = got["args"]
+    operands = [to_val(a, node) for a in (operands if isinstance(operands, tuple | list) else [operands])]
+    dtypes = got["dtype"] if isinstance(got["dtype"], tuple | list) else [got["dtype"]]
+    shape = bshape(*(v.shape for v in operands)) if operands else ()
+    outs = []
+    for dt in dtypes:
+        name = dtype_arg(dt)
+        if interp.address_only and is_float(name):
+            outs.append(light_float(shape, name))
+            continue
+        data = np.zeros(shape, dtype=np_dtype(name))
+        out = derive(operands, data, name) if operands else Val(data, name)
+        out.pad, out.lineage, out.constexpr = None, frozenset(), False
+        out.unknown = "the result of inline assembly"
+        outs.append(out)
+    return tuple(outs) if isinstance(got["dtype"], tuple | list) else outs[0]
+
+
 OPS = [
+    *declare("math", {"inline_asm_elementwise": inline_asm_elementwise}),
     *declare(
         "math",
         {
@@ -223,4 +278,5 @@ OPS = [
         },
     ),
     *declare("math", {name: named(unary_float, name) for name in UNARY_FLOAT}, method=True),
+    *declare("math", {name: named(binary_float, name) for name in BINARY_FLOAT}),
 ]

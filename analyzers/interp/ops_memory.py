@@ -117,7 +117,7 @@ def _make_loaded(
         ov = to_val(other, node)
         fill = bc(ov.data, shape)
         undef = None
-        pad = ~active if not active.all() else None
+        pad = ~active  # all False when every lane is in: still per-lane data (ops_core._combine_pad)
     else:
         fill = np.zeros(shape)
         undef = ~active if not active.all() else None
@@ -191,7 +191,12 @@ def store(
     valid = report_out_of_bounds(interp, t, offsets, active, node, "oob-store", ptr)
     check_access(interp, ptr, mval, active, node, "atomic" if atomic else "store")
     coords, _ = interp.unravel(t, offsets)
-    record_store(interp, t, offsets, active & valid, v, coords, node, shape, atomic, ptr)
+    ok = active & valid
+    if not t.sized:
+        # bounds are not judged on a tensor of unknown extent (every lane is `valid`), but who
+        # wrote what is kept per element of its nominal extent: lanes past it have no slot
+        ok = ok & (offsets >= 0) & (offsets < max(t.extent, 1))
+    record_store(interp, t, offsets, ok, v, coords, node, shape, atomic, ptr)
     if atomic:
         return _atomic_old_value(interp, t, v, node, shape)
     return None
@@ -373,6 +378,12 @@ def descriptor_method(
         valid = report_out_of_bounds(interp, t, phys, inside, node, "oob-load")
         return _make_loaded(interp, None, t, phys, inside, valid, 0.0, node, phys.shape)
     v = to_val(args[1] if len(args) > 1 else kwargs["value"], node)
+    try:
+        fits = np.broadcast_shapes(v.shape, phys.shape) == phys.shape
+    except ValueError:
+        fits = False
+    if not fits:  # a compile error in Triton; here the block shape may be a guess of the binder
+        raise Unevaluable(f"a descriptor store of a {v.shape} tile into blocks of {phys.shape}", node)
     valid = report_out_of_bounds(interp, t, phys, inside, node, "oob-store")
     coords, _ = interp.unravel(t, phys)
     record_store(

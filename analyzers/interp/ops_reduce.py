@@ -38,6 +38,8 @@ IDENTITY = {
     "argmin": np.inf,
     "cumprod": 1.0,
     "prod": 1.0,
+    "all": 1,  # a combine function `a and b` / `a & b` over booleans (flag-gems' reduce_all)
+    "any": 0,
 }
 SCANS = ("cumsum", "cumprod")
 
@@ -53,6 +55,12 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         and is_float(to_val(args[0], node).dtype)
     ):
         raise FullRun()  # an index chosen by floating-point data
+    if name in ("max", "min") and kwargs.get("return_indices") is not None:
+        if to_val(kwargs["return_indices"], node).item():
+            # `tl.max(x, axis, return_indices=True)`: the value and its index, as argmax gives it
+            kw = {k: v for k, v in kwargs.items() if not k.startswith("return_indices")}
+            return reduce_(interp, name, args, kw, node), reduce_(interp, "arg" + name, args, kw, node)
+        kwargs = {k: v for k, v in kwargs.items() if not k.startswith("return_indices")}
     if _of_two_scalars(name, args, kwargs):
         return _builtin_minmax(interp, args, kwargs, node, name == "max")
     x = to_val(args[0], node)
@@ -92,9 +100,16 @@ def _reduce_with_combine(interp: OpContext, args: list[Any], kwargs: dict[str, A
     combine = args[2] if len(args) > 2 else kwargs.get("combine_fn")
     kind = None
     if isinstance(combine, tuple) and combine and combine[0] == "helper":
-        kind = {"cumsum": "sum", "cumprod": "prod", "cummax": "max", "cummin": "min"}.get(
-            _combine_kind(interp.helpers[combine[1]].func) or ""
-        )
+        kind = {
+            "cumsum": "sum",
+            "cumprod": "prod",
+            "cummax": "max",
+            "cummin": "min",
+            "cumall": "all",
+            "cumany": "any",
+        }.get(_combine_kind(interp.helpers[combine[1]].func) or "")
+    if kind in ("all", "any") and args and to_val(args[0], node).dtype != "int1":
+        kind = None  # `a and b` of integers is not a logical reduction of lanes
     if kind is None:
         raise Unevaluable("`tl.reduce` with a custom combine function", node)
     return reduce_(interp, kind, args[:2], {k: v for k, v in kwargs.items() if k != "combine_fn"}, node)
@@ -219,6 +234,8 @@ _REDUCERS = {
         a.astype(np.int64), axis=axis, keepdims=keepdims
     ),
     "prod": np.prod,
+    "all": np.all,
+    "any": np.any,
 }
 
 
@@ -311,7 +328,9 @@ def associative_scan(interp: OpContext, args: list[Any], kwargs: dict[str, Any],
         return reduce_(interp, kind, [x, axis], kw, node)
     v = to_val(x, node)
     ax = int(to_val(axis, node).item())
-    fn = np.maximum.accumulate if kind == "cummax" else np.minimum.accumulate
+    if kind in ("cumall", "cumany") and v.dtype != "int1":
+        raise Unevaluable(f"`tl.associative_scan` with the combine function `{combine[1]}`", node)
+    fn = np.maximum.accumulate if kind in ("cummax", "cumany") else np.minimum.accumulate
     return derive([v], fn(v.data, axis=ax), v.dtype)
 
 
@@ -323,7 +342,11 @@ def _combine_kind(fn: ast.FunctionDef) -> str | None:
     if isinstance(ret, ast.BinOp) and {getattr(ret.left, "id", None), getattr(ret.right, "id", None)} == set(
         params
     ):
-        return {ast.Add: "cumsum", ast.Mult: "cumprod"}.get(type(ret.op))
+        return {ast.Add: "cumsum", ast.Mult: "cumprod", ast.BitAnd: "cumall", ast.BitOr: "cumany"}.get(
+            type(ret.op)
+        )
+    if isinstance(ret, ast.BoolOp) and [getattr(v, "id", None) for v in ret.values] in (params, params[::-1]):
+        return "cumall" if isinstance(ret.op, ast.And) else "cumany"
     if (
         isinstance(ret, ast.Call)
         and len(ret.args) == 2

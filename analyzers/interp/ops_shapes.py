@@ -36,9 +36,14 @@ def subscript(interp: OpContext, base: Any, sl: ast.expr, node: ast.AST, env: di
                 f"the subscript `{ast.unparse(sl)}` (only `:` and `None` are tile indexing)", node
             )
     idx = tuple(index)
+    shape = getattr(base, "shape", None)
+    if shape is not None and sum(1 for i in idx if i is not None) > len(shape):
+        raise Unevaluable(f"the subscript `{ast.unparse(sl)}` of a {len(shape)}-d value", node)
 
     def fn(arr: np.ndarray) -> np.ndarray:
-        return arr[idx]
+        # a lane mask or tag kept at a broadcastable lower rank (a row statistic's 0-d tag)
+        # indexes as the tile does
+        return (arr if arr.shape == shape else np.broadcast_to(arr, shape))[idx]
 
     if isinstance(base, Ptr):
         return map_ptr(base, fn)
@@ -48,6 +53,9 @@ def subscript(interp: OpContext, base: Any, sl: ast.expr, node: ast.AST, env: di
 
 
 def reshape_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:
+    if not isinstance(v, Val | Ptr):
+        raise Unevaluable(f"a reshape of a {type(v).__name__}", node)
+
     def fn(a: np.ndarray) -> np.ndarray:
         return np.reshape(np.ascontiguousarray(a), shape)
 
