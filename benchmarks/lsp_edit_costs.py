@@ -101,6 +101,12 @@ def replay(args: argparse.Namespace) -> int:
         f"\n{len(costs)} edits, CPU per check: median {statistics.median(costs):.1f} ms, "
         f"p95 {sorted(costs)[round(0.95 * (len(costs) - 1))]:.1f} ms, worst {max(costs):.1f} ms"
     )
+    for kind in sorted({where.split(" ")[1] for _, where, _ in rows}):
+        of = [ms for ms, where, _ in rows if where.split(" ")[1] == kind]
+        print(
+            f"  {kind:<18} median {statistics.median(of):7.1f} ms, p95 "
+            f"{sorted(of)[round(0.95 * (len(of) - 1))]:7.1f} ms, worst {max(of):7.1f} ms  (n={len(of)})"
+        )
     print(f"\nslowest {args.top} edits (kernels analyzed again, ms each):")
     for ms, where, again in sorted(rows, key=lambda r: -r[0])[: args.top]:
         kernels = ", ".join(f"{k} {t:.0f}" for k, t in again) or "none"
