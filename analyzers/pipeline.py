@@ -125,9 +125,13 @@ def check_source(
     return shown(findings)
 
 
-def describe_at(text: str | bytes, byte_offset: int, tree: Tree | None = None) -> str | None:
+def describe_at(
+    text: str | bytes, byte_offset: int, tree: Tree | None = None, memo: KernelCache | None = None
+) -> str | None:
     """Markdown describing the kernel variable at `byte_offset` (tag, shape, dtype, mask).
-    `tree`: a tree-sitter tree of exactly this text the caller holds (saves the parse)."""
+    `tree`: a tree-sitter tree of exactly this text the caller holds (saves the parse); `memo`:
+    where each kernel's trace is kept (the language server's), so that hovers after the first
+    in a kernel only look up."""
     source = _as_bytes(text)
     tree = tree or parse(source)
     node = tree.root_node.descendant_for_byte_range(byte_offset, byte_offset)
@@ -138,7 +142,7 @@ def describe_at(text: str | bytes, byte_offset: int, tree: Tree | None = None) -
     if site is None:
         return None
     name = node.text.decode("utf-8", "replace") if node.text else ""
-    traced = trace_kernel(view, site, name, node.start_point[0])
+    traced = trace_kernel(view, site, name, node.start_point[0], memo)
     if traced is None:
         return None
     value, sizes, pid = traced
@@ -273,7 +277,7 @@ class BoundLookup:
 
     def get(self, fingerprint: str) -> list[Finding] | None:
         self.key = cache_key(*self.parts, fingerprint.encode())
-        cached = self.cache.get(self.key)
+        cached = self.cache.get_bound(self.key)
         if cached is None:
             return None
         found, old, old_launchers, old_calls = cached

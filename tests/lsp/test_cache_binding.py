@@ -39,18 +39,19 @@ def edit(text: str, old: str, new: str) -> str:
 
 
 def checked(text: str, cache: KernelCache) -> tuple[list, int, int]:
-    """The findings of a check through `cache`, and the hits and misses it added."""
-    hits, misses = cache.hits, cache.misses
+    """The findings of a check through `cache`, and the misses by text and the hits by binding
+    it added (a kernel missed by text and hit by binding is not interpreted)."""
+    misses, hits = cache.misses, cache.bound_hits
     found = check_source(text, "k.py", cache=cache)
-    return found, cache.hits - hits, cache.misses - misses
+    return found, cache.misses - misses, cache.bound_hits - hits
 
 
 def test_a_launcher_edit_that_keeps_the_binding_interprets_nothing() -> None:
     cache = KernelCache()
     checked(LAUNCHED, cache)
     edited = edit(LAUNCHED, "    n = out.numel()\n", "    n = out.numel()\n    scale = 1.0\n")
-    found, hits, misses = checked(edited, cache)
-    assert (hits, misses) == (1, 1)  # the text key misses, the binding key hits
+    found, misses, hits = checked(edited, cache)
+    assert (misses, hits) == (1, 1)  # the text key misses, the binding key hits
     assert found == check_source(edited, "k.py")
 
 
@@ -59,8 +60,9 @@ def test_a_launcher_edit_that_changes_the_binding_interprets_again() -> None:
     checked(LAUNCHED, cache)
     for old, new in (("BLOCK=128)", "BLOCK=64)"), ("n = out.numel()", "n = out.numel() // 2")):
         edited = edit(LAUNCHED, old, new)
-        found, hits, misses = checked(edited, cache)
-        assert (hits, misses) == (0, 2)  # both levels miss: the kernel is interpreted
+        before = cache.bound_misses
+        found, misses, hits = checked(edited, cache)
+        assert (misses, hits, cache.bound_misses - before) == (1, 0, 1)  # interpreted again
         assert found == check_source(edited, "k.py")
 
 
@@ -76,8 +78,8 @@ def test_findings_pointing_into_the_launch_call_move_with_it() -> None:
     edited = edit(
         short, "    out = torch.empty_like(x)\n", "    out = torch.empty_like(x)\n    scale = 1.0\n"
     )
-    found, hits, misses = checked(edited, cache)
-    assert (hits, misses) == (1, 1)
+    found, misses, hits = checked(edited, cache)
+    assert (misses, hits) == (1, 1)
     assert found == check_source(edited, "k.py")
     (moved,) = [f for f in found if f.code == "GR001"]
     assert moved.related[0].span.start_point[0] == gr.related[0].span.start_point[0] + 1
@@ -88,7 +90,7 @@ def test_findings_pointing_elsewhere_in_a_launcher_are_not_reused_over_an_edit_t
     edit of that launcher (its bytes changed): the binding-level entry is not used."""
     cache = KernelCache()
     checked(LAUNCHED, cache)
-    bound = [k for k, v in cache._data.items() if len(v) == 4]
+    bound = [k for k, v in cache._data.items() if len(v) == 4]  # the binding-level entries
     assert len(bound) == 1
     findings, pieces, launchers, calls = cache._data[bound[0]]
     at = LAUNCHED.index("torch.empty_like")
@@ -98,7 +100,7 @@ def test_findings_pointing_elsewhere_in_a_launcher_are_not_reused_over_an_edit_t
     edited = edit(
         LAUNCHED, "    out = torch.empty_like(x)\n", "    scale = 1.0\n    out = torch.empty_like(x)\n"
     )
-    found, hits, misses = checked(edited, cache)
-    assert (hits, misses) == (1, 1)  # found at the binding level ...
+    found, misses, hits = checked(edited, cache)
+    assert (misses, hits) == (1, 1)  # found at the binding level ...
     assert found == check_source(edited, "k.py")  # ... and not used (the planted one is gone)
     assert all(f.message != "m" for f in found)
