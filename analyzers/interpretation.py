@@ -137,6 +137,7 @@ class ProbeRun:
         steps: list[ProbeStep] = []
         for ci, config in enumerate(probe_configs(s.kernel)):
             for kind in probe_kinds(s.kernel, s.scan, self.binder, ci == 0):
+                self._stop_if_asked()  # binding a probe runs the launcher: a superseded check stops
                 before = len(self.notes)
                 launch = self._probe(kind, config)
                 unbindable = launch is None
