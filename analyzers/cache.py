@@ -1,4 +1,5 @@
-"""The per-kernel cache: findings keyed by a hash of the text a kernel's analysis reads.
+"""The per-kernel cache: findings keyed by a hash of the text a kernel's analysis reads, and
+(a second level, pipeline.BoundLookup) by what the kernel's launch binding produced.
 
 An edit re-analyzes only the kernels it touched; a kernel that only moved gets its cached
 findings back, shifted by the rows and bytes it moved. The kernel, its launchers and its helpers
@@ -28,14 +29,32 @@ class KernelCache:
         self.capacity = capacity
         self.hits = 0
         self.misses = 0
+        self.bound_hits = 0  # the second level's (pipeline.BoundLookup), counted apart
+        self.bound_misses = 0
 
     def get(self, key: str) -> Any:
+        """The entry for a kernel's text (a miss: the binding is looked up next)."""
+        found = self._lookup(key)
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found
+
+    def get_bound(self, key: str) -> Any:
+        """The entry for a kernel's launch binding (a miss: the kernel is interpreted)."""
+        found = self._lookup(key)
+        if found is None:
+            self.bound_misses += 1
+        else:
+            self.bound_hits += 1
+        return found
+
+    def _lookup(self, key: str) -> Any:
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)
-                self.hits += 1
                 return self._data[key]
-            self.misses += 1
             return None
 
     def put(self, key: str, findings: Any) -> None:

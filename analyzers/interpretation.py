@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, HOST_ERRORS, Unevaluable
@@ -33,6 +34,43 @@ class Cancelled(Exception):
     """The caller's `should_stop` answered True: the check stopped between two programs.
 
     Not a finding and not an internal error: nothing in the analyzers catches it."""
+
+
+@dataclass
+class ProbeStep:
+    """One probe of the plan: its launch (None: skipped or unbindable, said in `notes`), the
+    notes it adds and the binder as it stands after it (a launch that cannot be bound falls
+    back to an unbound binder for the probes after it)."""
+
+    launch: ProbeLaunch | None
+    notes: list[Fact]
+    binder: LaunchBinder
+
+
+def _note_text(fact: Fact) -> str:
+    skip = {"node", "smap", "probe", "related"}
+    return repr([(f.name, getattr(fact, f.name)) for f in fields(fact) if f.name not in skip])
+
+
+def _launch_text(launch: ProbeLaunch | None) -> str:
+    if launch is None:
+        return "-"
+    return repr(
+        (
+            launch.kind,
+            list(launch.args.items()),
+            sorted(launch.runtime),
+            launch.grid,
+            launch.grid_axes,
+            list(launch.sizes.items()),
+            launch.config,
+            launch.assumed,
+            launch.notes,
+            launch.sampled,
+            sorted(launch.bare_axes),
+            launch.site is None,
+        )
+    )
 
 
 class ProbeRun:
@@ -60,6 +98,7 @@ class ProbeRun:
             name for name, pol in setup.scan.policies.items() if pol.work_bound or pol.prefix
         }
         self.binder = self._bound_launch()
+        self._plan: list[ProbeStep] | None = None
         #: the note findings carry when the launch came from `argus record` (None: the source's own)
         self.from_recording: str | None = None
         if self.binder.site is None and recorded:  # no launcher in the file, or one not understood
@@ -88,23 +127,56 @@ class ProbeRun:
             return self._unbound()
         return binder
 
-    def run(self) -> list[Fact]:
+    def plan(self) -> list[ProbeStep]:
+        """Every probe launch of the run, bound before any is interpreted (the binding does not
+        depend on what the interpretation finds), with the notes each one adds. Computed once;
+        `run` replays it, and the pipeline's cache keys kernels by it (`fingerprint`)."""
+        if self._plan is not None:
+            return self._plan
         s = self.setup
+        steps: list[ProbeStep] = []
         for ci, config in enumerate(probe_configs(s.kernel)):
             for kind in probe_kinds(s.kernel, s.scan, self.binder, ci == 0):
+                self._stop_if_asked()  # binding a probe runs the launcher: a superseded check stops
+                before = len(self.notes)
                 launch = self._probe(kind, config)
-                if launch is None:
-                    break
-                launch.sampled = ci > 0
-                biggest = oversized(launch)
-                if biggest is not None:
-                    self.note(f"the {kind} probe ({biggest:,} elements in one tensor)")
-                    continue
-                self._stop_if_asked()
-                self._interpret(launch)
-                if self.aborted is not None:
-                    return self.facts()
+                unbindable = launch is None
+                if launch is not None:
+                    launch.sampled = ci > 0
+                    biggest = oversized(launch)
+                    if biggest is not None:
+                        self.note(f"the {kind} probe ({biggest:,} elements in one tensor)")
+                        launch = None
+                steps.append(ProbeStep(launch, self.notes[before:], self.binder))
+                del self.notes[before:]
+                if unbindable:
+                    break  # the config's other kinds would fail alike
+        self._plan = steps
+        return steps
+
+    def run(self) -> list[Fact]:
+        for step in self.plan():
+            self.notes.extend(step.notes)
+            self.binder = step.binder
+            if step.launch is None:
+                continue
+            self._stop_if_asked()
+            self._interpret(step.launch)
+            if self.aborted is not None:
+                return self.facts()
         return self.facts()
+
+    def fingerprint(self) -> str:
+        """What the interpretation reads of the launch, as text: every probe launch (its kind,
+        arguments, sizes, grid, constexprs, notes) and every note of the binding. Two launchers
+        with the same fingerprint give the kernel's interpretation the same input; positions
+        in the launcher are not in it (the pipeline keeps findings that point there apart)."""
+        parts = [repr(self.from_recording), *map(_note_text, self.notes)]
+        for step in self.plan():
+            parts += [*map(_note_text, step.notes), _launch_text(step.launch)]
+            site = step.binder.site
+            parts.append(f"{type(site).__name__} {step.binder.assumed_values!r}")
+        return "\n".join(parts)
 
     def _probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch | None:
         """The launch of one probe; on a launch that cannot be bound, the assumed one (None when

@@ -22,7 +22,7 @@ from argus.analyzers.cache import KernelCache, cache_key
 from argus.analyzers.describe import describe_value
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
-from argus.analyzers.frontend.queries import KernelSite, find_kernels
+from argus.analyzers.frontend.queries import KernelSite, find_kernels, launch_calls
 from argus.analyzers.imports import qualify_triton_names
 from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
@@ -125,9 +125,13 @@ def check_source(
     return shown(findings)
 
 
-def describe_at(text: str | bytes, byte_offset: int, tree: Tree | None = None) -> str | None:
+def describe_at(
+    text: str | bytes, byte_offset: int, tree: Tree | None = None, memo: KernelCache | None = None
+) -> str | None:
     """Markdown describing the kernel variable at `byte_offset` (tag, shape, dtype, mask).
-    `tree`: a tree-sitter tree of exactly this text the caller holds (saves the parse)."""
+    `tree`: a tree-sitter tree of exactly this text the caller holds (saves the parse); `memo`:
+    where each kernel's trace is kept (the language server's), so that hovers after the first
+    in a kernel only look up."""
     source = _as_bytes(text)
     tree = tree or parse(source)
     node = tree.root_node.descendant_for_byte_range(byte_offset, byte_offset)
@@ -138,7 +142,7 @@ def describe_at(text: str | bytes, byte_offset: int, tree: Tree | None = None) -
     if site is None:
         return None
     name = node.text.decode("utf-8", "replace") if node.text else ""
-    traced = trace_kernel(view, site, name, node.start_point[0])
+    traced = trace_kernel(view, site, name, node.start_point[0], memo)
     if traced is None:
         return None
     value, sizes, pid = traced
@@ -179,7 +183,8 @@ def analyze_module(
     todo.sort(key=lambda t: focus is None or not t[0].node.start_byte <= focus < t[0].node.end_byte)
     for i, (site, recorded, key, pieces) in enumerate(todo):
         _stop_if_asked(should_stop)
-        found = analyze_kernel(view, site, recorded, should_stop)
+        bound = BoundLookup(cache, view, site, recorded) if cache is not None else None
+        found = analyze_kernel(view, site, recorded, should_stop, bound)
         if cache is not None:
             cache.put(key, (found, pieces))
         out.extend(found)
@@ -212,18 +217,92 @@ def _kernel_key(
     its trailing blanks and blank lines (layout.py): an edit elsewhere, one that only moves the
     kernel or any of its launchers or helpers, or one that only opens a line or adds trailing
     blanks, reuses the cached findings, each moved with the piece it points into."""
-    helpers = view.reachable_helpers(site)
-    nodes = [site.node, *launchers, *[h.node for h in view.sites if h is not site and h.name in helpers]]
+    nodes = [site.node, *launchers, *_helper_nodes(view, site)]
     pieces = [piece_of(view.source, n) for n in nodes]
-    foreign = view.foreign_texts(site)  # other files' helpers and launches: an edit there re-checks
     key = cache_key(
-        *[p.encode() + b"\0" + text for p, text in sorted(foreign.items())],
-        view.const_text,
-        repr(recorded).encode(),
+        *_context_parts(view, site, recorded),
         str(len(launchers)).encode(),  # which pieces are launchers and which helpers
         *[text + b"@" + str(n.start_point[1]).encode() for (text, _), n in zip(pieces, nodes, strict=True)],
     )
     return key, [p for _, p in pieces]
+
+
+def _helper_nodes(view: ModuleView, site: KernelSite) -> list[Node]:
+    helpers = view.reachable_helpers(site)
+    return [h.node for h in view.sites if h is not site and h.name in helpers]
+
+
+def _context_parts(view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch]) -> list[bytes]:
+    """What a kernel's analysis reads besides its own, its helpers' and its launchers' text."""
+    foreign = view.foreign_texts(site)  # other files' helpers and launches: an edit there re-checks
+    return [
+        *[p.encode() + b"\0" + text for p, text in sorted(foreign.items())],
+        view.const_text,
+        repr(recorded).encode(),
+    ]
+
+
+class BoundLookup:
+    """The second level of the kernel cache: findings keyed by what the launch binding produced
+    (`ProbeRun.fingerprint`: every probe's arguments, sizes, grid, constexprs and notes) rather
+    than by the launchers' text, so an edit in launcher code that leaves the kernel's binding as
+    it was re-interprets nothing.
+
+    The key still holds the kernel's and its helpers' text and the text of each of the kernel's
+    launch calls (`kernel[grid](...)`: findings point into the grid, and messages quote it). A
+    cached finding that points anywhere else in a launcher cannot be moved over an edit there:
+    the kernel is then analyzed again."""
+
+    def __init__(
+        self, cache: KernelCache, view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch]
+    ):
+        launchers = view.launcher_nodes(site.name)
+        calls = [c for node in launchers for name, c in launch_calls(node) if name == site.name]
+        nodes = [site.node, *calls, *_helper_nodes(view, site)]
+        pieces = [piece_of(view.source, n) for n in nodes]
+        self.cache = cache
+        self.pieces = [p for _, p in pieces]
+        self.launchers = [piece_of(view.source, n)[1] for n in launchers]
+        self.calls = self.pieces[1 : 1 + len(calls)]
+        self.parts = [
+            b"bound",
+            *_context_parts(view, site, recorded),
+            str(len(calls)).encode(),
+            *[
+                text + b"@" + str(n.start_point[1]).encode()
+                for (text, _), n in zip(pieces, nodes, strict=True)
+            ],
+        ]
+        self.key = ""
+
+    def get(self, fingerprint: str) -> list[Finding] | None:
+        self.key = cache_key(*self.parts, fingerprint.encode())
+        cached = self.cache.get_bound(self.key)
+        if cached is None:
+            return None
+        found, old, old_launchers, old_calls = cached
+        if _into_launcher(found, old_launchers, old_calls):
+            return None
+        try:
+            return move_findings(found, old, self.pieces)
+        except Unmappable:
+            return None
+
+    def put(self, findings: list[Finding]) -> None:
+        if self.key:
+            self.cache.put(self.key, (findings, self.pieces, self.launchers, self.calls))
+
+
+def _into_launcher(findings: list[Finding], launchers: list[Piece], calls: list[Piece]) -> bool:
+    """Whether a finding points into launcher code outside its launch calls."""
+    for f in findings:
+        offsets = [f.span.start_byte, *(r.span.start_byte for r in f.related)]
+        if f.fix is not None:
+            offsets += [e.start_byte for e in f.fix.edits]
+        for at in offsets:
+            if any(p.holds(at) for p in launchers) and not any(c.holds(at) for c in calls):
+                return True
+    return False
 
 
 def _moved(cached: object, pieces: list[Piece]) -> list[Finding] | None:
@@ -248,7 +327,10 @@ def analyze_kernel(
     site: KernelSite,
     recorded: list[RecordedLaunch] | None = None,
     should_stop: StopCheck | None = None,
+    bound: BoundLookup | None = None,
 ) -> list[Finding]:
+    """One kernel's findings. With `bound`, the launch is bound first and a kernel whose binding
+    gave the same probes as a cached analysis gets that analysis back (BoundLookup)."""
     err = first_error(site.node)
     if err is not None:
         message = f"kernel `{site.name}` does not parse here; nothing else is reported for it"
@@ -266,15 +348,29 @@ def analyze_kernel(
         setup = set_up_kernel(view, site, func, smap)
         assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
         run = ProbeRun(setup, view.consts, assertions, recorded, should_stop)
-        findings = judge(run.run(), func, RuleContext(site.name, view.source))
-        if isinstance(run.binder.site, ForeignLaunchSite):
-            findings = _foreign_or_unbound(findings, run.binder.site, setup, view, assertions, should_stop)
-        local = [(h.func, h.smap) for h in setup.helpers.values() if not isinstance(h, ForeignHelper)]
-        findings = note_foreign_helpers(findings, [(func, smap), *local], setup.helpers)
-        return mark_recorded(findings, run.from_recording) if run.from_recording else findings
+        if bound is not None and (reused := bound.get(run.fingerprint())) is not None:
+            return reused
+        findings = _judged(run, view, setup, assertions, should_stop)
+        if bound is not None:
+            bound.put(findings)
+        return findings
     except RecursionError:
         span = span_of(site.function.child_by_field_name("name") or site.function)
         return [_finding("AR001", site.name, span, "the kernel nests too deeply to be analyzed")]
+
+
+def _judged(
+    run: ProbeRun, view: ModuleView, setup: KernelSetup, assertions: dict, should_stop: StopCheck | None
+) -> list[Finding]:
+    """The interpretation's facts judged into findings, with the notes of where launches and
+    helpers came from."""
+    func, smap = setup.func, setup.smap
+    findings = judge(run.run(), func, RuleContext(setup.site.name, view.source))
+    if isinstance(run.binder.site, ForeignLaunchSite):
+        findings = _foreign_or_unbound(findings, run.binder.site, setup, view, assertions, should_stop)
+    local = [(h.func, h.smap) for h in setup.helpers.values() if not isinstance(h, ForeignHelper)]
+    findings = note_foreign_helpers(findings, [(func, smap), *local], setup.helpers)
+    return mark_recorded(findings, run.from_recording) if run.from_recording else findings
 
 
 def _foreign_or_unbound(

@@ -94,6 +94,7 @@ class ArgusServer(LanguageServer):
         # hover interprets one kernel: its own thread, so it never queues behind a check
         self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
         self.hover_memo = hover.HoverMemo()
+        self.trace_memo = hover.trace_memo()  # kernel traces, by the text they were computed on
         self.optimizer = optimize_feature.OptimizeFeature(self)
 
     @property
@@ -273,6 +274,8 @@ def did_save(ls: ArgusServer, params: types.DidSaveTextDocumentParams) -> None:
 def did_close(ls: ArgusServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.store.close(params.text_document.uri)
     ls.hover_memo.drop(params.text_document.uri)
+    if len(ls.store) == 0:
+        ls.trace_memo = hover.trace_memo()  # nothing open: give the traces back with the rest
     ls.diagnostics.closed(params.text_document.uri)
 
 
@@ -356,7 +359,7 @@ async def on_hover(ls: ArgusServer, params: types.HoverParams) -> types.Hover | 
 def _hover_pausing_checks(ls: ArgusServer, source: bytes, offset: int, tree: Tree) -> types.Hover | None:
     """On the hover thread: the checks pause at their next stopping point until this is done."""
     with ls.diagnostics.gate.busy():
-        return hover.variable_hover(source, offset, tree)
+        return hover.variable_hover(source, offset, tree, ls.trace_memo)
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))

@@ -1,7 +1,7 @@
 """Where the latency benchmark's edits spend their time, without a server in between.
 
 Usage: python benchmarks/lsp_edit_costs.py [--per-kind 5] [--seed 0] [--top 15] [--file SUBSTRING]
-                                          [--verify]
+                                          [--verify] [--kinds launcher-token,kernel-token]
 
 Replays the edit script of `lsp_latency.py --real` (same files, same edits, same seeds) through
 `check_source` with one `KernelCache` per file, as the language server does, and times each check
@@ -33,10 +33,10 @@ analyzed: list[tuple[str, float]] = []
 _analyze = pipeline.analyze_kernel
 
 
-def _timed_analyze(view, site, recorded=None, should_stop=None):  # type: ignore[no-untyped-def]
+def _timed_analyze(view, site, recorded=None, should_stop=None, bound=None):  # type: ignore[no-untyped-def]
     t = time.thread_time()
     try:
-        return _analyze(view, site, recorded, should_stop)
+        return _analyze(view, site, recorded, should_stop, bound)
     finally:
         analyzed.append((site.name, (time.thread_time() - t) * 1000))
 
@@ -70,6 +70,7 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--file", default="", help="only files whose path contains this")
     ap.add_argument("--verify", action="store_true", help="compare every cached result with a cold check")
+    ap.add_argument("--kinds", default="", help="only edits of these kinds (comma-separated, e.g. launcher-token)")
     args = ap.parse_args()
     pipeline.analyze_kernel = _timed_analyze
     with kernel_timeout(1e6 if args.verify else None):
@@ -89,7 +90,10 @@ def replay(args: argparse.Namespace) -> int:
         short = str(path.relative_to(STORE / "src"))
         kernel_ms.update({f"{short}::{k}": ms for k, ms in per_kernel})
         print(f"{cold:8.0f} ms cold, {len(per_kernel)} kernels  {short}", flush=True)
+        kinds = set(filter(None, args.kinds.split(",")))
         for e in edits_for(text, args.per_kind, seed=args.seed + i):
+            if kinds and e.kind not in kinds:
+                continue
             edited = apply(text, e.line, e.col, e.text)
             for label, version in (("", edited), (" (undo)", text)):
                 ms, again = timed_check(version, path, cache)
@@ -101,6 +105,12 @@ def replay(args: argparse.Namespace) -> int:
         f"\n{len(costs)} edits, CPU per check: median {statistics.median(costs):.1f} ms, "
         f"p95 {sorted(costs)[round(0.95 * (len(costs) - 1))]:.1f} ms, worst {max(costs):.1f} ms"
     )
+    for kind in sorted({where.split(" ")[1] for _, where, _ in rows}):
+        of = [ms for ms, where, _ in rows if where.split(" ")[1] == kind]
+        print(
+            f"  {kind:<18} median {statistics.median(of):7.1f} ms, p95 "
+            f"{sorted(of)[round(0.95 * (len(of) - 1))]:7.1f} ms, worst {max(of):7.1f} ms  (n={len(of)})"
+        )
     print(f"\nslowest {args.top} edits (kernels analyzed again, ms each):")
     for ms, where, again in sorted(rows, key=lambda r: -r[0])[: args.top]:
         kernels = ", ".join(f"{k} {t:.0f}" for k, t in again) or "none"

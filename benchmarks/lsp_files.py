@@ -7,12 +7,21 @@ each package, among those of at most 1,450 lines (the range of the issue's measu
 Edits are what a person does while working on a kernel file, each typed and then undone, so the
 file stays the same over the run: a character appended to a line inside a kernel body, a new line
 opened inside a kernel body (which moves everything below it), and the same two in launcher code
-(a Python function that launches a kernel, `kernel[grid](...)`).
+(a Python function that launches a kernel, `kernel[grid](...)`). A fifth kind, `kernel-token`,
+types a letter at the end of a name read in an expression inside a kernel body (`x = a + b` becomes
+`x = a + bq`, then back): the kernel's text changes, so it is analyzed again, which the blanks and
+new lines of the other kinds never cause. `launcher-token` does the same in launcher code: the
+launcher's text changes, and its kernels are interpreted again only where the binding they get
+changed (the name typed into is undefined then: an edit on a line the launch reads changes it, one
+on a line it does not read does not). These edits are drawn from their own random streams and
+placed among the others, so the edits of the other four kinds stay those of earlier runs.
 """
 
 from __future__ import annotations
 
+import keyword
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +62,7 @@ def pick_files() -> list[Path]:
 class Edit:
     """Type `text` at (line, col) and then undo it: two didChange notifications."""
 
-    kind: str  # kernel-char, kernel-newline, launcher-char, launcher-newline
+    kind: str  # {kernel,launcher}-{char,newline,token}
     line: int
     col: int
     text: str
@@ -101,7 +110,33 @@ def edits_for(text: str, per_kind: int, seed: int) -> list[Edit]:
             indent = lines[row][: len(lines[row]) - len(lines[row].lstrip())]
             out.append(Edit(f"{kind}-newline", row, len(lines[row]), "\n" + indent))
     rng.shuffle(out)
+    for where, kind in ((kernels, "kernel"), (launchers, "launcher")):
+        tokens = random.Random(f"{kind}-token-{seed}")
+        for row, col in token_spots(lines, where, per_kind, tokens):
+            out.insert(tokens.randrange(len(out) + 1), Edit(f"{kind}-token", row, col, "q"))
     return out
+
+
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w(])")
+_KEYWORDS = frozenset(keyword.kwlist) | {"tl", "triton", "torch"}
+
+
+def token_spots(
+    lines: list[str], regions: list[tuple[int, int]], count: int, rng: random.Random
+) -> list[tuple[int, int]]:
+    """(line, col) just after a name read on the right of an assignment in one of `regions`: a
+    letter typed there changes a token (the name), as typing in an expression does."""
+    spots = []
+    for s, e in regions:
+        for i in _code_lines(lines, s + 1, e):
+            line = lines[i]
+            eq = re.search(r"(?<![=!<>])=(?!=)", line)
+            if eq is None or "#" in line[: eq.start()]:
+                continue
+            for m in _NAME.finditer(line, eq.end()):
+                if m.group() not in _KEYWORDS and "#" not in line[: m.start()]:
+                    spots.append((i, m.end()))
+    return [rng.choice(spots) for _ in range(count)] if spots else []
 
 
 def identifiers_in_kernels(text: str, count: int, seed: int) -> list[tuple[int, int]]:

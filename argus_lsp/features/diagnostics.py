@@ -26,9 +26,10 @@ its last result and its timer, and when the last document closes the allocator i
 freed memory back to the system.
 
 While a hover is being computed (`InteractiveGate`), the checks pause at their next stopping
-point (between two programs, at most `MAX_PAUSE_S`): interpreting a kernel holds the GIL nearly
-all the time, and a hover's own interpretation sharing it with two checks took three times as
-long as alone.
+point (the interpreter's yield point, every 2 ms of interpretation, `budget.pausing`; at most
+`MAX_PAUSE_S`, and not counted against the kernel's time budget): interpreting a kernel holds
+the GIL nearly all the time, and a hover's own interpretation sharing it with two checks took
+three times as long as alone.
 
 Clients that pull (`textDocument/diagnostic`) get the kept result on request and are never pushed
 to; the others get `publishDiagnostics` carrying the version the diagnostics were computed for.
@@ -50,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from argus.analyzers import Finding, KernelCache, check_source, kernel_timeout
+from argus.analyzers.interp.budget import pause_now, pausing
 from argus.analyzers.interpretation import Cancelled
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -119,6 +121,11 @@ class CheckpointCache(KernelCache):
         if self.cancelled.is_set():
             raise Superseded
         return self.inner.get(key)
+
+    def get_bound(self, key: str) -> Any:
+        if self.cancelled.is_set():
+            raise Superseded
+        return self.inner.get_bound(key)
 
     def put(self, key: str, findings: Any) -> None:
         self.inner.put(key, findings)
@@ -192,7 +199,9 @@ def run_job(
         partial(analysis_of(job, sorted(found + carried, key=Finding.sort_key)))
 
     project = job.workspace.for_check(job.open_texts) if job.workspace is not None else None
-    with kernel_timeout(job.settings.kernel_timeout):  # the per-kernel budget (argus.kernelTimeout)
+    pause = gate.pause if gate is not None else None
+    # the per-kernel budget (argus.kernelTimeout); hovers pause the check at its yield points
+    with kernel_timeout(job.settings.kernel_timeout), pausing(pause):
         findings = check_source(
             job.source,
             path_of(job.uri),
@@ -210,7 +219,7 @@ def run_job(
 
 
 def _pause(gate: InteractiveGate, job: Job) -> bool:
-    gate.pause()
+    pause_now()  # gate.pause, with the wait kept off the kernel's time budget
     return job.cancelled.is_set()
 
 

@@ -5,7 +5,10 @@ The rule lookup is instant and happens on the message loop; `describe_at` interp
 so the server runs it on a thread of its own (never behind a check). `describe_at` may answer None
 (nothing known, or the interpreter does not model that name yet): then there is no hover at all.
 Its answer is remembered per document revision and identifier (`HoverMemo`): an editor asks again
-as the pointer moves along a name, and the text has not changed in between.
+as the pointer moves along a name, and the text has not changed in between. Beneath that, the
+trace of each kernel (one program, every assignment recorded) is kept by the exact text it was
+computed from (`analyzers.trace.trace_key`), so a hover on another name of the same kernel, in
+this revision or a later one that did not touch the kernel or its launcher, only looks up.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 
-from argus.analyzers import RULES, describe_at
+from argus.analyzers import RULES, KernelCache, describe_at
 from lsprotocol import types
 from tree_sitter import Tree
 
@@ -55,10 +58,20 @@ def code_hover(index: LineIndex, offset: int, encoding: str) -> types.Hover | No
     return None
 
 
-def variable_hover(source: bytes, offset: int, tree: Tree | None = None) -> types.Hover | None:
-    """Run `describe_at` (slow: call it off the message loop); `tree` is the document's own."""
-    text = describe_at(source, offset, tree)
+def variable_hover(
+    source: bytes, offset: int, tree: Tree | None = None, memo: KernelCache | None = None
+) -> types.Hover | None:
+    """Run `describe_at` (slow the first time in a kernel: call it off the message loop); `tree`
+    is the document's own, `memo` the server's kernel traces (`TRACE_MEMO_KERNELS` of them)."""
+    text = describe_at(source, offset, tree, memo)
     return _markdown(text) if text else None
+
+
+TRACE_MEMO_KERNELS = 64  # kernel traces the server keeps (one program's values each)
+
+
+def trace_memo() -> KernelCache:
+    return KernelCache(capacity=TRACE_MEMO_KERNELS)
 
 
 _WORD = re.compile(rb"[A-Za-z_0-9]+")
