@@ -24,14 +24,17 @@ from __future__ import annotations
 import ast
 import os
 import re
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import PY_LANGUAGE, first_error, parse, text_of
 from argus.analyzers.frontend.queries import KernelSite, called_names
 from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.model.host import dotted_name
+from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
 from argus.analyzers.model.kernel import Helper, SourceMap, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
 from argus.analyzers.model.recorded import RecordedSourceMap
@@ -102,6 +105,7 @@ class SourceSet:
         self._loaded: dict[str, tuple[bytes, Loaded]] = {} if loaded is None else loaded
         self._words: dict[str, tuple[bytes, frozenset[str]]] = {} if words is None else words
         self._index: dict[str, list[str]] | None = None
+        self._functions: dict[str, tuple[bytes, ModuleFunctions]] = {}
 
     def module_of(self, path: str) -> str | None:
         return self._by_path.get(_norm(path))
@@ -193,6 +197,33 @@ class SourceSet:
             return None
         return self._function(imp.module, imp.attr, depth + 1)
 
+    # ---- host functions --------------------------------------------------------------------
+    def functions_of(self, module: str) -> ModuleFunctions | None:
+        """The plain functions and constants of `module`, as a launcher's calls resolve them."""
+        loaded = self.load(module)
+        if loaded is None:
+            return None
+        held = self._functions.get(module)
+        if held is None or held[0] != loaded.view.source:
+            held = (loaded.view.source, ModuleFunctions(loaded.view, loaded.path, loaded.shown, loaded.imports, self))
+            self._functions[module] = held
+        return held[1]
+
+    def host_function(
+        self, module: str, name: str, depth: int = 0
+    ) -> tuple[ast.FunctionDef, ModuleFunctions, str] | None:
+        """The plain function `name` of `module`, following re-exports a few levels deep."""
+        src = self.functions_of(module)
+        if src is None or depth > MAX_REEXPORT_DEPTH:
+            return None
+        found = src.local(name)
+        if found is not None:
+            return found
+        imp = src.imports.get(name)
+        if imp is None or imp.attr is None:
+            return None
+        return self.host_function(imp.module, imp.attr, depth + 1)
+
     # ---- launches --------------------------------------------------------------------------
     def launch_sites(self, path: str, kernel: str) -> tuple[list[ForeignLaunchSite], dict[str, bytes]]:
         """Launches of `kernel` (defined in `path`) made in other modules of the set that import
@@ -202,6 +233,7 @@ class SourceSet:
             return [], {}
         sites: list[ForeignLaunchSite] = []
         texts: dict[str, bytes] = {}
+        helper_texts: dict[str, bytes] = {}  # modules of the host functions those launchers call
         for other in self._launchers_index().get(kernel, []):
             if other == module or len(texts) >= MAX_LAUNCH_FILES:
                 continue
@@ -210,11 +242,11 @@ class SourceSet:
             loaded = self.load(other, text) if text is not None else None
             if loaded is None or not self._imports_kernel(loaded, module, kernel):
                 continue
-            found = _launches_in(loaded, kernel)
+            found = _launches_in(loaded, kernel, self, helper_texts)
             if found:
                 texts[other_path] = text  # type: ignore[assignment]  # not None: loaded
                 sites.extend(found)
-        return sites, texts
+        return sites, {**helper_texts, **texts}
 
     def _launchers_index(self) -> dict[str, list[str]]:
         """Name -> the modules (in path order) where `name[` occurs: built once per set, from
@@ -285,7 +317,9 @@ def _parse_helper(owner: Loaded, site: KernelSite) -> ForeignHelper | None:
     return ForeignHelper(fn, smap, _origin(owner, site))
 
 
-def _launches_in(loaded: Loaded, kernel: str) -> list[ForeignLaunchSite]:
+def _launches_in(
+    loaded: Loaded, kernel: str, project: SourceSet, texts: dict[str, bytes]
+) -> list[ForeignLaunchSite]:
     """The kernel's launches in function bodies of another module (script-style launches at
     module level are left out: their setup is that module's business)."""
     view = loaded.view
@@ -304,14 +338,21 @@ def _launches_in(loaded: Loaded, kernel: str) -> list[ForeignLaunchSite]:
             continue
         for call in find_launch_calls(mod, kernel):
             origin = f"{loaded.shown}:{smap.row0 + call.lineno}"
-            out.append(ForeignLaunchSite(call, func, func.body, smap, origin))
+            fns = loaded_functions(loaded, func.body, project)
+            texts.update({k: v for k, v in fns.texts.items() if k != loaded.path})
+            out.append(ForeignLaunchSite(call, func, func.body, smap, origin, functions=fns.table))
     return out
 
 
 def pin_launch(site: ForeignLaunchSite, anchor: Span) -> ForeignLaunchSite:
     """The launch with every position mapped to `anchor` (the kernel's name in its own file)."""
     return ForeignLaunchSite(
-        site.call, site.host_func, site.body, RecordedSourceMap(site.smap, anchor), site.origin
+        site.call,
+        site.host_func,
+        site.body,
+        RecordedSourceMap(site.smap, anchor),
+        site.origin,
+        functions=site.functions,
     )
 
 
@@ -363,3 +404,112 @@ def note_foreign_helpers(
         where = at.get((f.span.start_byte, f.span.end_byte))
         out.append(f if where is None else replace(f, message=f"{f.message} (inside {where})", fix=None))
     return out
+
+
+class ModuleFunctions:
+    """One module as the launcher's calls see it (model/host_functions.FunctionSource): its
+    top-level plain functions (kernels left out), its literal constants, and, with a project,
+    the functions its imports name in other modules of the package."""
+
+    def __init__(
+        self,
+        view: ModuleView,
+        key: str,
+        shown: str,
+        imports: dict[str, ImportRef],
+        project: SourceSet | None,
+    ) -> None:
+        self.view = view
+        self.key = key
+        self.text = view.source
+        self.shown = shown
+        self.imports = imports
+        self.project = project
+        self._defs: dict[str, Node] | None = None
+        self._parsed: dict[str, ast.FunctionDef | None] = {}
+        self._constants: dict[str, Any] | None = None
+
+    def constants(self) -> dict[str, Any]:
+        """Module-level names bound to literals (`MAX_FUSED_SIZE = 65536`, `SIZES = (16, 32)`)."""
+        if self._constants is None:
+            self._constants = {}
+            for name, node in self.view.const_nodes.items():
+                if "(" in name or not isinstance(node, ast.expr):
+                    continue
+                value = _host_literal(node)
+                if value is not None:
+                    self._constants[name] = value
+        return self._constants
+
+    def local(self, name: str) -> tuple[ast.FunctionDef, ModuleFunctions, str] | None:
+        if self._defs is None:
+            kernels = {s.name for s in self.view.sites}
+            self._defs = {}
+            for child in self.view.tree.root_node.children:
+                node = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
+                if node is None or node.type != "function_definition":
+                    continue
+                ident = node.child_by_field_name("name")
+                fname = text_of(ident) if ident is not None else ""
+                if fname and fname not in kernels:
+                    self._defs.setdefault(fname, node)
+        node = self._defs.get(name)
+        if node is None:
+            return None
+        if name not in self._parsed:
+            self._parsed[name] = _parse_def(self.view.source, node)
+        fn = self._parsed[name]
+        return None if fn is None else (fn, self, f"{self.shown}:{node.start_point[0] + 1}")
+
+    def find(self, name: str) -> tuple[ast.FunctionDef, ModuleFunctions, str] | None:
+        head, _, tail = name.partition(".")
+        if not tail:
+            found = self.local(head)
+            if found is not None or self.project is None:
+                return found
+            imp = self.imports.get(head)
+            return None if imp is None or imp.attr is None else self.project.host_function(imp.module, imp.attr)
+        imp = self.imports.get(head)
+        if self.project is None or imp is None or "." in tail:
+            return None
+        return self.project.host_function(imp.dotted, tail)
+
+
+MAX_HOST_FUNCTION_BYTES = 20000  # a longer function is no launcher helper: left unfollowed
+
+
+def _parse_def(source: bytes, node: Node) -> ast.FunctionDef | None:
+    if node.end_byte - node.start_byte > MAX_HOST_FUNCTION_BYTES or first_error(node) is not None:
+        return None
+    try:
+        mod = ast.parse(textwrap.dedent(source[node.start_byte : node.end_byte].decode("utf-8")))
+    except (*_UNPARSABLE, MemoryError):
+        return None
+    fn = mod.body[0] if mod.body else None
+    return fn if isinstance(fn, ast.FunctionDef) else None
+
+
+def _host_literal(node: ast.expr) -> Any:
+    """A module constant's value when it is a small literal (int, float, bool, str, a tuple of
+    them); None otherwise (never a huge int or string)."""
+    if isinstance(node, ast.Constant):
+        v = node.value
+    elif isinstance(node, ast.Tuple) and len(node.elts) <= 64 and all(isinstance(e, ast.Constant) for e in node.elts):
+        v = tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
+    else:
+        return None
+    items = v if isinstance(v, tuple) else (v,)
+    for x in items:
+        if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 64:
+            return None
+        if isinstance(x, str) and len(x) > 256:
+            return None
+        if not isinstance(x, int | float | bool | str) and x is not None:
+            return None
+    return v
+
+
+def loaded_functions(loaded: Loaded, body: list[ast.stmt], project: SourceSet | None = None) -> LaunchFunctions:
+    """The functions a launcher body in module `loaded` calls (model/host_functions.py)."""
+    src = ModuleFunctions(loaded.view, loaded.path, loaded.shown, loaded.imports, project)
+    return gather_functions(body, src)

@@ -17,6 +17,7 @@ from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS
 from argus.analyzers.model.host_calls import HostCalls
+from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult
 from argus.analyzers.model.host_values import (
     TORCH_DTYPES,
     DimClasses,
@@ -30,8 +31,10 @@ from argus.analyzers.model.host_values import (
 from argus.analyzers.model.nodes import subtree
 
 
-class HostEval(HostCalls):
-    """Evaluates host statements; `bind` maps names to host values."""
+class HostEval(HostInvoke, HostCalls):
+    """Evaluates host statements; `bind` maps names to host values. Inside a called host
+    function (`call_depth` > 0) returns, raises, loops and undecided branches are followed as
+    model/host_invoke.py says."""
 
     # ---- statements ------------------------------------------------------------------------
     def run_block(self, stmts: list[ast.stmt], stop_at: ast.AST | None = None) -> bool:
@@ -62,6 +65,12 @@ class HostEval(HostCalls):
         return True
 
     def stmt(self, st: ast.stmt) -> None:
+        if self.call_depth > 0:
+            try:
+                if self.function_stmt(st):
+                    return
+            except (*HOST_ERRORS, RecursionError) as exc:
+                raise UnknownResult from exc
         try:
             if isinstance(st, ast.Assign):
                 v = self.expr(st.value)
@@ -77,6 +86,7 @@ class HostEval(HostCalls):
             elif isinstance(st, ast.If):
                 c = self.expr(st.test)
                 if isinstance(c, Opaque):
+                    self.undecided_branch(st)
                     return
                 self.run_block(st.body if c else st.orelse)
             elif isinstance(st, ast.FunctionDef):
@@ -184,6 +194,8 @@ class HostEval(HostCalls):
     def e_IfExp(self, e: ast.IfExp) -> Any:
         c = self.expr(e.test)
         if isinstance(c, Opaque):
+            if self.call_depth > 0:
+                return Opaque("ifexp")  # a helper's value is never one side picked blindly
             return self.expr(e.body)
         return self.expr(e.body) if c else self.expr(e.orelse)
 
@@ -214,6 +226,8 @@ class HostEval(HostCalls):
         left = self.expr(e.left)
         for op, comp in zip(e.ops, e.comparators, strict=True):
             right = self.expr(comp)
+            if self.call_depth > 0 and isinstance(op, ast.Is | ast.IsNot) and Opaque in (type(left), type(right)):
+                return Opaque("compare")  # in a helper: `torch.version.hip is not None` is unknown
             if isinstance(op, ast.Is):
                 ok = left is right or (left is None and right is None)
             elif isinstance(op, ast.IsNot):
@@ -283,6 +297,9 @@ class HostEval(HostCalls):
             base = self.expr(e.func)
             if isinstance(base, tuple) and len(base) == 3 and base[0] == "method":
                 return self.tensor_method(base[1], base[2], args, kwargs)
+        fn = self.callee(fname)
+        if fn is not None:
+            return self.invoke(fn, args, kwargs, e)
         return self.call(fname, args, kwargs, e)
 
 

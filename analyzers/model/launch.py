@@ -75,6 +75,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
         ev = HostEval(self.dims, sizes, recording=sizes is None, contains_memo=self._contains_memo)
         if sizes is not None:
             ev.free_roots = {r for r in sizes if self._anonymous(r)}
+        ev.env.update(self.site.functions)  # the module's functions and constants; params shadow them
         self._bind_params(ev)
         ev.run_block(self.site.body, self.site.call)
         # remember readable names of dimension classes (`M, K = a.shape` -> "M", "K")

@@ -24,7 +24,6 @@ FILES = sorted(p for p in FOLDER.glob("*.py") if not p.name.startswith("_"))
 
 # Still flagged today: file -> the cause (codes as in docs/realworld.md).
 KNOWN_FALSE_FINDINGS = {
-    "helper_block_size.py": "L2: BLOCK_D from a local helper is assumed 4 and GR001 is judged on it",
     "scatter_to_rank.py": "K6: values scattered to their rank by design, reported as a tag mismatch (DF004)",
     "selection_matrix.py": "K5: lanes past the data meet a 0 of a one-hot matrix, reported as reduced (DF003)",
     "zero_dim_output.py": "L9: a 0-d tensor (one element) taken as empty (MB002)",
