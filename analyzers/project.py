@@ -29,12 +29,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from argus.analyzers.errors import HOST_ERRORS
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import PY_LANGUAGE, first_error, parse, text_of
 from argus.analyzers.frontend.queries import KernelSite, called_names
 from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
-from argus.analyzers.model.host import dotted_name
-from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
+from argus.analyzers.model.host import HostEval, dotted_name
+from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions, read_names
+from argus.analyzers.model.host_invoke import UnknownResult
+from argus.analyzers.model.host_values import DimClasses
 from argus.analyzers.model.kernel import Helper, SourceMap, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
 from argus.analyzers.model.recorded import RecordedSourceMap
@@ -427,19 +430,52 @@ class ModuleFunctions:
         self.project = project
         self._defs: dict[str, Node] | None = None
         self._parsed: dict[str, ast.FunctionDef | None] = {}
-        self._constants: dict[str, Any] | None = None
+        self._values: dict[str, tuple[bool, Any]] = {}
 
     def constants(self) -> dict[str, Any]:
-        """Module-level names bound to literals (`MAX_FUSED_SIZE = 65536`, `SIZES = (16, 32)`)."""
-        if self._constants is None:
-            self._constants = {}
-            for name, node in self.view.const_nodes.items():
-                if "(" in name or not isinstance(node, ast.expr):
-                    continue
-                value = _host_literal(node)
-                if value is not None:
-                    self._constants[name] = value
-        return self._constants
+        """Constants every launcher of the module sees: none up front, each name read is looked
+        up (`constant`) when the launcher's functions are gathered."""
+        return {}
+
+    def constant(self, name: str, depth: int = 0) -> tuple[bool, Any]:
+        head, _, tail = name.partition(".")
+        if depth > MAX_REEXPORT_DEPTH:
+            return False, None
+        if not tail:
+            if head in self._values:
+                return self._values[head]
+            node = self.view.const_nodes.get(head)
+            if isinstance(node, ast.expr):
+                self._values[head] = (False, None)  # a constant defined through itself: unknown
+                self._values[head] = self._evaluate(node, depth)
+                return self._values[head]
+            imp = self.imports.get(head)
+            if self.project is None or imp is None or imp.attr is None:
+                return False, None
+            other = self.project.functions_of(imp.module)
+            return (False, None) if other is None else other.constant(imp.attr, depth + 1)
+        imp = self.imports.get(head)
+        if self.project is None or imp is None or "." in tail:
+            return False, None
+        other = self.project.functions_of(imp.dotted)
+        return (False, None) if other is None else other.constant(tail, depth + 1)
+
+    def _evaluate(self, node: ast.expr, depth: int) -> tuple[bool, Any]:
+        """A module constant's value by the host evaluator (no call is followed), from the
+        module's other constants it reads; unknown when any part is opaque or too large."""
+        if sum(1 for _ in ast.walk(node)) > MAX_CONSTANT_NODES:
+            return False, None
+        ev = HostEval(DimClasses(), {}, recording=False)
+        ev.call_depth = 1  # strict: an undecided `x if c else y` is unknown, not its first side
+        for ref in sorted(read_names([node])):
+            known, value = self.constant(ref, depth + 1)
+            if known:
+                ev.env[ref] = value
+        try:
+            value = ev.expr(node)
+        except (*HOST_ERRORS, RecursionError, UnknownResult):
+            return False, None
+        return (True, value) if _plain(value) else (False, None)
 
     def local(self, name: str) -> tuple[ast.FunctionDef, ModuleFunctions, str] | None:
         if self._defs is None:
@@ -489,24 +525,25 @@ def _parse_def(source: bytes, node: Node) -> ast.FunctionDef | None:
     return fn if isinstance(fn, ast.FunctionDef) else None
 
 
-def _host_literal(node: ast.expr) -> Any:
-    """A module constant's value when it is a small literal (int, float, bool, str, a tuple of
-    them); None otherwise (never a huge int or string)."""
-    if isinstance(node, ast.Constant):
-        v = node.value
-    elif isinstance(node, ast.Tuple) and len(node.elts) <= 64 and all(isinstance(e, ast.Constant) for e in node.elts):
-        v = tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
-    else:
-        return None
-    items = v if isinstance(v, tuple) else (v,)
-    for x in items:
-        if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 64:
-            return None
-        if isinstance(x, str) and len(x) > 256:
-            return None
-        if not isinstance(x, int | float | bool | str) and x is not None:
-            return None
-    return v
+MAX_CONSTANT_NODES = 400  # a module constant larger than this is no launch setting
+
+
+def _plain(v: Any, depth: int = 0) -> bool:
+    """A value a launcher may take from a module constant: numbers, strings, None, dtypes, and
+    small tuples, lists and dicts of them (never a tensor or an opaque value)."""
+    if depth > 4:
+        return False
+    if v is None or isinstance(v, int | float | bool):
+        return True
+    if isinstance(v, str):
+        return len(v) <= 256
+    if isinstance(v, tuple) and len(v) == 2 and v[0] == "dtype":
+        return True
+    if isinstance(v, tuple | list):
+        return len(v) <= 64 and all(_plain(x, depth + 1) for x in v)
+    if isinstance(v, dict):
+        return len(v) <= 64 and all(_plain(k, depth + 1) and _plain(x, depth + 1) for k, x in v.items())
+    return False
 
 
 def loaded_functions(loaded: Loaded, body: list[ast.stmt], project: SourceSet | None = None) -> LaunchFunctions:

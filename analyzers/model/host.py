@@ -88,6 +88,8 @@ class HostEval(HostInvoke, HostCalls):
                 if isinstance(c, Opaque):
                     self.undecided_branch(st)
                     return
+                if c and self.call_depth == 0 and self.refuses_sizes(st):
+                    self.broken_asserts.append(st)  # type: ignore[arg-type]  # launch.py words it
                 self.run_block(st.body if c else st.orelse)
             elif isinstance(st, ast.FunctionDef):
                 self.env[st.name] = ("func", st)
@@ -95,6 +97,17 @@ class HostEval(HostInvoke, HostCalls):
                 self.expr(st.value)
         except (*HOST_ERRORS, RecursionError):
             pass
+
+    def refuses_sizes(self, st: ast.If) -> bool:
+        """`if n_cols > BLOCK_SIZE: raise ...` taken at the probe's sizes: the launcher refuses
+        them (like a broken assert), so the probe is no launch. Only a test over sizes counts."""
+        if not st.body or not isinstance(st.body[-1], ast.Raise) or self.recording:
+            return False
+        return any(
+            isinstance(self.expr(n), SymInt)
+            for n in ast.walk(st.test)
+            if isinstance(n, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+        )
 
     def assign(self, target: ast.expr, v: Any) -> None:
         if isinstance(target, ast.Name):
@@ -106,6 +119,15 @@ class HostEval(HostInvoke, HostCalls):
             else:
                 for t in target.elts:
                     self.assign(t, Opaque("unpack"))
+        elif isinstance(target, ast.Subscript):
+            # `kernel_args["BLOCK_ROW"] = 16` on a dict the launcher built: spread later as `**kernel_args`
+            base, key = self.expr(target.value), self.expr(target.slice)
+            if isinstance(base, dict):
+                if isinstance(key, Opaque) or not isinstance(key, str | int | bool | tuple):
+                    base.clear()  # an unknown key may have overwritten any entry
+                    base[Opaque("key")] = v
+                else:
+                    base[key] = v
 
     def record_assert(self, test: ast.expr) -> None:
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
@@ -265,11 +287,13 @@ class HostEval(HostInvoke, HostCalls):
 
     def e_Attribute(self, e: ast.Attribute) -> Any:
         dotted = dotted_name(e)
-        if dotted and dotted.split(".")[0] == "torch":
+        if dotted and (dotted.split(".")[0] == "torch" or dotted.rpartition(".")[0] in ("tl", "triton.language")):
             last = dotted.split(".")[-1]
             if last in TORCH_DTYPES:
                 return ("dtype", TORCH_DTYPES[last])
         base = self.expr(e.value)
+        if e.attr == "value" and isinstance(base, int | float | bool):
+            return base  # `tl.constexpr(3).value`: the constexpr's number
         if isinstance(base, HostTensor):
             if e.attr == "shape":
                 return tuple(SymInt(s, y) for s, y in zip(base.shape, base.symbols, strict=True))

@@ -84,6 +84,8 @@ class HostCalls(HostCore):
                     return t
             if fname == "dict" and not args and all(k.arg for k in node.keywords):
                 return dict(kwargs)  # `dict(BLOCK=b, n=n)`, spread into a launch as `**consts`
+            if last == "constexpr" and len(args) == 1 and fname in ("tl.constexpr", "triton.language.constexpr"):
+                return args[0]  # `tl.constexpr(0)`: the number it wraps
             if fname in ("triton.Config",):
                 return Opaque("config")
             if (

@@ -45,6 +45,11 @@ class FunctionSource(Protocol):
 
     def constants(self) -> dict[str, Any]: ...
 
+    def constant(self, name: str) -> tuple[bool, Any]:
+        """(True, value) when `name` (or `m.name`) written here is a module constant, of this
+        module or imported from another one of the package; (False, None) otherwise."""
+        ...
+
     def find(self, name: str) -> tuple[ast.FunctionDef, FunctionSource, str] | None:
         """`f` or `m.f` as written in this module -> (definition, its module, origin)."""
         ...
@@ -82,8 +87,21 @@ def called_names(nodes: Iterable[ast.AST]) -> set[str]:
     return out
 
 
+def read_names(nodes: Iterable[ast.AST]) -> set[str]:
+    """Names read under `nodes` (`x`, and `m.x` where `m` is a bare name): constants to look up."""
+    out: set[str] = set()
+    for root in nodes:
+        for n in ast.walk(root):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                out.add(n.id)
+            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+                out.add(f"{n.value.id}.{n.attr}")
+    return out
+
+
 def gather_functions(body: list[ast.stmt], home: FunctionSource) -> LaunchFunctions:
-    """The functions `body` calls, and those they call, at most MAX_HOST_FUNCTIONS in all."""
+    """The functions `body` calls, and those they call, at most MAX_HOST_FUNCTIONS in all; and
+    the module constants each of them reads (imported ones included)."""
     tables: dict[str, dict[str, Any]] = {}
     texts: dict[str, bytes] = {}
     made: dict[str, HostFunction] = {}  # by origin: one function reached under two names
@@ -95,10 +113,15 @@ def gather_functions(body: list[ast.stmt], home: FunctionSource) -> LaunchFuncti
             texts[src.key] = src.text
         return tables[src.key]
 
-    todo: list[tuple[FunctionSource, set[str]]] = [(home, called_names(body))]
+    todo: list[tuple[FunctionSource, set[str], set[str]]] = [(home, called_names(body), read_names(body))]
     while todo and len(made) < MAX_HOST_FUNCTIONS:
-        src, names = todo.pop(0)
+        src, names, reads = todo.pop(0)
         table = table_of(src)
+        for name in sorted(reads - names):
+            if name not in table:
+                known, value = src.constant(name)
+                if known:
+                    table[name] = value
         for name in sorted(names):
             if name in table and isinstance(table[name], HostFunction):
                 continue
@@ -111,7 +134,7 @@ def gather_functions(body: list[ast.stmt], home: FunctionSource) -> LaunchFuncti
                 fn = HostFunction(node, table_of(owner), origin)
                 made[origin] = fn
                 order.append((owner.key, fn))
-                todo.append((owner, called_names(node.body)))
+                todo.append((owner, called_names(node.body), read_names(node.body)))
             table[name] = fn
             if len(made) >= MAX_HOST_FUNCTIONS:
                 break

@@ -205,7 +205,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
         ev = self._run_host(sizes)
         if ev.broken_asserts:  # sizes no real launch has: what they imply is not judged
             test = ev.broken_asserts[0]
-            raise Unevaluable(f"a probe size consistent with the launcher's `assert {ast.unparse(test)}`", test)
+            raise Unevaluable(f"a probe size consistent with the launcher's {_refusal(test)}", test)
         kargs = self._kernel_args(ev)
         args, runtime, tensors = self._to_kernel_values(kargs, config)
         grid, axes = self._grid(ev, args)
@@ -227,6 +227,15 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
             grid_span=self.site.smap.span(self.site.grid_node),
             bare_axes=frozenset(self.bare_axes),
         )
+
+
+def _refusal(node: ast.AST) -> str:
+    """How the launcher refuses the probe's sizes, as its code says it."""
+    if isinstance(node, ast.If):
+        return f"`if {ast.unparse(node.test)}: raise`"
+    if isinstance(node, ast.Call):
+        return f"checks inside `{ast.unparse(node.func)}(...)`"
+    return f"`assert {ast.unparse(node)}`"
 
 
 __all__ = [

@@ -1,0 +1,145 @@
+"""Launcher settings real packages keep outside the launch call (issue 12, item 3): module
+constants (`torch_to_triton_dtype[X.dtype]`, `_str_to_mode["sum"]` of `tl.constexpr` values),
+a dict filled before a `**kernel_args` spread, `if n > BLOCK: raise` guards, and autotune
+configs built over a module list chosen by machine (`[32, 64] if big_smem() else [16, 32]`).
+
+Each binding case: the correct kernel is clean without AR001, the same kernel with a seeded
+off-by-one mask is found; each refusal: the probe that breaks the launcher's own check is no
+launch (an AR001 naming the check), never a finding."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from argus.analyzers import Severity, check_source
+from argus.analyzers.model.host import HostEval
+from argus.analyzers.model.host_values import DimClasses, SymInt
+from argus.analyzers.model.kernel import expand_configs
+
+KERNEL = """
+import torch
+import triton
+import triton.language as tl
+{prelude}
+
+@triton.jit
+def rows_kernel(x_ptr, y_ptr, stride_x, stride_y, D, OUT_DTYPE: tl.constexpr, MODE: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < {bound}
+    x = tl.load(x_ptr + row * stride_x + cols, mask=mask, other=0.0)
+    if MODE == 1:
+        x = x * 2.0
+    tl.store(y_ptr + row * stride_y + cols, x.to(OUT_DTYPE), mask=mask)
+
+
+def launch(x):
+    T, D = x.shape
+    y = torch.empty_like(x)
+{body}
+    return y
+"""
+
+DTYPES = """
+_TO_TL = {torch.float32: tl.float32, torch.float16: tl.float16, torch.bfloat16: tl.bfloat16}
+_MODE_SUM: tl.constexpr = tl.constexpr(1)
+_MODES = {"none": 0, "sum": _MODE_SUM.value}
+"""
+
+CONSTANTS_LAUNCH = """    x = x.to(torch.float32)
+    rows_kernel[(T,)](x, y, x.stride(0), y.stride(0), D, _TO_TL[x.dtype], _MODES["sum"], BLOCK=triton.next_power_of_2(D))"""
+
+SPREAD_LAUNCH = """    extra = {}
+    extra["BLOCK"] = triton.next_power_of_2(D)
+    rows_kernel[(T,)](x, y, x.stride(0), y.stride(0), D, tl.float16, 0, **extra)"""
+
+CASES = {"constants": (DTYPES, CONSTANTS_LAUNCH), "dict-spread": ("", SPREAD_LAUNCH)}
+
+
+def _source(prelude: str, body: str, bound: str = "D") -> str:
+    return KERNEL.format(prelude=prelude, body=body, bound=bound)
+
+
+def _errors(findings: list) -> list:
+    return [f for f in findings if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"]
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_settings_bind_and_a_correct_kernel_is_clean(case: str) -> None:
+    findings = check_source(_source(*CASES[case]), "rows.py")
+    assert [f.message for f in findings if f.code == "AR001"] == []
+    assert _errors(findings) == []
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_an_off_by_one_mask_is_found_through_the_settings(case: str) -> None:
+    findings = check_source(_source(*CASES[case], bound="D + 1"), "rows.py")
+    assert {f.code for f in _errors(findings)} & {"MB001", "MB002"}, [f.message for f in findings]
+
+
+def test_a_dict_entry_under_an_unknown_key_leaves_the_spread_unknown() -> None:
+    body = SPREAD_LAUNCH.replace('extra["BLOCK"]', "extra[pick_key()]")
+    notes = [f.message for f in check_source(_source("", body), "rows.py") if f.code == "AR001"]
+    assert any("**kwargs launch" in m for m in notes), notes
+
+
+def _refused(code: str, sizes: dict[str, int]) -> list:
+    ev = HostEval(DimClasses(), sizes, recording=False)
+    for name, value in sizes.items():
+        ev.env[name] = SymInt(value, name)
+    ev.env["x"] = ev.new_tensor([ev.dim("D")], "fp32", "x", True)
+    ev.run_block(ast.parse(code).body)
+    return ev.broken_asserts
+
+
+def test_a_probe_the_launcher_raises_on_is_no_launch() -> None:
+    # `if n_cols > BLOCK_SIZE: raise` (liger's rms_norm backward): a probe with D > BLOCK would
+    # be judged on a launch that never happens (columns past BLOCK "never written")
+    guard = "if D > BLOCK:\n    raise RuntimeError('row too wide')\n"
+    assert len(_refused(guard, {"D": 20, "BLOCK": 16})) == 1
+    assert _refused(guard, {"D": 9, "BLOCK": 16}) == []
+    # a raise under a test of something else than sizes refuses nothing
+    assert _refused("if x.dtype == torch.float16:\n    raise TypeError('no fp16')\n", {"D": 9}) == []
+
+
+def test_the_refusal_is_named_in_the_note() -> None:
+    src = _source("", "").replace(
+        "def launch(x):\n    T, D = x.shape\n    y = torch.empty_like(x)\n",
+        "def launch(x):\n    T, D = x.shape\n    y = torch.empty_like(x)\n"
+        "    if D > 4:\n        raise ValueError('row too wide')\n"
+        "    rows_kernel[(T,)](x, y, x.stride(0), y.stride(0), D, tl.float16, 0, BLOCK=4)\n",
+    )
+    findings = check_source(src, "rows.py")
+    assert _errors(findings) == [], [f.message for f in findings]
+    notes = [f.message for f in findings if f.code == "AR001"]
+    assert notes and all("`if D > 4: raise`" in m for m in notes), notes
+
+
+def test_a_raise_on_something_other_than_sizes_does_not_refuse_the_probe() -> None:
+    src = _source("", SPREAD_LAUNCH).replace(
+        "    extra = {}\n", "    if x.dtype == torch.float64:\n        raise TypeError('no fp64')\n    extra = {}\n"
+    )
+    findings = check_source(src, "rows.py")
+    assert [f.message for f in findings if f.code == "AR001"] == []
+
+
+def _configs(module: str) -> list[dict]:
+    tree = ast.parse(module)
+    consts = {
+        st.targets[0].id: st.value
+        for st in tree.body
+        if isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Name)
+    }
+    comp = ast.parse("[triton.Config({'BK': bk}, num_warps=4) for bk in SIZES]", mode="eval").body
+    return expand_configs(comp, consts)
+
+
+def test_configs_over_a_module_list_chosen_by_machine_take_both_lists() -> None:
+    found = _configs("SIZES = [32, 64] if big_smem() else [16, 32]\n")
+    assert [c["BK"] for c in found] == [32, 64, 16]
+
+
+def test_configs_over_a_module_list_are_expanded() -> None:
+    assert [c["BK"] for c in _configs("SIZES = [16, 32]\n")] == [16, 32]
+    assert _configs("SIZES = sizes_from_yaml()\n") == []  # not known: no configs, never invented
