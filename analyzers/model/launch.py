@@ -22,11 +22,19 @@ from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.launch_args import evaluate_launch_args
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
-from argus.analyzers.model.launcher_reads import shape_read_names, stride_users, tensor_param_ranks
+from argus.analyzers.model.launcher_reads import (
+    shape_read_names,
+    stride_users,
+    tensor_param_ranks,
+    unguarded_tensor_uses,
+)
 
 
 class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
     """Builds probe launches for one kernel from its launch site (or assumptions without one)."""
+
+    # launcher parameters used as tensors outside any test of them (set with the ranks)
+    _unguarded: frozenset[str] | set[str] = frozenset()
 
     def _bind_params(self, ev: HostEval) -> None:
         assert self.site is not None
@@ -35,6 +43,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
             return
         if self._ranks is None:
             self._ranks = tensor_param_ranks(func, self._rank_unknown)
+            self._unguarded = unguarded_tensor_uses(func)
             shape_read = shape_read_names(func)
             # a tensor whose shape the launcher never reads, only strides: the kernel's
             # addresses tell its rank (k.stride(0), k.stride(1) passed, `+ offs_d` unit stride)
@@ -54,6 +63,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
                 ev.env[name] = Opaque(name)
                 continue
             is_tensor = name in ranks or name in kernel_ptr_args
+            if isinstance(d, ast.Constant) and d.value is None and name in self._unguarded:
+                d = None  # `beta=None` but `beta.shape[2]` read unguarded: a tensor is passed
             if d is not None:
                 ev.env[name] = ev.expr(d)
                 continue

@@ -190,3 +190,31 @@ def _ranks_from_equal_shapes(
             and isinstance(rhs.value, ast.Name)
         ):
             same.append((lhs.value.id, rhs.value.id))
+
+
+def unguarded_tensor_uses(func: ast.FunctionDef) -> set[str]:
+    """Parameters the launcher uses as tensors (`beta.shape[2]`, `x.stride(0)`) outside any
+    test that mentions them (`if beta is not None:`, `x if x is not None else y`, `a and
+    a.shape`): a `None` default cannot be what such a launch passes (the use would raise), so
+    the parameter is a tensor there."""
+    names = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    out: set[str] = set()
+
+    def visit(n: ast.AST, guarded: frozenset[str]) -> None:
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            if n.value.id in names and n.value.id not in guarded and n.attr in TENSOR_USES:
+                out.add(n.value.id)
+        tested: set[str] = set()
+        if isinstance(n, ast.If | ast.IfExp | ast.While):
+            tested = {m.id for m in ast.walk(n.test) if isinstance(m, ast.Name)}
+        elif isinstance(n, ast.BoolOp):
+            tested = {m.id for m in ast.walk(n) if isinstance(m, ast.Name)}
+        inner = guarded | tested
+        for child in ast.iter_child_nodes(n):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                continue  # a nested function may never run
+            visit(child, inner)
+
+    for st in func.body:
+        visit(st, frozenset())
+    return out

@@ -16,6 +16,7 @@ from argus.analyzers import Severity, check_source
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import DimClasses, SymInt
 from argus.analyzers.model.kernel import expand_configs
+from argus.analyzers.model.launcher_reads import unguarded_tensor_uses
 
 KERNEL = """
 import torch
@@ -143,3 +144,25 @@ def test_configs_over_a_module_list_chosen_by_machine_take_both_lists() -> None:
 def test_configs_over_a_module_list_are_expanded() -> None:
     assert [c["BK"] for c in _configs("SIZES = [16, 32]\n")] == [16, 32]
     assert _configs("SIZES = sizes_from_yaml()\n") == []  # not known: no configs, never invented
+
+
+def _unguarded(src: str) -> set[str]:
+    func = ast.parse(src).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    return unguarded_tensor_uses(func)
+
+
+def test_a_none_default_used_as_a_tensor_unguarded_is_a_tensor() -> None:
+    # fla's `beta: Tensor | None = None` then `B, T, H, K, HV = *k.shape, beta.shape[2]`
+    assert _unguarded("def f(k, beta=None):\n    HV = beta.shape[2]\n") == {"beta"}
+    # a use under a test of the name may be skipped: None stays a possible value
+    assert _unguarded("def f(g=None):\n    if g is not None:\n        n = g.shape[0]\n") == set()
+    assert _unguarded("def f(g=None):\n    n = g.numel() if g is not None else 0\n") == set()
+    assert _unguarded("def f(g=None):\n    ok = g is None or g.is_contiguous()\n") == set()
+
+
+def test_the_launch_binds_through_a_none_default_read_as_a_tensor() -> None:
+    body = "    s = w.shape[0]\n    rows_kernel[(T,)](x, y, x.stride(0), y.stride(0), s, tl.float16, 0, BLOCK=triton.next_power_of_2(s))"
+    src = _source("", body).replace("def launch(x):", "def launch(x, w=None):")
+    findings = check_source(src, "rows.py")
+    assert [f.message for f in findings if f.code == "AR001"] == []
