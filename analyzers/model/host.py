@@ -17,6 +17,7 @@ from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS
 from argus.analyzers.model.host_calls import HostCalls
+from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult
 from argus.analyzers.model.host_values import (
     TORCH_DTYPES,
@@ -85,6 +86,12 @@ class HostEval(HostInvoke, HostCalls):
                 self.record_assert(st.test)
             elif isinstance(st, ast.If):
                 c = self.expr(st.test)
+                if isinstance(c, Opaque) and self.environment_test(st.test):
+                    # `if check_shared_mem('hopper'): BV = 64 elif ...`: each branch is what
+                    # the code does on some machine; the first one's is taken (like the
+                    # first autotune config), never a value no branch gives
+                    self.run_block(st.body)
+                    return
                 if isinstance(c, Opaque):
                     self.undecided_branch(st)
                     return
@@ -97,6 +104,26 @@ class HostEval(HostInvoke, HostCalls):
                 self.expr(st.value)
         except (*HOST_ERRORS, RecursionError):
             pass
+
+    def environment_test(self, test: ast.expr) -> bool:
+        """Whether an undecided test asks about the machine, not the problem: it reads only
+        names the launcher does not bind (imported functions and flags: `check_shared_mem`,
+        `IS_NVIDIA_HOPPER`, `torch.cuda...`), host functions, and tensors' `.device`."""
+        parents: dict[int, ast.AST] = {}
+        for n in ast.walk(test):
+            for child in ast.iter_child_nodes(n):
+                parents[id(child)] = n
+        for n in ast.walk(test):
+            if not isinstance(n, ast.Name):
+                continue
+            v = self.env.get(n.id, _UNBOUND)
+            if v is _UNBOUND or isinstance(v, HostFunction):
+                continue
+            up = parents.get(id(n))
+            if isinstance(v, HostTensor) and isinstance(up, ast.Attribute) and up.attr in ("device", "is_cuda"):
+                continue
+            return False
+        return True
 
     def refuses_sizes(self, st: ast.If) -> bool:
         """`if n_cols > BLOCK_SIZE: raise ...` taken at the probe's sizes: the launcher refuses
@@ -216,7 +243,7 @@ class HostEval(HostInvoke, HostCalls):
     def e_IfExp(self, e: ast.IfExp) -> Any:
         c = self.expr(e.test)
         if isinstance(c, Opaque):
-            if self.call_depth > 0:
+            if self.call_depth > 0 and not self.environment_test(e.test):
                 return Opaque("ifexp")  # a helper's value is never one side picked blindly
             return self.expr(e.body)
         return self.expr(e.body) if c else self.expr(e.orelse)
@@ -278,6 +305,8 @@ class HostEval(HostInvoke, HostCalls):
     def e_Subscript(self, e: ast.Subscript) -> Any:
         v = self.expr(e.value)
         idx = self.expr(e.slice)
+        if isinstance(v, HostTensor):
+            return self.tensor_index(v, idx)
         if isinstance(v, tuple | list | dict) and not isinstance(idx, Opaque):
             try:
                 return v[idx]
@@ -325,6 +354,9 @@ class HostEval(HostInvoke, HostCalls):
         if fn is not None:
             return self.invoke(fn, args, kwargs, e)
         return self.call(fname, args, kwargs, e)
+
+
+_UNBOUND = object()
 
 
 def _contains(tree: ast.AST, target: ast.AST) -> bool:

@@ -81,6 +81,7 @@ class HostCalls(HostCore):
                         isinstance(dt, tuple) or src.dtype_known,
                     )
                     t.created = last == "empty_like"
+                    t.sized = src.sized  # the copy of a tensor of unknown extent has one too
                     return t
             if fname == "dict" and not args and all(k.arg for k in node.keywords):
                 return dict(kwargs)  # `dict(BLOCK=b, n=n)`, spread into a launch as `**consts`
@@ -203,6 +204,37 @@ class HostCalls(HostCore):
             return 0
         return Opaque(f"tensor.{name}")
 
+
+    def tensor_index(self, t: HostTensor, idx: Any) -> Any:
+        """`o[..., 0]`, `x[:, 0]`, `x[None]`, `x[0]`: the view (shape, strides, classes) of an
+        index that starts at the tensor's own first element; any other index (a nonzero
+        position, a slice with bounds, a tensor) is opaque: its offset or extent is unknown."""
+        items = list(idx) if isinstance(idx, tuple) else [idx]
+        if sum(1 for x in items if x is Ellipsis) > 1:
+            return Opaque("tensor index")
+        named = sum(1 for x in items if x is not None and x is not Ellipsis)
+        if named > len(t.shape):
+            return Opaque("tensor index")
+        if Ellipsis in items:
+            at = items.index(Ellipsis)
+            items[at : at + 1] = [slice(None)] * (len(t.shape) - named)
+        items += [slice(None)] * (len(t.shape) - sum(1 for x in items if x is not None))
+        shape, strides, syms, dim = [], [], [], 0
+        for x in items:
+            if x is None:
+                shape.append(1)
+                strides.append(1)
+                syms.append(f"_u{self.storages}_{len(shape)}")
+            elif isinstance(x, slice) and x == slice(None):
+                shape.append(t.shape[dim])
+                strides.append(t.strides[dim])
+                syms.append(t.symbols[dim])
+                dim += 1
+            elif isinstance(x, int) and not isinstance(x, bool) and x == 0 and t.shape[dim] > 0:
+                dim += 1  # the first position: no offset
+            else:
+                return Opaque("tensor index")
+        return t.view_of(shape, strides, syms)
 
     def _view(self, t: HostTensor, name: str, args: list[Any]) -> HostTensor | None:
         """`view` / `reshape` / `flatten` to sizes all known (None otherwise). A `-1` takes the

@@ -23,6 +23,7 @@ from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, contig
 from argus.analyzers.model.launch_args import evaluate_launch_args
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
 from argus.analyzers.model.launcher_reads import (
+    ranks_through_calls,
     shape_read_names,
     stride_users,
     tensor_param_ranks,
@@ -42,14 +43,26 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
         if func is None:
             return
         if self._ranks is None:
-            self._ranks = tensor_param_ranks(func, self._rank_unknown)
+            at_least: set[str] = set()  # ranks only bounded below by an index (`q.shape[2]`)
+            self._ranks = tensor_param_ranks(func, self._rank_unknown, at_least)
             self._unguarded = unguarded_tensor_uses(func)
+            # a parameter only handed on to a host function: that function's uses say it is a tensor
+            passed_unknown: set[str] = set()
+            for name, rank in ranks_through_calls(func, self.site.functions, passed_unknown).items():
+                if name not in self._ranks:
+                    self._ranks[name] = rank
+                    if name in passed_unknown:
+                        self._rank_unknown.add(name)
             shape_read = shape_read_names(func)
             # a tensor whose shape the launcher never reads, only strides: the kernel's
             # addresses tell its rank (k.stride(0), k.stride(1) passed, `+ offs_d` unit stride)
             for name, rank in self._address_rank_hints().items():
-                if name in self._ranks and name not in shape_read and rank > self._ranks[name]:
+                if name in self._ranks and (name not in shape_read or name in at_least) and rank > self._ranks[name]:
                     self._ranks[name] = rank
+                    at_least.discard(name)  # the kernel's addresses give the rest
+            # a rank the launcher bounds only from below, that the addresses do not complete,
+            # is a guess: bounds on that tensor are not judged
+            self._rank_unknown |= at_least
         ranks = self._ranks
         kernel_ptr_args = self._pointer_arg_names()
         args = func.args.posonlyargs + func.args.args

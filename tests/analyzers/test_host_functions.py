@@ -113,8 +113,8 @@ def test_an_off_by_one_mask_is_found_through_the_helpers_value(case: str) -> Non
 @pytest.mark.parametrize(
     "helper",
     [
-        # the value depends on a device property: a return under an undecided condition
-        "def calculate_settings(n):\n    if torch.cuda.get_device_capability()[0] >= 9:\n"
+        # the value depends on a launcher value the evaluator does not know
+        "def calculate_settings(n):\n    if n.bit_count() > 2:\n"
         "        return 128, 4\n    return triton.next_power_of_2(n), 4\n",
         # a loop computes it: the value before the loop would be a guess
         "def calculate_settings(n):\n    b = 1\n    while b < n:\n        b *= 2\n    return b, 4\n",
@@ -122,11 +122,8 @@ def test_an_off_by_one_mask_is_found_through_the_helpers_value(case: str) -> Non
         "def calculate_settings(n):\n    return calculate_settings(n + 1)\n",
         # the branch taken raises at these sizes: no launch comes back
         "def calculate_settings(n):\n    raise NotImplementedError\n",
-        # `torch.version.hip is not None` is not known here either way
-        "def calculate_settings(n):\n    if torch.version.hip is not None:\n        return 64, 4\n"
-        "    return triton.next_power_of_2(n), 4\n",
     ],
-    ids=["device-branch", "loop", "recursion", "raise", "is-not-none"],
+    ids=["unknown-branch", "loop", "recursion", "raise"],
 )
 def test_what_the_helper_does_not_establish_stays_unknown(helper: str) -> None:
     src = KERNEL.format(imports="", helpers="\n\n" + helper, body=TUPLE_LAUNCH, bound="D")
@@ -202,3 +199,16 @@ def test_an_edit_of_a_same_file_helper_rechecks_the_kernel() -> None:
     assert _errors(check_source(src, "rows.py", cache=cache)) == []
     small = src.replace("BLOCK = triton.next_power_of_2(n)", "BLOCK = 2")
     assert "GR001" in {f.code for f in check_source(small, "rows.py", cache=cache)}
+
+
+def test_a_machine_branch_in_a_helper_takes_its_first_side() -> None:
+    # `if torch.version.hip is not None: return 64, 4`: what the code does on a ROCm machine
+    helper = (
+        "\n\ndef calculate_settings(n):\n    if torch.version.hip is not None:\n"
+        "        return 2 * triton.next_power_of_2(n), 8\n    return triton.next_power_of_2(n), 4\n"
+    )
+    src = KERNEL.format(imports="", helpers=helper, body=TUPLE_LAUNCH, bound="D")
+    findings = check_source(src, "rows.py")
+    assert _ar001(findings) == [] and _errors(findings) == []
+    buggy = KERNEL.format(imports="", helpers=helper, body=TUPLE_LAUNCH, bound="D + 1")
+    assert {f.code for f in _errors(check_source(buggy, "rows.py"))} & {"MB001", "MB002"}

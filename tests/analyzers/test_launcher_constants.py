@@ -16,7 +16,7 @@ from argus.analyzers import Severity, check_source
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import DimClasses, SymInt
 from argus.analyzers.model.kernel import expand_configs
-from argus.analyzers.model.launcher_reads import unguarded_tensor_uses
+from argus.analyzers.model.launcher_reads import tensor_param_ranks, unguarded_tensor_uses
 
 KERNEL = """
 import torch
@@ -166,3 +166,72 @@ def test_the_launch_binds_through_a_none_default_read_as_a_tensor() -> None:
     src = _source("", body).replace("def launch(x):", "def launch(x, w=None):")
     findings = check_source(src, "rows.py")
     assert [f.message for f in findings if f.code == "AR001"] == []
+
+
+# ---- machine branches, tensor indexing, tensors handed on ------------------------------------
+
+def test_a_branch_on_the_machine_takes_its_first_side() -> None:
+    # fla's `if check_shared_mem('hopper', q.device.index): BV = ... elif ...: ... else: ...`
+    body = (
+        "    if big_smem(x.device.index):\n        BLOCK = triton.next_power_of_2(D)\n"
+        "    elif IS_AMD:\n        BLOCK = 2 * triton.next_power_of_2(D)\n    else:\n        BLOCK = 16\n"
+        "    rows_kernel[(T,)](x, y, x.stride(0), y.stride(0), D, tl.float16, 0, BLOCK=BLOCK)"
+    )
+    findings = check_source(_source("", body), "rows.py")
+    assert [f.message for f in findings if f.code == "AR001"] == []
+    assert _errors(findings) == []
+    assert {f.code for f in _errors(check_source(_source("", body, bound="D + 1"), "rows.py"))} & {"MB001", "MB002"}
+
+
+def test_a_branch_on_a_launcher_value_stays_undecided() -> None:
+    # `mode` is the caller's opaque choice, not the machine: no side is taken
+    body = (
+        "    mode = pick_mode(x)\n    if mode.fast:\n        BLOCK = triton.next_power_of_2(D)\n"
+        "    rows_kernel[(T,)](x, y, x.stride(0), y.stride(0), D, tl.float16, 0, BLOCK=BLOCK)"
+    )
+    notes = [f.message for f in check_source(_source("", body), "rows.py") if f.code == "AR001"]
+    assert any("BLOCK" in m for m in notes), notes
+
+
+@pytest.mark.parametrize(
+    ("index", "shape"),
+    [("o[..., 0]", [2, 3]), ("o[:, 0]", [2, 4]), ("o[0]", [3, 4]), ("o[None]", [1, 2, 3, 4])],
+)
+def test_a_tensor_index_at_the_first_element_is_a_view(index: str, shape: list[int]) -> None:
+    ev = HostEval(DimClasses(), {}, recording=False)
+    ev.env["o"] = ev.new_tensor([2, 3, 4], "fp32", "o", True)
+    v = ev.expr(ast.parse(index, mode="eval").body)
+    assert v.shape == shape
+
+
+@pytest.mark.parametrize("index", ["o[..., 1]", "o[1:]", "o[idx]", "o[0, 0, 0, 0]"])
+def test_other_tensor_indices_are_opaque(index: str) -> None:
+    ev = HostEval(DimClasses(), {}, recording=False)
+    ev.env["o"] = ev.new_tensor([2, 3, 4], "fp32", "o", True)
+    assert not hasattr(ev.expr(ast.parse(index, mode="eval").body), "shape")
+
+
+def test_a_tensor_handed_on_to_a_host_function_is_a_tensor_of_unknown_extent() -> None:
+    helpers = "\n\ndef out_like(x):\n    return torch.empty_like(x[..., 0])\n"
+    body = "    out = out_like(w)\n    rows_kernel[(T,)](x, out, x.stride(0), 1, D, tl.float16, 0, BLOCK=triton.next_power_of_2(D))"
+    src = _source(helpers, body).replace("def launch(x):", "def launch(x, w):")
+    findings = check_source(src, "rows.py")
+    # bound (no AR001 for `out`), and its extent is not judged: w's rank is the launcher's guess
+    assert not [f.message for f in findings if f.code == "AR001" and "passed as" in f.message]
+    assert _errors(findings) == []
+    alone = src.replace("out = out_like(w)", "out = make_out(w)")  # a helper not in the file
+    assert any("passed as" in f.message for f in check_source(alone, "rows.py") if f.code == "AR001")
+
+
+def test_a_rank_bounded_only_from_below_is_unknown() -> None:
+    func = ast.parse("def f(q, k):\n    HQ = q.shape[2]\n    M, N = k.shape[0], k.shape[1]\n").body[0]
+    assert isinstance(func, ast.FunctionDef)
+    at_least: set[str] = set()
+    ranks = tensor_param_ranks(func, set(), at_least)
+    assert ranks == {"q": 3, "k": 2}
+    assert at_least == {"q"}  # k names every dimension up to the last one read
+
+
+def test_a_none_default_the_launcher_binds_again_stays_possible() -> None:
+    src = "def f(x, out=None):\n    if out is None:\n        out = torch.empty_like(x)\n    s = out.stride(0)\n"
+    assert _unguarded(src) == set()
