@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from argus.analyzers.frontend.parse import first_error
 from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
+from argus.analyzers.host_sources import ModuleFunctions
 from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.values import scalar
@@ -186,8 +187,6 @@ class ModuleView:
         module constants the launcher `node` reads (model/host_functions.py), once per text."""
         key = (node.start_byte, node.end_byte)
         if key not in self._launch_functions:
-            from argus.analyzers.project import ModuleFunctions  # project.py imports this module
-
             loaded = None
             if self.project is not None:
                 module = self.project.module_of(self.path)

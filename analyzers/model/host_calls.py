@@ -47,12 +47,10 @@ class HostCalls(HostCore):
                 and isinstance(args[0], int | float)
             ):
                 return {"int": int, "float": float, "abs": abs, "bool": bool, "round": round}[fname](args[0])
-            if fname == "len" and len(args) == 1 and isinstance(args[0], tuple | list):
-                return len(args[0])
+            if len(args) == 1 and isinstance(args[0], tuple | list) and fname in ("len", "tuple", "list"):
+                return {"len": len, "tuple": tuple, "list": list}[fname](args[0])
             if fname.startswith("math.") and all(isinstance(a, int | float) for a in args):
                 return getattr(math, last)(*args)
-            if fname in ("tuple", "list") and len(args) == 1 and isinstance(args[0], tuple | list):
-                return tuple(args[0]) if fname == "tuple" else list(args[0])
             if fname.startswith("torch.") and last in (
                 "empty",
                 "zeros",
@@ -85,10 +83,9 @@ class HostCalls(HostCore):
                     return t
             if fname == "dict" and not args and all(k.arg for k in node.keywords):
                 return dict(kwargs)  # `dict(BLOCK=b, n=n)`, spread into a launch as `**consts`
-            if last == "constexpr" and len(args) == 1 and fname in ("tl.constexpr", "triton.language.constexpr"):
-                return args[0]  # `tl.constexpr(0)`: the number it wraps
-            if fname in ("triton.Config",):
-                return Opaque("config")
+            if fname in ("tl.constexpr", "triton.language.constexpr", "triton.Config"):
+                # `tl.constexpr(0)`: the number it wraps
+                return args[0] if len(args) == 1 and last == "constexpr" else Opaque(fname)
             if (
                 last == "from_tensor"
                 and "TensorDescriptor" in fname

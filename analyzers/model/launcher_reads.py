@@ -75,8 +75,13 @@ def tensor_param_ranks(
         # `q.new_empty(*q.shape)`: the shape is read but never counted or indexed
         back_only |= {n for n in _shape_passed_on(func) & used if n not in related | back.keys()}
         # `dh0 = torch.empty_like(h0)` of an `h0` the launcher never measures: rank unknown
-        likes = {name for m in subtree(func) for name in _like_source(m)}
-        back_only |= {n for n in likes & used if n not in related | back.keys() | _shape_passed_on(func)}
+        # (one whose `numel()` the launcher reads has its extent established: a flat kernel)
+        # (`out = torch.empty_like(x); n = out.numel()` measures x through its copy)
+        measured = related | back.keys() | _shape_passed_on(func) | _numel_read(func)
+        copies = _like_copies(func)
+        measured |= {src for dst, src in copies if dst in measured}
+        likes = {src for _, src in copies} | {name for m in subtree(func) for name in _like_source(m)}
+        back_only |= {n for n in likes & used if n not in measured}
     if bounded_below is not None:
         # `HQ = q.shape[2]` alone: q has at least 3 dimensions, maybe more
         related = {name for pair in same for name in pair} | set(ranks) | _reshaped(func)
@@ -94,6 +99,27 @@ def tensor_param_ranks(
             if r:
                 ranks[a] = ranks[b] = r
     return ranks
+
+
+def _like_copies(func: ast.FunctionDef) -> list[tuple[str, str]]:
+    """(copy, source) of `copy = torch.empty_like(source)` assignments."""
+    out = []
+    for n in subtree(func):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            out += [(n.targets[0].id, src) for src in _like_source(n.value)]
+    return out
+
+
+def _numel_read(func: ast.FunctionDef) -> set[str]:
+    """Names whose `.numel()` the launcher reads."""
+    return {
+        n.func.value.id
+        for n in subtree(func)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "numel"
+        and isinstance(n.func.value, ast.Name)
+    }
 
 
 def _front_indices(func: ast.FunctionDef, names: set[str]) -> dict[str, set[int]]:
