@@ -18,7 +18,7 @@ from typing import Any
 from argus.analyzers.errors import HOST_ERRORS
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
-from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult
+from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
 from argus.analyzers.model.host_values import (
     TORCH_DTYPES,
     DimClasses,
@@ -87,16 +87,13 @@ class HostEval(HostInvoke, HostCalls):
             elif isinstance(st, ast.If):
                 c = self.expr(st.test)
                 if isinstance(c, Opaque) and self.environment_test(st.test):
-                    # `if check_shared_mem('hopper'): BV = 64 elif ...`: each branch is what
-                    # the code does on some machine; the first one's is taken (like the
-                    # first autotune config), never a value no branch gives
-                    self.run_block(st.body)
+                    self.machine_branch(st)
                     return
                 if isinstance(c, Opaque):
                     self.undecided_branch(st)
                     return
-                if c and self.call_depth == 0 and self.refuses_sizes(st):
-                    self.broken_asserts.append(st)  # type: ignore[arg-type]  # launch.py words it
+                if self.call_depth == 0 and st.body and isinstance(st.body[-1], ast.Raise):
+                    self.record_refusal(st, bool(c))
                 self.run_block(st.body if c else st.orelse)
             elif isinstance(st, ast.FunctionDef):
                 self.env[st.name] = ("func", st)
@@ -124,6 +121,38 @@ class HostEval(HostInvoke, HostCalls):
                 continue
             return False
         return True
+
+    def machine_branch(self, st: ast.If) -> None:
+        """`if check_shared_mem('hopper'): BV = 64 elif ...`: each side is what the code does on
+        some machine. The first side whose assignments are all known is taken (the body, then
+        the `else`: `sm_count = 1` kept where the `cuda` side asks the device), like the first
+        autotune config; never a value no side gives."""
+        sides = [st.body, st.orelse] if st.orelse else [st.body, []]
+        for side in sides:
+            trial = HostEval(self.dims, self.sizes, self.recording, self.contains_memo)
+            trial.env = {k: dict(v) if isinstance(v, dict) else v for k, v in self.env.items()}
+            trial.call_depth, trial.storages = self.call_depth, self.storages
+            trial.run_block(side)
+            if all(not isinstance(trial.env.get(n), Opaque) for n in stored_names(side)):
+                break
+        else:
+            side = st.body
+        self.run_block(side)
+
+    def record_refusal(self, st: ast.If, taken: bool) -> None:
+        """`if X.shape[1] != W.shape[0]: raise` is `assert X.shape[1] == W.shape[0]` (the
+        sizes are related, as an assert relates them); any other refusal over sizes taken at
+        the probe's sizes makes the probe no launch."""
+        test = st.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq):
+            eq = ast.Compare(left=test.left, ops=[ast.Eq()], comparators=test.comparators)
+            self.record_assert(ast.copy_location(eq, test))
+            return
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            self.record_assert(test.operand)
+            return
+        if taken and self.refuses_sizes(st):
+            self.broken_asserts.append(st)  # type: ignore[arg-type]  # launch.py words it
 
     def refuses_sizes(self, st: ast.If) -> bool:
         """`if n_cols > BLOCK_SIZE: raise ...` taken at the probe's sizes: the launcher refuses

@@ -235,3 +235,26 @@ def test_a_rank_bounded_only_from_below_is_unknown() -> None:
 def test_a_none_default_the_launcher_binds_again_stays_possible() -> None:
     src = "def f(x, out=None):\n    if out is None:\n        out = torch.empty_like(x)\n    s = out.stride(0)\n"
     assert _unguarded(src) == set()
+
+
+def test_a_refusal_of_unequal_sizes_relates_them_like_an_assert() -> None:
+    # liger's layer_norm: `if X.shape[1] != W.shape[0]: raise ValueError(...)`
+    body = (
+        "    if x.shape[1] != w.shape[0]:\n        raise ValueError('width')\n"
+        "    rows_kernel[(T,)](x, y, x.stride(0), y.stride(0), D, tl.float16, 0, BLOCK=triton.next_power_of_2(D))"
+    )
+    src = _source("", body).replace("def launch(x):", "def launch(x, w):")
+    findings = check_source(src, "rows.py")
+    assert [f.message for f in findings if f.code == "AR001"] == []
+    assert _errors(findings) == []
+
+
+def test_a_machine_branch_whose_side_is_unknown_keeps_the_known_alternative() -> None:
+    # liger's rms_norm backward: `sm_count = 1; if X.device.type == "cuda": sm_count = <device query>`
+    body = (
+        "    progs = 1\n    if x.device.type == 'cuda':\n"
+        "        progs = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
+        "    rows_kernel[(T * progs,)](x, y, x.stride(0), y.stride(0), D, tl.float16, 0, BLOCK=triton.next_power_of_2(D))"
+    )
+    findings = check_source(_source("", body), "rows.py")
+    assert [f.message for f in findings if f.code == "AR001"] == []
