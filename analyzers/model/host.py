@@ -62,8 +62,24 @@ class HostEval(HostInvoke, HostCalls):
         if isinstance(st, ast.With | ast.Try):
             return self.run_block(st.body, target)
         if isinstance(st, ast.For):
+            # `for off in range(0, n, step): kernel[...](OFFSET=off)`: the first iteration's
+            # launch (its loop variable bound); a loop over values not known leaves it unknown
+            self.assign(st.target, self._first_item(st.iter))
             return self.run_block(st.body, target)
         return True
+
+    def _first_item(self, it: ast.expr) -> Any:
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+            bounds = [self.expr(a) for a in it.args]
+            if 1 <= len(bounds) <= 3 and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+                try:
+                    r = range(*bounds)
+                except ValueError:  # a step of 0: the loop raises
+                    return Opaque("loop")
+                return r[0] if len(r) else Opaque("empty loop")
+            return Opaque("loop")
+        v = self.expr(it)
+        return v[0] if isinstance(v, tuple | list) and v else Opaque("loop")
 
     def stmt(self, st: ast.stmt) -> None:
         if self.call_depth > 0:

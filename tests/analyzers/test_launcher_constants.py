@@ -258,3 +258,18 @@ def test_a_machine_branch_whose_side_is_unknown_keeps_the_known_alternative() ->
     )
     findings = check_source(_source("", body), "rows.py")
     assert [f.message for f in findings if f.code == "AR001"] == []
+
+
+def test_a_launch_in_a_loop_is_its_first_iterations() -> None:
+    # fla's Ascend launchers: `for off in range(0, tasks, step): kw["TASK_OFFSET"] = off; k[...](**kw)`
+    ev = HostEval(DimClasses(), {}, recording=False)
+    code = "for off in range(3, 10, 2):\n    seen = off\n    launch()\n"
+    tree = ast.parse(code)
+    call = tree.body[0].body[1].value  # type: ignore[attr-defined]
+    ev.run_block(tree.body, call)
+    assert ev.env["off"] == 3 and ev.env["seen"] == 3
+    for loop in ["for off in range(0, n, 0):\n", "for off in pick():\n"]:
+        ev = HostEval(DimClasses(), {}, recording=False)
+        tree = ast.parse(loop + "    launch()\n")
+        ev.run_block(tree.body, tree.body[0].body[0].value)  # type: ignore[attr-defined]
+        assert not isinstance(ev.env["off"], int)
