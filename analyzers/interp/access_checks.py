@@ -233,10 +233,13 @@ def _record_writers(
         # rows picked through group offsets: whether the grid reaches every row depends on how
         # the launcher's bound (`max_seqlen`) relates to the offsets, which it does not state
         interp.mem.coverage_unjudged.add(t.index)
+    n = max(t.extent, 1)
+    # a tensor of unknown extent (unsized) keeps a buffer of its probe size, but its bounds are
+    # not judged: lanes past that buffer are not tracked (they made `plain[offs]` an IndexError)
+    ok = ok & (offsets >= 0) & (offsets < n)
     if not ok.any():
         interp.mem.last_store.setdefault(t.index, (node, interp.smap))
         return
-    n = max(t.extent, 1)
     table = interp.mem.atomic if atomic else interp.mem.writer
     writer = table.setdefault(t.index, np.full(n, -1, dtype=np.int64))
     plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))

@@ -75,11 +75,11 @@ class HostInvoke:
             node_def, scope = fn[1], dict(self.env)  # defined in the launcher: its names are seen
         name = node_def.name
         if self.call_depth >= MAX_CALL_DEPTH or self.calls_left <= 0:
-            return Opaque(f"{name}()")
+            return Opaque(name)
         self.calls_left -= 1
         bound = self._bind_call(node_def, scope, args, kwargs)
         if bound is None:
-            return Opaque(f"{name}()")
+            return Opaque(name)
         saved, asserts_before = self.env, len(self.broken_asserts)
         self.env = bound
         self.call_depth += 1
@@ -89,7 +89,7 @@ class HostInvoke:
         except Returned as r:
             result = r.value
         except (UnknownResult, RecursionError):
-            result = Opaque(f"{name}()")
+            result = Opaque(name)
         finally:
             self.env = saved
             self.call_depth -= 1
