@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from argus.analyzers.frontend.parse import first_error
 from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
+from argus.analyzers.host_sources import ModuleFunctions
 from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.ops import imported_op_aliases, math_alias
 from argus.analyzers.interp.values import scalar
+from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
 from argus.analyzers.model.kernel import Helper, line_starts, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
 from tree_sitter import Node, Tree
@@ -62,6 +64,7 @@ class ModuleView:
     _foreign_launches: dict[str, tuple[list[ForeignLaunchSite], dict[str, bytes]]] = field(
         default_factory=dict, repr=False
     )
+    _launch_functions: dict[tuple[int, int], LaunchFunctions] = field(default_factory=dict, repr=False)
 
     def called_names(self, only: KernelSite | None = None) -> set[str]:
         """Names called (or passed as combine functions) inside any kernel, or inside `only`
@@ -148,9 +151,17 @@ class ModuleView:
     def foreign_texts(self, site: KernelSite) -> dict[str, bytes]:
         """Every other file the kernel's result depends on (its helpers' modules, the files that
         launch it): path -> text, for the cache key."""
+        own: dict[str, bytes] = {}
+        nodes = self.launcher_nodes(site.name)
+        if any((n.start_byte, n.end_byte) not in self._launch_functions for n in nodes):
+            self.launch_sites(site.name)  # gathers the host functions its launchers call
+        for node in nodes:
+            held = self._launch_functions.get((node.start_byte, node.end_byte))
+            if held is not None:
+                own.update(held.other_texts(self.path))
         if self.project is None:
-            return {}
-        return {**self.kernel_context(site).texts, **self.foreign_launch_sites(site.name)[1]}
+            return own
+        return {**own, **self.kernel_context(site).texts, **self.foreign_launch_sites(site.name)[1]}
 
     def launch_sites(self, kernel: str) -> list[LaunchSite]:
         """Every `kernel[grid](...)` call, with the body of the function that makes it."""
@@ -167,9 +178,26 @@ class ModuleView:
             if func is None and node.parent is not None and node.parent.type == "module":
                 # a script-style launch: the module statements before it set up its arguments
                 body = self._module_prefix(node) + body
+            fns = self.launch_functions(node, body)
             for call in find_launch_calls(mod, kernel):
-                out.append(LaunchSite(call, func, body, smap))
+                out.append(LaunchSite(call, func, body, smap, functions=fns.table))
         return out
+
+    def launch_functions(self, node: Node, body: list[ast.stmt]) -> LaunchFunctions:
+        """The plain functions (of this file, or through its imports of the package) and the
+        module constants the launcher `node` reads (model/host_functions.py), once per text."""
+        key = (node.start_byte, node.end_byte)
+        if key not in self._launch_functions:
+            loaded = None
+            if self.project is not None:
+                module = self.project.module_of(self.path)
+                loaded = self.project.load(module, self.source, self) if module is not None else None
+            if loaded is not None:
+                src = ModuleFunctions(self, self.path, loaded.shown, loaded.imports, self.project)
+            else:
+                src = ModuleFunctions(self, self.path, self.path, self.imports(), None)
+            self._launch_functions[key] = gather_functions(body, src)
+        return self._launch_functions[key]
 
     def _module_prefix(self, upto: Node) -> list[ast.stmt]:
         """Top-level assignments, asserts and ifs before `upto`, each parsed on its own (one that

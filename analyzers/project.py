@@ -30,8 +30,10 @@ from dataclasses import dataclass, replace
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import PY_LANGUAGE, first_error, parse, text_of
 from argus.analyzers.frontend.queries import KernelSite, called_names
+from argus.analyzers.host_sources import ModuleFunctions
 from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.model.host import dotted_name
+from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
 from argus.analyzers.model.kernel import Helper, SourceMap, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
 from argus.analyzers.model.recorded import RecordedSourceMap
@@ -102,6 +104,7 @@ class SourceSet:
         self._loaded: dict[str, tuple[bytes, Loaded]] = {} if loaded is None else loaded
         self._words: dict[str, tuple[bytes, frozenset[str]]] = {} if words is None else words
         self._index: dict[str, list[str]] | None = None
+        self._functions: dict[str, tuple[bytes, ModuleFunctions]] = {}
 
     def module_of(self, path: str) -> str | None:
         return self._by_path.get(_norm(path))
@@ -193,6 +196,33 @@ class SourceSet:
             return None
         return self._function(imp.module, imp.attr, depth + 1)
 
+    # ---- host functions --------------------------------------------------------------------
+    def functions_of(self, module: str) -> ModuleFunctions | None:
+        """The plain functions and constants of `module`, as a launcher's calls resolve them."""
+        loaded = self.load(module)
+        if loaded is None:
+            return None
+        held = self._functions.get(module)
+        if held is None or held[0] != loaded.view.source:
+            held = (loaded.view.source, ModuleFunctions(loaded.view, loaded.path, loaded.shown, loaded.imports, self))
+            self._functions[module] = held
+        return held[1]
+
+    def host_function(
+        self, module: str, name: str, depth: int = 0
+    ) -> tuple[ast.FunctionDef, ModuleFunctions, str] | None:
+        """The plain function `name` of `module`, following re-exports a few levels deep."""
+        src = self.functions_of(module)
+        if src is None or depth > MAX_REEXPORT_DEPTH:
+            return None
+        found = src.local(name)
+        if found is not None:
+            return found
+        imp = src.imports.get(name)
+        if imp is None or imp.attr is None:
+            return None
+        return self.host_function(imp.module, imp.attr, depth + 1)
+
     # ---- launches --------------------------------------------------------------------------
     def launch_sites(self, path: str, kernel: str) -> tuple[list[ForeignLaunchSite], dict[str, bytes]]:
         """Launches of `kernel` (defined in `path`) made in other modules of the set that import
@@ -202,6 +232,7 @@ class SourceSet:
             return [], {}
         sites: list[ForeignLaunchSite] = []
         texts: dict[str, bytes] = {}
+        helper_texts: dict[str, bytes] = {}  # modules of the host functions those launchers call
         for other in self._launchers_index().get(kernel, []):
             if other == module or len(texts) >= MAX_LAUNCH_FILES:
                 continue
@@ -210,11 +241,11 @@ class SourceSet:
             loaded = self.load(other, text) if text is not None else None
             if loaded is None or not self._imports_kernel(loaded, module, kernel):
                 continue
-            found = _launches_in(loaded, kernel)
+            found = _launches_in(loaded, kernel, self, helper_texts)
             if found:
                 texts[other_path] = text  # type: ignore[assignment]  # not None: loaded
                 sites.extend(found)
-        return sites, texts
+        return sites, {**helper_texts, **texts}
 
     def _launchers_index(self) -> dict[str, list[str]]:
         """Name -> the modules (in path order) where `name[` occurs: built once per set, from
@@ -285,7 +316,9 @@ def _parse_helper(owner: Loaded, site: KernelSite) -> ForeignHelper | None:
     return ForeignHelper(fn, smap, _origin(owner, site))
 
 
-def _launches_in(loaded: Loaded, kernel: str) -> list[ForeignLaunchSite]:
+def _launches_in(
+    loaded: Loaded, kernel: str, project: SourceSet, texts: dict[str, bytes]
+) -> list[ForeignLaunchSite]:
     """The kernel's launches in function bodies of another module (script-style launches at
     module level are left out: their setup is that module's business)."""
     view = loaded.view
@@ -304,14 +337,21 @@ def _launches_in(loaded: Loaded, kernel: str) -> list[ForeignLaunchSite]:
             continue
         for call in find_launch_calls(mod, kernel):
             origin = f"{loaded.shown}:{smap.row0 + call.lineno}"
-            out.append(ForeignLaunchSite(call, func, func.body, smap, origin))
+            fns = loaded_functions(loaded, func.body, project)
+            texts.update({k: v for k, v in fns.texts.items() if k != loaded.path})
+            out.append(ForeignLaunchSite(call, func, func.body, smap, origin, functions=fns.table))
     return out
 
 
 def pin_launch(site: ForeignLaunchSite, anchor: Span) -> ForeignLaunchSite:
     """The launch with every position mapped to `anchor` (the kernel's name in its own file)."""
     return ForeignLaunchSite(
-        site.call, site.host_func, site.body, RecordedSourceMap(site.smap, anchor), site.origin
+        site.call,
+        site.host_func,
+        site.body,
+        RecordedSourceMap(site.smap, anchor),
+        site.origin,
+        functions=site.functions,
     )
 
 
@@ -363,3 +403,9 @@ def note_foreign_helpers(
         where = at.get((f.span.start_byte, f.span.end_byte))
         out.append(f if where is None else replace(f, message=f"{f.message} (inside {where})", fix=None))
     return out
+
+
+def loaded_functions(loaded: Loaded, body: list[ast.stmt], project: SourceSet | None = None) -> LaunchFunctions:
+    """The functions a launcher body in module `loaded` calls (model/host_functions.py)."""
+    src = ModuleFunctions(loaded.view, loaded.path, loaded.shown, loaded.imports, project)
+    return gather_functions(body, src)

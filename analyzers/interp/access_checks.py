@@ -236,10 +236,9 @@ def _record_writers(
         # the launcher's bound (`max_seqlen`) relates to the offsets, which it does not state
         interp.mem.coverage_unjudged.add(t.index)
     n = max(t.extent, 1)
-    if not t.sized:
-        # its extent is a stand-in: lanes past the stand-in buffer are not out of bounds (not
-        # judged), only not recorded; races on a guessed layout are not judged either
-        ok = ok & (offsets >= 0) & (offsets < n)
+    # a tensor of unknown extent (unsized) keeps a buffer of its probe size, but its bounds are
+    # not judged: lanes past that buffer are not tracked (they made `plain[offs]` an IndexError)
+    ok = ok & (offsets >= 0) & (offsets < n)
     if not ok.any():
         interp.mem.last_store.setdefault(t.index, (node, interp.smap))
         return

@@ -17,6 +17,8 @@ from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS
 from argus.analyzers.model.host_calls import HostCalls
+from argus.analyzers.model.host_functions import HostFunction
+from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
 from argus.analyzers.model.host_values import (
     TORCH_DTYPES,
     DimClasses,
@@ -30,8 +32,10 @@ from argus.analyzers.model.host_values import (
 from argus.analyzers.model.nodes import subtree
 
 
-class HostEval(HostCalls):
-    """Evaluates host statements; `bind` maps names to host values."""
+class HostEval(HostInvoke, HostCalls):
+    """Evaluates host statements; `bind` maps names to host values. Inside a called host
+    function (`call_depth` > 0) returns, raises, loops and undecided branches are followed as
+    model/host_invoke.py says."""
 
     # ---- statements ------------------------------------------------------------------------
     def run_block(self, stmts: list[ast.stmt], stop_at: ast.AST | None = None) -> bool:
@@ -58,10 +62,32 @@ class HostEval(HostCalls):
         if isinstance(st, ast.With | ast.Try):
             return self.run_block(st.body, target)
         if isinstance(st, ast.For):
+            # `for off in range(0, n, step): kernel[...](OFFSET=off)`: the first iteration's
+            # launch (its loop variable bound); a loop over values not known leaves it unknown
+            self.assign(st.target, self._first_item(st.iter))
             return self.run_block(st.body, target)
         return True
 
+    def _first_item(self, it: ast.expr) -> Any:
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+            bounds = [self.expr(a) for a in it.args]
+            if 1 <= len(bounds) <= 3 and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+                try:
+                    r = range(*bounds)
+                except ValueError:  # a step of 0: the loop raises
+                    return Opaque("loop")
+                return r[0] if len(r) else Opaque("empty loop")
+            return Opaque("loop")
+        v = self.expr(it)
+        return v[0] if isinstance(v, tuple | list) and v else Opaque("loop")
+
     def stmt(self, st: ast.stmt) -> None:
+        if self.call_depth > 0:
+            try:
+                if self.function_stmt(st):
+                    return
+            except (*HOST_ERRORS, RecursionError) as exc:
+                raise UnknownResult from exc
         try:
             if isinstance(st, ast.Assign):
                 v = self.expr(st.value)
@@ -76,8 +102,14 @@ class HostEval(HostCalls):
                 self.record_assert(st.test)
             elif isinstance(st, ast.If):
                 c = self.expr(st.test)
-                if isinstance(c, Opaque):
+                if isinstance(c, Opaque) and self.environment_test(st.test):
+                    self.machine_branch(st)
                     return
+                if isinstance(c, Opaque):
+                    self.undecided_branch(st)
+                    return
+                if self.call_depth == 0 and st.body and isinstance(st.body[-1], ast.Raise):
+                    self.record_refusal(st, bool(c))
                 self.run_block(st.body if c else st.orelse)
             elif isinstance(st, ast.FunctionDef):
                 self.env[st.name] = ("func", st)
@@ -85,6 +117,69 @@ class HostEval(HostCalls):
                 self.expr(st.value)
         except (*HOST_ERRORS, RecursionError):
             pass
+
+    def environment_test(self, test: ast.expr) -> bool:
+        """Whether an undecided test asks about the machine, not the problem: it reads only
+        names the launcher does not bind (imported functions and flags: `check_shared_mem`,
+        `IS_NVIDIA_HOPPER`, `torch.cuda...`), host functions, and tensors' `.device`."""
+        parents: dict[int, ast.AST] = {}
+        for n in ast.walk(test):
+            for child in ast.iter_child_nodes(n):
+                parents[id(child)] = n
+        for n in ast.walk(test):
+            if not isinstance(n, ast.Name):
+                continue
+            v = self.env.get(n.id, _UNBOUND)
+            if v is _UNBOUND or isinstance(v, HostFunction):
+                continue
+            up = parents.get(id(n))
+            if isinstance(v, HostTensor) and isinstance(up, ast.Attribute) and up.attr in ("device", "is_cuda"):
+                continue
+            return False
+        return True
+
+    def machine_branch(self, st: ast.If) -> None:
+        """`if check_shared_mem('hopper'): BV = 64 elif ...`: each side is what the code does on
+        some machine. The first side whose assignments are all known is taken (the body, then
+        the `else`: `sm_count = 1` kept where the `cuda` side asks the device), like the first
+        autotune config; never a value no side gives."""
+        sides = [st.body, st.orelse] if st.orelse else [st.body, []]
+        for side in sides:
+            trial = HostEval(self.dims, self.sizes, self.recording, self.contains_memo)
+            trial.env = {k: dict(v) if isinstance(v, dict) else v for k, v in self.env.items()}
+            trial.call_depth, trial.storages = self.call_depth, self.storages
+            trial.run_block(side)
+            if all(not isinstance(trial.env.get(n), Opaque) for n in stored_names(side)):
+                break
+        else:
+            side = st.body
+        self.run_block(side)
+
+    def record_refusal(self, st: ast.If, taken: bool) -> None:
+        """`if X.shape[1] != W.shape[0]: raise` is `assert X.shape[1] == W.shape[0]` (the
+        sizes are related, as an assert relates them); any other refusal over sizes taken at
+        the probe's sizes makes the probe no launch."""
+        test = st.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq):
+            eq = ast.Compare(left=test.left, ops=[ast.Eq()], comparators=test.comparators)
+            self.record_assert(ast.copy_location(eq, test))
+            return
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            self.record_assert(test.operand)
+            return
+        if taken and self.refuses_sizes(st):
+            self.broken_asserts.append(st)  # type: ignore[arg-type]  # launch.py words it
+
+    def refuses_sizes(self, st: ast.If) -> bool:
+        """`if n_cols > BLOCK_SIZE: raise ...` taken at the probe's sizes: the launcher refuses
+        them (like a broken assert), so the probe is no launch. Only a test over sizes counts."""
+        if not st.body or not isinstance(st.body[-1], ast.Raise) or self.recording:
+            return False
+        return any(
+            isinstance(self.expr(n), SymInt)
+            for n in ast.walk(st.test)
+            if isinstance(n, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+        )
 
     def assign(self, target: ast.expr, v: Any) -> None:
         if isinstance(target, ast.Name):
@@ -96,6 +191,15 @@ class HostEval(HostCalls):
             else:
                 for t in target.elts:
                     self.assign(t, Opaque("unpack"))
+        elif isinstance(target, ast.Subscript):
+            # `kernel_args["BLOCK_ROW"] = 16` on a dict the launcher built: spread later as `**kernel_args`
+            base, key = self.expr(target.value), self.expr(target.slice)
+            if isinstance(base, dict):
+                if isinstance(key, Opaque) or not isinstance(key, str | int | bool | tuple):
+                    base.clear()  # an unknown key may have overwritten any entry
+                    base[Opaque("key")] = v
+                else:
+                    base[key] = v
 
     def record_assert(self, test: ast.expr) -> None:
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
@@ -184,6 +288,8 @@ class HostEval(HostCalls):
     def e_IfExp(self, e: ast.IfExp) -> Any:
         c = self.expr(e.test)
         if isinstance(c, Opaque):
+            if self.call_depth > 0 and not self.environment_test(e.test):
+                return Opaque("ifexp")  # a helper's value is never one side picked blindly
             return self.expr(e.body)
         return self.expr(e.body) if c else self.expr(e.orelse)
 
@@ -214,6 +320,8 @@ class HostEval(HostCalls):
         left = self.expr(e.left)
         for op, comp in zip(e.ops, e.comparators, strict=True):
             right = self.expr(comp)
+            if self.call_depth > 0 and isinstance(op, ast.Is | ast.IsNot) and Opaque in (type(left), type(right)):
+                return Opaque("compare")  # in a helper: `torch.version.hip is not None` is unknown
             if isinstance(op, ast.Is):
                 ok = left is right or (left is None and right is None)
             elif isinstance(op, ast.IsNot):
@@ -242,6 +350,8 @@ class HostEval(HostCalls):
     def e_Subscript(self, e: ast.Subscript) -> Any:
         v = self.expr(e.value)
         idx = self.expr(e.slice)
+        if isinstance(v, HostTensor):
+            return self.tensor_index(v, idx)
         if isinstance(v, tuple | list | dict) and not isinstance(idx, Opaque):
             try:
                 return v[idx]
@@ -251,11 +361,13 @@ class HostEval(HostCalls):
 
     def e_Attribute(self, e: ast.Attribute) -> Any:
         dotted = dotted_name(e)
-        if dotted and dotted.split(".")[0] == "torch":
+        if dotted and (dotted.split(".")[0] == "torch" or dotted.rpartition(".")[0] in ("tl", "triton.language")):
             last = dotted.split(".")[-1]
             if last in TORCH_DTYPES:
                 return ("dtype", TORCH_DTYPES[last])
         base = self.expr(e.value)
+        if e.attr == "value" and isinstance(base, int | float | bool):
+            return base  # `tl.constexpr(3).value`: the constexpr's number
         if isinstance(base, HostTensor):
             if e.attr == "shape":
                 return tuple(SymInt(s, y) for s, y in zip(base.shape, base.symbols, strict=True))
@@ -283,7 +395,8 @@ class HostEval(HostCalls):
         if isinstance(base, tuple) and len(base) == 3 and base[0] == "method":
             out = self.tensor_method(base[1], base[2], args, kwargs)
         else:
-            out = self.call(fname, args, kwargs, e)
+            fn = self.callee(fname)
+            out = self.invoke(fn, args, kwargs, e) if fn is not None else self.call(fname, args, kwargs, e)
         if isinstance(out, HostTensor) and any(self._unsized_shape(a) for a in e.args):
             out.sized = False  # `q.new_empty(NK, *v.shape)` of a `v` whose rank is unknown
         return out
@@ -301,6 +414,9 @@ class HostEval(HostCalls):
             return False
         t = self.env.get(node.value.id)
         return isinstance(t, HostTensor) and not t.sized
+
+
+_UNBOUND = object()
 
 
 def _contains(tree: ast.AST, target: ast.AST) -> bool:

@@ -47,12 +47,10 @@ class HostCalls(HostCore):
                 and isinstance(args[0], int | float)
             ):
                 return {"int": int, "float": float, "abs": abs, "bool": bool, "round": round}[fname](args[0])
-            if fname == "len" and len(args) == 1 and isinstance(args[0], tuple | list):
-                return len(args[0])
+            if len(args) == 1 and isinstance(args[0], tuple | list) and fname in ("len", "tuple", "list"):
+                return {"len": len, "tuple": tuple, "list": list}[fname](args[0])
             if fname.startswith("math.") and all(isinstance(a, int | float) for a in args):
                 return getattr(math, last)(*args)
-            if fname in ("tuple", "list") and len(args) == 1 and isinstance(args[0], tuple | list):
-                return tuple(args[0]) if fname == "tuple" else list(args[0])
             if fname.startswith("torch.") and last in (
                 "empty",
                 "zeros",
@@ -85,8 +83,9 @@ class HostCalls(HostCore):
                     return t
             if fname == "dict" and not args and all(k.arg for k in node.keywords):
                 return dict(kwargs)  # `dict(BLOCK=b, n=n)`, spread into a launch as `**consts`
-            if fname in ("triton.Config",):
-                return Opaque("config")
+            if fname in ("tl.constexpr", "triton.language.constexpr", "triton.Config"):
+                # `tl.constexpr(0)`: the number it wraps
+                return args[0] if len(args) == 1 and last == "constexpr" else Opaque(fname)
             if (
                 last == "from_tensor"
                 and "TensorDescriptor" in fname
@@ -202,6 +201,37 @@ class HostCalls(HostCore):
             return 0
         return Opaque(f"tensor.{name}")
 
+
+    def tensor_index(self, t: HostTensor, idx: Any) -> Any:
+        """`o[..., 0]`, `x[:, 0]`, `x[None]`, `x[0]`: the view (shape, strides, classes) of an
+        index that starts at the tensor's own first element; any other index (a nonzero
+        position, a slice with bounds, a tensor) is opaque: its offset or extent is unknown."""
+        items = list(idx) if isinstance(idx, tuple) else [idx]
+        if sum(1 for x in items if x is Ellipsis) > 1:
+            return Opaque("tensor index")
+        named = sum(1 for x in items if x is not None and x is not Ellipsis)
+        if named > len(t.shape):
+            return Opaque("tensor index")
+        if Ellipsis in items:
+            at = items.index(Ellipsis)
+            items[at : at + 1] = [slice(None)] * (len(t.shape) - named)
+        items += [slice(None)] * (len(t.shape) - sum(1 for x in items if x is not None))
+        shape, strides, syms, dim = [], [], [], 0
+        for x in items:
+            if x is None:
+                shape.append(1)
+                strides.append(1)
+                syms.append(f"_u{self.storages}_{len(shape)}")
+            elif isinstance(x, slice) and x == slice(None):
+                shape.append(t.shape[dim])
+                strides.append(t.strides[dim])
+                syms.append(t.symbols[dim])
+                dim += 1
+            elif isinstance(x, int) and not isinstance(x, bool) and x == 0 and t.shape[dim] > 0:
+                dim += 1  # the first position: no offset
+            else:
+                return Opaque("tensor index")
+        return t.view_of(shape, strides, syms)
 
     def _view(self, t: HostTensor, name: str, args: list[Any]) -> HostTensor | None:
         """`view` / `reshape` / `flatten` to sizes all known (None otherwise). A `-1` takes the

@@ -7,6 +7,7 @@ import ast
 from typing import Any
 
 from argus.analyzers.interp.budget import oversized_result
+from argus.analyzers.model.host_functions import MAX_CALLS
 from argus.analyzers.model.host_values import DimClasses, HostTensor, Opaque, SymInt, contiguous_strides
 
 
@@ -31,6 +32,9 @@ class HostCore:
         self.broken_asserts: list[ast.expr] = []
         # dimension classes nothing in the launcher names or relates (LaunchBinder._anonymous)
         self.free_roots: set[str] = set()
+        # host functions being called (model/host_invoke.py): nesting, and calls left to make
+        self.call_depth = 0
+        self.calls_left = MAX_CALLS
 
     # ---- sizes -----------------------------------------------------------------------------
     def dim(self, sym: str) -> SymInt:

@@ -226,7 +226,7 @@ def expand_configs(
                     out.append(d)
         return out
     if isinstance(node, ast.ListComp) and isinstance(node.elt, ast.Call):
-        envs: list[dict[str, Any]] = [dict(env0 or {})]
+        envs: list[dict[str, Any]] = [{**_module_lists(node, module_consts), **(env0 or {})}]
         try:
             for gen in node.generators:
                 new = []
@@ -246,6 +246,28 @@ def expand_configs(
             return []
         return [d for env in envs if (d := _config_dict(node.elt, env)) is not None]
     return []
+
+
+def _module_lists(comp: ast.ListComp, module_consts: dict[str, Any]) -> dict[str, Any]:
+    """Module constants a config comprehension iterates over (`for BK in BKV_LIST`), by value.
+    `BKV_LIST = [32, 64] if check_shared_mem() else [16, 32]`: the configs differ by machine,
+    and each branch's are ones the code runs somewhere, so both branches' values are taken."""
+    out: dict[str, Any] = {}
+    for gen in comp.generators:
+        name = gen.iter.id if isinstance(gen.iter, ast.Name) else None
+        node = module_consts.get(name) if name else None
+        if not isinstance(node, ast.expr):
+            continue
+        branches = [node.body, node.orelse] if isinstance(node, ast.IfExp) else [node]
+        values: list[Any] = []
+        try:
+            for b in branches:
+                v = safe_eval(b, {})
+                values.extend(x for x in (v if isinstance(v, list) else [v]) if x not in values)
+        except (_NotLiteral, TypeError):
+            continue
+        out[name] = values  # type: ignore[index]
+    return out
 
 
 def _str_list(node: ast.expr | None) -> list[str]:

@@ -22,11 +22,20 @@ from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.launch_args import evaluate_launch_args
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
-from argus.analyzers.model.launcher_reads import shape_read_names, stride_users, tensor_param_ranks
+from argus.analyzers.model.launcher_reads import (
+    ranks_through_calls,
+    shape_read_names,
+    stride_users,
+    tensor_param_ranks,
+    unguarded_tensor_uses,
+)
 
 
 class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
     """Builds probe launches for one kernel from its launch site (or assumptions without one)."""
+
+    # launcher parameters used as tensors outside any test of them (set with the ranks)
+    _unguarded: frozenset[str] | set[str] = frozenset()
 
     def _bind_params(self, ev: HostEval) -> None:
         assert self.site is not None
@@ -34,13 +43,26 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
         if func is None:
             return
         if self._ranks is None:
-            self._ranks = tensor_param_ranks(func, self._rank_unknown)
+            at_least: set[str] = set()  # ranks only bounded below by an index (`q.shape[2]`)
+            self._ranks = tensor_param_ranks(func, self._rank_unknown, at_least)
+            self._unguarded = unguarded_tensor_uses(func)
+            # a parameter only handed on to a host function: that function's uses say it is a tensor
+            passed_unknown: set[str] = set()
+            for name, rank in ranks_through_calls(func, self.site.functions, passed_unknown).items():
+                if name not in self._ranks:
+                    self._ranks[name] = rank
+                    if name in passed_unknown:
+                        self._rank_unknown.add(name)
             shape_read = shape_read_names(func)
             # a tensor whose shape the launcher never reads, only strides: the kernel's
             # addresses tell its rank (k.stride(0), k.stride(1) passed, `+ offs_d` unit stride)
             for name, rank in self._address_rank_hints().items():
-                if name in self._ranks and name not in shape_read and rank > self._ranks[name]:
+                if name in self._ranks and (name not in shape_read or name in at_least) and rank > self._ranks[name]:
                     self._ranks[name] = rank
+                    at_least.discard(name)  # the kernel's addresses give the rest
+            # a rank the launcher bounds only from below, that the addresses do not complete,
+            # is a guess: bounds on that tensor are not judged
+            self._rank_unknown |= at_least
         ranks = self._ranks
         kernel_ptr_args = self._pointer_arg_names()
         args = func.args.posonlyargs + func.args.args
@@ -54,6 +76,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
                 ev.env[name] = Opaque(name)
                 continue
             is_tensor = name in ranks or name in kernel_ptr_args
+            if isinstance(d, ast.Constant) and d.value is None and name in self._unguarded:
+                d = None  # `beta=None` but `beta.shape[2]` read unguarded: a tensor is passed
             if d is not None:
                 ev.env[name] = ev.expr(d)
                 continue
@@ -75,6 +99,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
         ev = HostEval(self.dims, sizes, recording=sizes is None, contains_memo=self._contains_memo)
         if sizes is not None:
             ev.free_roots = {r for r in sizes if self._anonymous(r)}
+        ev.env.update(self.site.functions)  # the module's functions and constants; params shadow them
         self._bind_params(ev)
         ev.run_block(self.site.body, self.site.call)
         # remember readable names of dimension classes (`M, K = a.shape` -> "M", "K")
@@ -204,7 +229,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
         ev = self._run_host(sizes)
         if ev.broken_asserts:  # sizes no real launch has: what they imply is not judged
             test = ev.broken_asserts[0]
-            raise Unevaluable(f"a probe size consistent with the launcher's `assert {ast.unparse(test)}`", test)
+            raise Unevaluable(f"a probe size consistent with the launcher's {_refusal(test)}", test)
         kargs = self._kernel_args(ev)
         args, runtime, tensors = self._to_kernel_values(kargs, config)
         grid, axes = self._grid(ev, args)
@@ -227,6 +252,15 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
             bare_axes=frozenset(self.bare_axes),
             fixed_runtime=frozenset(self.fixed_runtime),
         )
+
+
+def _refusal(node: ast.AST) -> str:
+    """How the launcher refuses the probe's sizes, as its code says it."""
+    if isinstance(node, ast.If):
+        return f"`if {ast.unparse(node.test)}: raise`"
+    if isinstance(node, ast.Call):
+        return f"checks inside `{ast.unparse(node.func)}(...)`"
+    return f"`assert {ast.unparse(node)}`"
 
 
 __all__ = [

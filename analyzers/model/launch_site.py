@@ -21,6 +21,9 @@ class LaunchSite:
     host_func: ast.FunctionDef | None
     body: list[ast.stmt]
     smap: SourceMap
+    # what the launcher's module names (model/host_functions.py): functions the launcher calls,
+    # module constants; set by whoever builds the site (empty: names stay opaque)
+    functions: dict[str, Any] = field(default_factory=dict, kw_only=True)
 
     @functools.cached_property
     def body_nodes(self) -> list[ast.AST]:

@@ -49,7 +49,9 @@ def shape_read_names(func: ast.FunctionDef) -> set[str]:
     return out
 
 
-def tensor_param_ranks(func: ast.FunctionDef, back_only: set[str] | None = None) -> dict[str, int]:
+def tensor_param_ranks(
+    func: ast.FunctionDef, back_only: set[str] | None = None, bounded_below: set[str] | None = None
+) -> dict[str, int]:
     """Host parameters used as tensors, with the rank their use implies. Each node of the
     launcher may raise a parameter's rank (never lower it); parameters whose shapes are
     compared equal share the larger rank. `back_only` collects the parameters whose only
@@ -72,6 +74,23 @@ def tensor_param_ranks(func: ast.FunctionDef, back_only: set[str] | None = None)
         back_only |= {name for name in back if name not in related}
         # `q.new_empty(*q.shape)`: the shape is read but never counted or indexed
         back_only |= {n for n in _shape_passed_on(func) & used if n not in related | back.keys()}
+        # `dh0 = torch.empty_like(h0)` of an `h0` the launcher never measures: rank unknown
+        # (one whose `numel()` the launcher reads has its extent established: a flat kernel)
+        # (`out = torch.empty_like(x); n = out.numel()` measures x through its copy)
+        measured = related | back.keys() | _shape_passed_on(func) | _numel_read(func)
+        copies = _like_copies(func)
+        measured |= {src for dst, src in copies if dst in measured}
+        likes = {src for _, src in copies} | {name for m in subtree(func) for name in _like_source(m)}
+        back_only |= {n for n in likes & used if n not in measured}
+    if bounded_below is not None:
+        # `HQ = q.shape[2]` alone: q has at least 3 dimensions, maybe more
+        related = {name for pair in same for name in pair} | set(ranks) | _reshaped(func)
+        # (`M, N = x.shape[0], x.shape[1]` names every dimension up to the last one read:
+        # taken as the rank; `q.shape[2]` alone skips two it says nothing of)
+        seen = _front_indices(func, names)
+        bounded_below |= {
+            name for name in front if name not in related and seen.get(name) != set(range(front[name]))
+        }
     for name in sorted(used | set(front) | set(back) | set(ranks)):
         ranks[name] = max(ranks.get(name, 1 if name in used else 0), _indexed_rank(name, ranks, front, back))
     for _ in range(3):
@@ -80,6 +99,38 @@ def tensor_param_ranks(func: ast.FunctionDef, back_only: set[str] | None = None)
             if r:
                 ranks[a] = ranks[b] = r
     return ranks
+
+
+def _like_copies(func: ast.FunctionDef) -> list[tuple[str, str]]:
+    """(copy, source) of `copy = torch.empty_like(source)` assignments."""
+    out = []
+    for n in subtree(func):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            out += [(n.targets[0].id, src) for src in _like_source(n.value)]
+    return out
+
+
+def _numel_read(func: ast.FunctionDef) -> set[str]:
+    """Names whose `.numel()` the launcher reads."""
+    return {
+        n.func.value.id
+        for n in subtree(func)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "numel"
+        and isinstance(n.func.value, ast.Name)
+    }
+
+
+def _front_indices(func: ast.FunctionDef, names: set[str]) -> dict[str, set[int]]:
+    """The non-negative indices read of each parameter's shape (`x.shape[i]`, `x.size(i)`)."""
+    out: dict[str, set[int]] = {}
+    for n in subtree(func):
+        front: dict[str, int] = {}
+        _rank_from_index(n, names, front, {})
+        for name, rank in front.items():
+            out.setdefault(name, set()).add(rank - 1)
+    return out
 
 
 def _reshaped(func: ast.FunctionDef) -> set[str]:
@@ -164,14 +215,22 @@ def _rank_from_index(n: ast.AST, names: set[str], front: dict[str, int], back: d
 
 
 def _rank_from_use(n: ast.AST, names: set[str], used: set[str]) -> None:
-    """`a.dtype`, `a.contiguous()`, ...: a tensor, of at least one dimension."""
+    """`a.dtype`, `a.contiguous()`, `torch.empty_like(a)`: a tensor, of at least one dimension."""
     if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in names:
         if n.attr in TENSOR_USES:
             used.add(n.value.id)
-    # `torch.empty_like(h0)`: only a tensor can be the model of another
-    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_like"):
-        if n.args and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
-            used.add(n.args[0].id)
+    used |= _like_source(n) & names
+
+
+def _like_source(n: ast.AST) -> set[str]:
+    """`torch.empty_like(a, ...)`, `torch.empty_like(a[..., 0])` (and zeros_/ones_/full_/
+    randn_like): {"a"}."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_like")):
+        return set()
+    src = n.args[0] if n.args else None
+    if isinstance(src, ast.Subscript):
+        src = src.value
+    return {src.id} if isinstance(src, ast.Name) else set()
 
 
 def _ranks_from_equal_shapes(
@@ -194,3 +253,60 @@ def _ranks_from_equal_shapes(
             and isinstance(rhs.value, ast.Name)
         ):
             same.append((lhs.value.id, rhs.value.id))
+
+
+def unguarded_tensor_uses(func: ast.FunctionDef) -> set[str]:
+    """Parameters the launcher uses as tensors (`beta.shape[2]`, `x.stride(0)`) outside any
+    test that mentions them (`if beta is not None:`, `x if x is not None else y`, `a and
+    a.shape`): a `None` default cannot be what such a launch passes (the use would raise), so
+    the parameter is a tensor there."""
+    names = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    out: set[str] = set()
+
+    def visit(n: ast.AST, guarded: frozenset[str]) -> None:
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            if n.value.id in names and n.value.id not in guarded and n.attr in TENSOR_USES:
+                out.add(n.value.id)
+        tested: set[str] = set()
+        if isinstance(n, ast.If | ast.IfExp | ast.While):
+            tested = {m.id for m in ast.walk(n.test) if isinstance(m, ast.Name)}
+        elif isinstance(n, ast.BoolOp):
+            tested = {m.id for m in ast.walk(n) if isinstance(m, ast.Name)}
+        inner = guarded | tested
+        for child in ast.iter_child_nodes(n):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                continue  # a nested function may never run
+            visit(child, inner)
+
+    for st in func.body:
+        visit(st, frozenset())
+    # `if out is None: out = torch.empty(...)`: a name the launcher binds again may be None
+    rebound = {n.id for n in subtree(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return out - rebound
+
+
+def ranks_through_calls(
+    func: ast.FunctionDef, functions: dict[str, object], back_only: set[str]
+) -> dict[str, int]:
+    """Launcher parameters that the launcher only hands to a host function of its module
+    (`delta = bwd_preprocess(o, do)`), with the rank that function's own uses imply; those
+    whose rank it does not give either go to `back_only` (their extent is unknown)."""
+    names = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    out: dict[str, int] = {}
+    for n in subtree(func):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+            continue
+        callee = getattr(functions.get(n.func.id), "node", None)
+        if not isinstance(callee, ast.FunctionDef):
+            continue
+        params = [a.arg for a in callee.args.posonlyargs + callee.args.args]
+        passed = [(p, a) for p, a in zip(params, n.args, strict=False)]
+        passed += [(k.arg, k.value) for k in n.keywords if k.arg]
+        unknown: set[str] = set()
+        ranks = tensor_param_ranks(callee, unknown)
+        for p, a in passed:
+            if isinstance(a, ast.Name) and a.id in names and p in ranks:
+                out[a.id] = max(out.get(a.id, 0), ranks[p])
+                if p in unknown:
+                    back_only.add(a.id)
+    return out

@@ -1,0 +1,180 @@
+"""Calling a host function (model/host_functions.py) inside the host evaluator: bind its
+parameters, run its body in a fresh scope (its module's names, or the launcher's for a function
+defined inside the launcher), and take the value of the `return` reached.
+
+Control flow inside a called function is followed only where the evaluator can decide it: a
+`return` or `raise` under an undecided condition or in a loop makes the call's value opaque,
+and a name a skipped loop or undecided branch assigns becomes opaque after it, so a value is
+never the stale one from before the branch.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from argus.analyzers.model.host_functions import MAX_CALL_DEPTH, HostFunction
+from argus.analyzers.model.host_values import Opaque
+
+
+class Returned(Exception):  # noqa: N818  (control flow, not an error)
+    """A `return` reached in a called function."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__("return")
+        self.value = value
+
+
+class UnknownResult(Exception):  # noqa: N818
+    """The called function's result depends on what the evaluator cannot decide."""
+
+
+def exits(stmts: list[ast.stmt]) -> bool:
+    """Whether `stmts` hold a `return` or `raise` of the function they are in."""
+    todo: list[ast.AST] = list(stmts)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return | ast.Raise):
+            return True
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return False
+
+
+def stored_names(stmts: list[ast.stmt]) -> set[str]:
+    return {
+        n.id
+        for st in stmts
+        for n in ast.walk(st)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
+class HostInvoke:
+    """Mixin of HostEval: calls of functions the launcher's module (or the launcher) defines."""
+
+    env: dict[str, Any]
+    call_depth: int
+    calls_left: int
+    broken_asserts: list[ast.expr]
+
+    def callee(self, fname: str) -> Any:
+        """The function value `fname` names in the current scope (None when it names none)."""
+        v = self.env.get(fname) if fname else None
+        if isinstance(v, HostFunction):
+            return v
+        if isinstance(v, tuple) and len(v) == 2 and v[0] == "func" and isinstance(v[1], ast.FunctionDef):
+            return v
+        return None
+
+    def invoke(self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        if isinstance(fn, HostFunction):
+            node_def, scope = fn.node, dict(fn.globals)
+        else:
+            node_def, scope = fn[1], dict(self.env)  # defined in the launcher: its names are seen
+        name = node_def.name
+        if self.call_depth >= MAX_CALL_DEPTH or self.calls_left <= 0:
+            return Opaque(name)
+        self.calls_left -= 1
+        bound = self._bind_call(node_def, scope, args, kwargs)
+        if bound is None:
+            return Opaque(name)
+        saved, asserts_before = self.env, len(self.broken_asserts)
+        self.env = bound
+        self.call_depth += 1
+        try:
+            self.run_function(node_def.body)  # type: ignore[attr-defined]
+            result: Any = None
+        except Returned as r:
+            result = r.value
+        except (UnknownResult, RecursionError):
+            result = Opaque(name)
+        finally:
+            self.env = saved
+            self.call_depth -= 1
+        if self.call_depth == 0 and len(self.broken_asserts) > asserts_before:
+            # an assert inside the helper: findings point at the launcher's call of it
+            del self.broken_asserts[asserts_before:]
+            self.broken_asserts.append(node)  # type: ignore[arg-type]
+        return result
+
+    def _bind_call(
+        self, fn: ast.FunctionDef, scope: dict[str, Any], args: list[Any], kwargs: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """The function's scope with its parameters bound; None when the call does not fit."""
+        a = fn.args
+        positional = a.posonlyargs + a.args
+        saved = self.env
+        self.env = scope
+        try:
+            defaults = [self.expr(d) for d in a.defaults]  # type: ignore[attr-defined]
+            kw_defaults = [None if d is None else self.expr(d) for d in a.kw_defaults]  # type: ignore[attr-defined]
+        finally:
+            self.env = saved
+        env = dict(scope)
+        first_default = len(positional) - len(defaults)
+        for i, p in enumerate(positional):
+            if i < len(args):
+                env[p.arg] = args[i]
+            elif p.arg in kwargs:
+                env[p.arg] = kwargs[p.arg]
+            elif i >= first_default:
+                env[p.arg] = defaults[i - first_default]
+            else:
+                return None
+        if len(args) > len(positional):
+            if a.vararg is None:
+                return None
+            env[a.vararg.arg] = tuple(args[len(positional) :])
+        elif a.vararg is not None:
+            env[a.vararg.arg] = ()
+        for p, d in zip(a.kwonlyargs, kw_defaults, strict=True):
+            if p.arg in kwargs:
+                env[p.arg] = kwargs[p.arg]
+            elif d is not None or p.arg in kwargs:
+                env[p.arg] = d
+            else:
+                return None
+        names = {p.arg for p in positional + a.kwonlyargs}
+        extra = {k: v for k, v in kwargs.items() if k not in names}
+        if a.kwarg is not None:
+            env[a.kwarg.arg] = extra
+        elif extra:
+            return None
+        return env
+
+    def run_function(self, body: list[ast.stmt]) -> None:
+        for st in body:
+            self.stmt(st)  # type: ignore[attr-defined]
+
+    def function_stmt(self, st: ast.stmt) -> bool:
+        """Statements only a called function's body needs; True when `st` was handled."""
+        if isinstance(st, ast.Return):
+            raise Returned(None if st.value is None else self.expr(st.value))  # type: ignore[attr-defined]
+        if isinstance(st, ast.Raise):
+            raise UnknownResult  # this path raises: no value comes back
+        if isinstance(st, ast.For | ast.While | ast.AsyncFor):
+            if exits(st.body + st.orelse):
+                raise UnknownResult
+            for n in stored_names([st]):
+                self.env[n] = Opaque("loop")
+            return True
+        if isinstance(st, ast.With | ast.AsyncWith):
+            self.run_function(st.body)
+            return True
+        if isinstance(st, ast.Try):
+            if exits(st.handlers) or exits(st.finalbody):  # type: ignore[arg-type]
+                raise UnknownResult
+            self.run_function(st.body + st.orelse + st.finalbody)
+            return True
+        return False
+
+    def undecided_branch(self, st: ast.If) -> None:
+        """An `if` whose condition is unknown, inside a called function."""
+        if self.call_depth == 0:
+            return
+        if exits(st.body) or exits(st.orelse):
+            raise UnknownResult
+        for n in stored_names(st.body + st.orelse):
+            self.env[n] = Opaque("branch")
