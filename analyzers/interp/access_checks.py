@@ -384,7 +384,9 @@ def _check_store_tags(
     if not v.tags or not ok.any() or v.unknown:
         return
     keys = tag_keys(t)
-    dest = {k: np.where(ok, coords[..., d], np.nan) for d, k in enumerate(keys)}
+    # coordinates in a stand-in layout (a tensor whose extents nobody states) are not the
+    # tensor's: only the tags the address itself carries are compared
+    dest = {k: np.where(ok, coords[..., d], np.nan) for d, k in enumerate(keys)} if t.sized else {}
     if ptr is not None:
         for k, arr in ptr.tags.items():
             dest.setdefault(k, np.where(ok, bc(arr, shape), np.nan))

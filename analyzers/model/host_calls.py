@@ -117,10 +117,15 @@ class HostCalls(HostCore):
             shape = list(kwargs.get("size", args[-1] if args else ()))
         elif args and isinstance(args[0], tuple | list):
             shape = list(args[0])
+        elif kind in ("full", "empty_strided"):
+            shape = list(args[:1])  # (size, fill value) and (size, strides): the size comes first
         else:
-            shape = [a for a in args if isinstance(a, int)]
+            shape = list(args)
         if "size" in kwargs and isinstance(kwargs["size"], tuple | list):
             shape = list(kwargs["size"])
+        # `torch.empty(shape)` of a shape the evaluator does not know, or a size in it that it
+        # does not: a tensor all the same, but its extent is a stand-in (bounds not judged)
+        stated = all(isinstance(s, int) and not isinstance(s, bool) for s in shape)
         dt = kwargs.get("dtype")
         dtype = (
             dt[1]
@@ -129,6 +134,8 @@ class HostCalls(HostCore):
         )
         t = self.new_tensor(shape, dtype, f"t{self.storages + 1}", isinstance(dt, tuple) or kind == "randint")
         t.created = kind in ("empty", "empty_strided")
+        if not stated:
+            t.sized = False
         return t
 
     def tensor_method(self, t: HostTensor, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
