@@ -252,8 +252,18 @@ def _record_writers(
     _check_autotune_hazards(interp, t, node, atomic)
     writer[offs] = interp.program_index
     interp.mem.last_store[t.index] = (node, interp.smap)
-    if v.kcover is not None and not v.kcover.get("invalid"):
+    if v.kcover is not None and not v.kcover.get("invalid") and not _inside_its_loop(interp, v, node):
         record_coverage(interp, t, offs, coords[ok], v, plain=not atomic, store=(node, interp.smap))
+
+
+def _inside_its_loop(interp: OpContext, v: Val, node: ast.AST) -> bool:
+    """A store inside the loop that accumulates the value writes its running state: a prefix
+    (`h[i_t] = state before chunk i_t`, a scan), not the finished reduction, so it says nothing
+    about which indices the reduction covers. Only stores after the loop are judged (DF003)."""
+    loop, smap = v.kcover["loop"]
+    if smap is not interp.smap or not hasattr(loop, "end_lineno") or not hasattr(node, "lineno"):
+        return False
+    return loop.lineno <= node.lineno <= (loop.end_lineno or loop.lineno)
 
 
 def _check_races(
