@@ -322,7 +322,7 @@ def _check_autotune_hazards(interp: OpContext, t: TensorInfo, node: ast.AST, ato
         at = interp.kernel.autotune
         if t.name not in at.reset_to_zero and t.name not in at.restore_value and atomic == "atomic_add":
             interp.fact("autotune-atomic", node, tensor=t.name, related=[(at.node, "the autotune decorator")])
-    if not atomic and interp.kernel.autotune is not None and t.index in interp.mem.loaded:
+    if not atomic and interp.kernel.autotune is not None and t.index in interp.mem.read_first:
         at = interp.kernel.autotune
         if t.name not in at.restore_value and t.name not in at.reset_to_zero:
             interp.fact(

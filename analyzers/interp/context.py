@@ -37,6 +37,9 @@ class MemoryLog:
     atomic: dict[int, np.ndarray] = field(default_factory=dict)
     last_store: dict[int, tuple[ast.AST, SourceMap]] = field(default_factory=dict)
     loaded: set[int] = field(default_factory=set)
+    # tensors some program read where it had not written them first (an in-place update's read;
+    # a program reading back what it stored itself is not one: GR004)
+    read_first: set[int] = field(default_factory=set)
     coverage: dict[tuple[int, int], Any] = field(default_factory=dict)  # -> coverage.ReductionCover
 
 

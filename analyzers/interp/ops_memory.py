@@ -90,6 +90,7 @@ def load(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.A
     offsets = bc(ptr.offsets, shape)
     t = ptr.tensor
     interp.mem.loaded.add(t.index)
+    _note_read_first(interp, t.index, offsets, active)
     valid = report_out_of_bounds(interp, t, offsets, active, node, "oob-load", ptr)
     check_access(interp, ptr, mval, active, node, "load")
     return _make_loaded(interp, ptr, t, offsets, active, valid, other, node, shape)
@@ -328,10 +329,27 @@ def _block_lanes(bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> tuple[n
     return phys, active
 
 
+def _note_read_first(interp: OpContext, index: int, offsets: np.ndarray, active: np.ndarray) -> None:
+    """Mark the tensor as read before written where a lane reads an element this program has
+    not stored yet (GR004 reads it; a block or descriptor load counts as such a read)."""
+    mem = interp.mem
+    if index in mem.read_first:
+        return
+    writer = mem.writer.get(index)
+    offs = offsets[active]
+    if writer is None or not offs.size:
+        mem.read_first.add(index)
+        return
+    inside = (offs >= 0) & (offs < writer.size)
+    if not inside.all() or (writer[offs[inside]] != interp.program_index).any():
+        mem.read_first.add(index)
+
+
 def block_load(interp: OpContext, bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> Val:
     phys, active = _block_lanes(bp, kwargs, node)
     t = bp.tensor
     interp.mem.loaded.add(t.index)
+    interp.mem.read_first.add(t.index)
     valid = report_out_of_bounds(interp, t, phys, active, node, "oob-load")
     pad_opt = kwargs.get("padding_option")
     other = float("nan") if isinstance(pad_opt, str) and pad_opt == "nan" else 0.0
@@ -375,6 +393,7 @@ def descriptor_method(
     t = base.tensor
     if name == "load":
         interp.mem.loaded.add(t.index)
+        interp.mem.read_first.add(t.index)
         valid = report_out_of_bounds(interp, t, phys, inside, node, "oob-load")
         return _make_loaded(interp, None, t, phys, inside, valid, 0.0, node, phys.shape)
     v = to_val(args[1] if len(args) > 1 else kwargs["value"], node)
