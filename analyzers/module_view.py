@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,7 @@ from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.ops import imported_op_aliases, math_alias
 from argus.analyzers.interp.values import scalar
 from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
-from argus.analyzers.model.kernel import Helper, line_starts, parse_snippet
+from argus.analyzers.model.kernel import Helper, SourceMap, line_starts, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
 from tree_sitter import Node, Tree
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # project.py builds views itself: imported only for the annot
     from argus.analyzers.project import ForeignLaunchSite, SourceSet
 
 # what `ast.parse` of a slice of the file can raise: that slice is skipped
-_UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError)
+_UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError, RecursionError)
 
 
 @dataclass
@@ -163,9 +163,11 @@ class ModuleView:
             return own
         return {**own, **self.kernel_context(site).texts, **self.foreign_launch_sites(site.name)[1]}
 
-    def launch_sites(self, kernel: str) -> list[LaunchSite]:
-        """Every `kernel[grid](...)` call, with the body of the function that makes it."""
-        out = []
+    def parsed_launchers(
+        self, kernel: str
+    ) -> Iterator[tuple[Node, ast.Module, SourceMap, ast.FunctionDef | None]]:
+        """Each launcher node of `kernel` parsed on its own, with the function it defines (None
+        for a script-style launch); one that does not parse is left out."""
         for node in self.launcher_nodes(kernel):
             try:
                 mod, smap = parse_snippet(
@@ -173,7 +175,12 @@ class ModuleView:
                 )
             except _UNPARSABLE:
                 continue
-            func = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
+            yield node, mod, smap, next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
+
+    def launch_sites(self, kernel: str) -> list[LaunchSite]:
+        """Every `kernel[grid](...)` call, with the body of the function that makes it."""
+        out = []
+        for node, mod, smap, func in self.parsed_launchers(kernel):
             body = func.body if func is not None else mod.body
             if func is None and node.parent is not None and node.parent.type == "module":
                 # a script-style launch: the module statements before it set up its arguments

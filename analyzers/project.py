@@ -323,17 +323,8 @@ def _launches_in(
     module level are left out: their setup is that module's business)."""
     view = loaded.view
     out: list[ForeignLaunchSite] = []
-    for node in view.launcher_nodes(kernel):
-        if node.type != "function_definition":
-            continue
-        try:
-            mod, smap = parse_snippet(
-                view.source, node.start_byte, node.end_byte, view.starts, node.start_point[0]
-            )
-        except _UNPARSABLE:
-            continue
-        func = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
-        if func is None:
+    for node, mod, smap, func in view.parsed_launchers(kernel):
+        if node.type != "function_definition" or func is None:
             continue
         for call in find_launch_calls(mod, kernel):
             origin = f"{loaded.shown}:{smap.row0 + call.lineno}"
