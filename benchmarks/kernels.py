@@ -106,7 +106,7 @@ def run_gemm(m: int, n: int, k: int) -> dict:
         config = f"pinned {path}: {cfg}"
     else:
         split = gemm_mod.choose_split_k(m, n, k, torch.cuda.get_device_properties(0).multi_processor_count)
-        config = best_config(gemm_mod.gemm_tma_kernel if split == 1 else gemm_mod.gemm_splitk_kernel)
+        config = best_config(gemm_mod.gemm_tma_host_kernel if split == 1 else gemm_mod.gemm_splitk_kernel)
     return {
         "shape": f"{m}x{n}x{k}",
         "flops": 2.0 * m * n * k,
@@ -185,6 +185,9 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
 
     graphs = (bench_graph(lambda: attn_mod.attention(*nxt(), causal=causal)), bench_graph(base_call))
     persistent = attn_mod.use_persistent(s, causal)  # the launcher's own choice of kernel
+    host = not persistent and attn_mod.use_host_descriptors(s, causal)
+    kernel = (attn_mod.attention_persistent_kernel if persistent
+              else attn_mod.attention_fwd_host_kernel if host else attn_mod.attention_fwd_kernel)
     return {
         "shape": f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}",
         "flops": flops,
@@ -193,8 +196,9 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
         "baseline": f"SDPA {best}",
         "backends": base_by_backend,
         "rel_err": err,
-        "config": best_config(attn_mod.attention_persistent_kernel if persistent else attn_mod.attention_fwd_kernel),
+        "config": best_config(kernel),
         "persistent": persistent,
+        "host_descriptors": host,
         "graph_ms": graphs,
     }
 

@@ -78,8 +78,9 @@ class FastLaunch:
     def __init__(self, autotuned: object, grid: Sequence[int], n_runtime: int, consts: dict,
                  config: triton.Config | None = None) -> None:
         # config: a pinned config (a tuned table's entry) instead of the one the autotuner picked.
+        # autotuned: an Autotuner (its .fn is the JIT function) or a plain JIT function with a config.
         cfg = config if config is not None else autotuned.best_config
-        self.jit = autotuned.fn
+        self.jit = autotuned.fn if hasattr(autotuned, "configs") else autotuned
         self.grid = tuple(grid) + (1,) * (3 - len(grid))
         self.kwargs = {**consts, **cfg.all_kwargs()}
         names = self.jit.arg_names

@@ -16,8 +16,11 @@ One program owns BLOCK_M query rows of one head and streams the keys in BLOCK_N 
   (card tma-descriptors);
 - sm90 configs cap the registers at 128 per thread with two K/V stages, so two CTAs share an SM and one's
   softmax and epilogue overlap the other's matrix products (card software-pipelining);
-- attention_persistent_kernel: two programs per SM walk the tiles; the launcher takes it where it
-  measured faster, not causal or short causal rows (card persistent-kernels).
+- attention_fwd_host_kernel: the one-tile kernel over descriptors built on the host (kernel
+  parameters): no program writes and fences its own four descriptors before its first load; the
+  launcher's default, measured faster on every benchmark shape (card tma-descriptors);
+- attention_persistent_kernel: two programs per SM walk the tiles; it beat the device-descriptor
+  one-tile kernel on non-causal and short causal rows, no longer the host one (card persistent-kernels).
 """
 
 from __future__ import annotations
@@ -160,7 +163,7 @@ def _attn_tile(
     l_safe = tl.where(l_i > 0.0, l_i, 1.0)
     out = acc / l_safe[:, None]
     if STORE_TMA:
-        o_desc.store([bh, start_m, 0], tl.reshape(out.to(o_ptr.dtype.element_ty), (1, BLOCK_M, HEAD_D)))
+        o_desc.store([bh, start_m, 0], tl.reshape(out.to(o_desc.dtype), (1, BLOCK_M, HEAD_D)))
     else:
         # Straight from registers: a TMA store would stage the tile in 32 KB of shared memory that, inside
         # the persistent loop, cannot reuse the K/V buffers, and 131 KB instead of 98 KB leaves one CTA per SM.
@@ -199,6 +202,52 @@ def attention_fwd_kernel(
                HEAD_D, CAUSAL, BLOCK_M, BLOCK_N, WARP_SPEC, PIPE_QK, True)
 
 
+def _host_blocks(nargs: dict) -> None:
+    """Autotuner pre-hook: a host descriptor's block shape must match the config being launched."""
+    bm, bn, d = nargs["BLOCK_M"], nargs["BLOCK_N"], nargs["HEAD_D"]
+    nargs["q_desc"].block_shape = [1, bm, d]
+    nargs["o_desc"].block_shape = [1, bm, d]
+    nargs["k_desc"].block_shape = [1, bn, d]
+    nargs["v_desc"].block_shape = [1, bn, d]
+
+
+def _host_configs() -> list[triton.Config]:
+    return [triton.Config(c.kwargs, num_warps=c.num_warps, num_stages=c.num_stages, maxnreg=c.maxnreg,
+                          pre_hook=_host_blocks) for c in _configs()]
+
+
+def _prune_long(configs: list[triton.Config], named_args: dict, **kwargs: object) -> list[triton.Config]:
+    """From S = 8192 on only 128-row tiles: 64x64 w4 s3, the best causal tile up to S4096 with host
+    descriptors, lost at S16384 causal (0.81x of cuDNN against 0.87x for 128x64 s2 r128,
+    kernels-explore-h200-attention-2cta.txt), and the autotuner's one timing per config can miss that."""
+    if named_args["S"] < 8192:
+        return configs
+    return [c for c in configs if c.kwargs["BLOCK_M"] == 128] or configs
+
+
+@triton.autotune(configs=_host_configs(), key=["S", "HEAD_D", "CAUSAL"],
+                 prune_configs_by={"early_config_prune": _prune_long})
+@triton.jit
+def attention_fwd_host_kernel(
+    q_desc, k_desc, v_desc, o_desc,
+    sm_scale, S, H, H_KV,
+    HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr, PIPE_QK: tl.constexpr,
+):
+    """attention_fwd_kernel with the four descriptors built on the host (kernel parameters).
+
+    One program per tile builds its descriptors in global scratch and fences them before its first TMA
+    load; at S1024-2048 a program runs only 8-32 key blocks, so that set-up is a visible share of its
+    time. Host descriptors cost the programs nothing (card tma-descriptors).
+    """
+    if CAUSAL:  # noqa: SIM108 (constexpr branch)
+        pid_m = tl.num_programs(0) - 1 - tl.program_id(0)
+    else:
+        pid_m = tl.program_id(0)
+    _attn_tile(q_desc, k_desc, v_desc, o_desc, o_desc, tl.program_id(1), pid_m, sm_scale, S, H, H_KV,
+               HEAD_D, CAUSAL, BLOCK_M, BLOCK_N, WARP_SPEC, PIPE_QK, True)
+
+
 @triton.autotune(configs=_configs(), key=["S", "HEAD_D", "CAUSAL"])
 @triton.jit
 def attention_persistent_kernel(
@@ -231,20 +280,25 @@ def attention_persistent_kernel(
 
 
 def use_persistent(s: int, causal: bool) -> bool:
-    """Where the persistent grid measured faster on the H200 (kernels-explore-h200-attention-*.txt): not
-    causal at every S (S1024 0.69 -> 0.75x of cuDNN, S4096 0.67 -> 0.81x, S16384 0.84x both), causal only
-    at S1024 (0.67 -> 0.74x); longer causal rows lose their K/V reuse in L2 (S16384 0.88 -> 0.77x)."""
-    return not causal or s <= 1024
+    """Where the persistent grid measured faster on the H200: nowhere any more. It beat the one-tile
+    kernel while that kernel built its descriptors on the device (not causal at every S, causal S1024;
+    kernels-explore-h200-attention-persistent.txt); with host descriptors the one-tile kernel wins or
+    ties it on every benchmark shape (S1024 full 0.72 -> 0.76x of cuDNN, S1024 causal 0.74 -> 0.86x,
+    S8192 full 0.85 -> 0.86x, S16384 full 0.862 against 0.858; kernels-explore-h200-host*.txt).
+    Kept callable (persistent=True) for the agent's retrieval and the tests."""
+    return False
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
               sm_scale: float | None = None, *, pinned: triton.Config | None = None,
-              persistent: bool | None = None) -> torch.Tensor:
+              persistent: bool | None = None, host_desc: bool | None = None) -> torch.Tensor:
     """O = softmax(Q K^T * sm_scale [+ causal mask]) V for Q (B, H, S, D), K and V (B, H_KV, S, D).
 
     pinned: launch with this config instead of the autotuner's pick (the exploration sweep uses it).
     persistent: two programs per SM walk the tiles (attention_persistent_kernel) instead of one per tile;
     None takes it where it measured faster (use_persistent).
+    host_desc: the one-tile kernel takes descriptors built on the host (attention_fwd_host_kernel);
+    None takes them where they measured faster (use_host_descriptors).
     """
     b, h, s, d = q.shape
     h_kv = k.shape[1]
@@ -257,6 +311,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     out = torch.empty_like(q)
     install_allocator(q.device)
 
+    if pinned is not None and causal and pinned.kwargs["BLOCK_M"] % pinned.kwargs["BLOCK_N"]:
+        raise ValueError("causal attention needs BLOCK_N to divide BLOCK_M (the diagonal block split assumes it)")
     if persistent is None:
         persistent = use_persistent(s, causal)
     if persistent:
@@ -276,12 +332,46 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     def grid(meta: dict) -> tuple[int, int]:
         return (triton.cdiv(s, meta["BLOCK_M"]), b * h)
 
+    if host_desc is None:
+        host_desc = use_host_descriptors(s, causal)
+    if host_desc:
+        _attention_host(q, k, v, out, sm_scale, causal, pinned, grid)
+        return out
+
     if pinned is None:
         attention_fwd_kernel[grid](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv, HEAD_D=d, CAUSAL=causal)
     else:
         attention_fwd_kernel.fn[grid(pinned.kwargs)](q, k, v, out, sm_scale, s, h, h_kv, b * h, b * h_kv,
                                                      HEAD_D=d, CAUSAL=causal, **pinned.all_kwargs())
     return out
+
+
+def use_host_descriptors(s: int, causal: bool) -> bool:
+    """Where host-built descriptors measured faster for the one-tile kernel: every shape timed on the
+    H200, same config, device -> host descriptors (kernels-explore-h200-host.txt): 64x64 w4 s3 S1024
+    causal 0.65 -> 0.86x of cuDNN, S2048 causal 0.71 -> 0.83x, S4096 causal 0.72 -> 0.81x; 128x64 s2 r128
+    S1024 full 0.69 -> 0.76x, S4096 full 0.71 -> 0.77x; D64 128x128 s2 r128 0.76 -> 0.89x."""
+    return True
+
+
+def _attention_host(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.Tensor, sm_scale: float,
+                    causal: bool, pinned: triton.Config | None, grid: object) -> None:
+    """The one-tile kernel over host descriptors of the [B*H, S, D] views (block shapes set per config)."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    b, h, s, d = q.shape
+    h_kv = k.shape[1]
+    bm, bn = (pinned.kwargs["BLOCK_M"], pinned.kwargs["BLOCK_N"]) if pinned is not None else (16, 16)
+
+    def desc(t: torch.Tensor, heads: int, rows: int) -> TensorDescriptor:
+        return TensorDescriptor(t, [heads, s, d], [s * d, d, 1], [1, rows, d])
+
+    descs = (desc(q, b * h, bm), desc(k, b * h_kv, bn), desc(v, b * h_kv, bn), desc(out, b * h, bm))
+    if pinned is None:
+        attention_fwd_host_kernel[grid](*descs, sm_scale, s, h, h_kv, HEAD_D=d, CAUSAL=causal)
+    else:
+        attention_fwd_host_kernel.fn[grid(pinned.kwargs)](*descs, sm_scale, s, h, h_kv, HEAD_D=d, CAUSAL=causal,
+                                                          **pinned.all_kwargs())
 
 
 def reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False) -> torch.Tensor:

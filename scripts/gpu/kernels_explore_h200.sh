@@ -8,7 +8,7 @@ OUT="${OUT:-/tmp/argus-kernels-explore}"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu-tests.txt"
-[ -n "${SKIP_TESTS:-}" ] || timeout 120 python3 -m pytest -q -p no:cacheprovider --noconftest -m gpu -o addopts="" tests/gpu/test_reference_kernels_gpu.py 2>&1 | tee -a "$OUT/gpu-tests.txt" | tail -n 15
+[ -n "${SKIP_TESTS:-}" ] || timeout ${TEST_TIMEOUT_S:-200} python3 -m pytest -q -p no:cacheprovider --noconftest -m gpu -o addopts="" tests/gpu/test_reference_kernels_gpu.py 2>&1 | tee -a "$OUT/gpu-tests.txt" | tail -n 15
 for fam in ${FAMILIES:-gemm attention moe}; do
   python3 benchmarks/kernels_explore.py --out "$OUT/$fam" --family "$fam" --budget-s "${BUDGET_S:-90}" 2>&1 | grep -v -i warn | tee "$OUT/explore-$fam.txt"
 done

@@ -101,6 +101,41 @@ def test_attention_persistent_many_tiles(causal: bool, h_kv: int) -> None:
     assert _rel(out, attention.reference(q, k, v, causal=causal)) < 2e-2
 
 
+@pytest.mark.parametrize("entry", [("tma_host", 1, 64, 128, 64, 4, 4, False), ("tma_host", 1, 128, 256, 64, 8, 4, True),
+                                   ("splitk_host", 2, 128, 64, 64, 4, 5, False), ("splitk_host", 4, 64, 128, 128, 4, 3, False)])
+@pytest.mark.parametrize("m,n,k", [(128, 4096, 4096), (77, 136, 1032), (1000, 1000, 1000)])
+def test_gemm_host_descriptor_paths(entry: tuple, m: int, n: int, k: int) -> None:
+    """Host-built descriptors (kernel parameters), persistent or split-K, ragged edges too; a second call
+    through the plan (cached descriptors for new tensors) computes its own product."""
+    from argus.knowledge.kernels import gemm
+
+    for _ in range(2):
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+        out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        plan = gemm.make_plan(a, b, out, choice=gemm.pinned_config(entry))
+        assert _rel(out, gemm.reference(a, b)) < 1e-2
+        a2, b2 = torch.randn_like(a), torch.randn_like(b)
+        plan(a2, b2, out)
+        torch.cuda.synchronize()
+        assert _rel(out, gemm.reference(a2, b2)) < 1e-2
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+@pytest.mark.parametrize("h_kv,s,d,causal", [(4, 1000, 128, False), (4, 1000, 128, True), (1, 517, 64, True),
+                                             (2, 64, 128, False)])
+def test_attention_host_descriptors(pinned: bool, h_kv: int, s: int, d: int, causal: bool) -> None:
+    """The one-tile kernel over host-built descriptors, autotuned (block shapes set by the pre-hook) or
+    pinned: the same attention, GQA and ragged S too."""
+    from argus.knowledge.kernels import attention
+
+    q = torch.randn(2, 4, s, d, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(2, h_kv, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    cfg = attention.config(64, 64, 4, 3, False) if pinned else None
+    out = attention.attention(q, k, v, causal=causal, pinned=cfg, persistent=False, host_desc=True)
+    assert _rel(out, attention.reference(q, k, v, causal=causal)) < 2e-2
+
+
 @pytest.mark.parametrize("w_tma", [False, True])
 @pytest.mark.parametrize("fused_align", [False, True])
 def test_moe_pinned_paths(w_tma: bool, fused_align: bool) -> None:

@@ -104,7 +104,8 @@ def test_moe_pinned_paths(w_tma: bool, fused_align: bool) -> None:
 
 
 @pytest.mark.parametrize("entry", [("tma", 1, 16, 32, 32, 4, 1, True), ("splitk", 3, 16, 32, 32, 4, 1, False),
-                                   ("splitk_ptr", 2, 16, 32, 32, 4, 1, False)])
+                                   ("splitk_ptr", 2, 16, 32, 32, 4, 1, False), ("tma_host", 1, 16, 32, 32, 4, 1, True),
+                                   ("tma_host", 1, 16, 32, 64, 4, 1, False), ("splitk_host", 3, 16, 32, 32, 4, 1, False)])
 def test_gemm_pinned_paths(entry: tuple) -> None:
     """Each path a TUNED entry can pin computes the product (split-K slices through descriptors too)."""
     m, n, k = 20, 48, 400
@@ -128,9 +129,16 @@ def test_attention_persistent(h_kv: int) -> None:
         assert _rel(out, attention.reference(q, k, v, causal=causal)) < 1e-2
 
 
-def test_use_persistent_where_measured() -> None:
-    assert attention.use_persistent(16384, False) and attention.use_persistent(1024, True)
-    assert not attention.use_persistent(4096, True)
+def test_launcher_policy_where_measured() -> None:
+    """Host descriptors one tile per program everywhere (they beat the persistent grid on the H200)."""
+    assert not any(attention.use_persistent(s, c) for s in (1024, 4096, 16384) for c in (False, True))
+    assert all(attention.use_host_descriptors(s, c) for s in (1024, 4096, 16384) for c in (False, True))
+
+
+def test_attention_rejects_causal_block_n_above_block_m() -> None:
+    q = torch.randn(1, 1, 40, 64, dtype=torch.float16)
+    with pytest.raises(ValueError, match="BLOCK_N to divide BLOCK_M"):
+        attention.attention(q, q, q, causal=True, pinned=attention.config(16, 32, 4, 1, False))
 
 
 @pytest.mark.parametrize("pipe", [False, True])
@@ -140,4 +148,17 @@ def test_attention_pinned_schedules(pipe: bool) -> None:
     cfg = attention.config(32, 16, 4, 1, pipe)
     for causal in (False, True):
         out = attention.attention(q, k, v, causal=causal, pinned=cfg)
+        assert _rel(out, attention.reference(q, k, v, causal=causal)) < 1e-2
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+@pytest.mark.parametrize("h_kv", [2, 1])
+def test_attention_host_descriptors(pinned: bool, h_kv: int) -> None:
+    """The one-tile kernel over host-built descriptors (block shapes set per config by the pre-hook when
+    autotuned): the same attention, GQA and a ragged last block (S = 45) included."""
+    q = torch.randn(2, 2, 45, 64, dtype=torch.float16)
+    k, v = (torch.randn(2, h_kv, 45, 64, dtype=torch.float16) for _ in range(2))
+    cfg = attention.config(32, 16, 4, 1, False) if pinned else None
+    for causal in (False, True):
+        out = attention.attention(q, k, v, causal=causal, pinned=cfg, persistent=False, host_desc=True)
         assert _rel(out, attention.reference(q, k, v, causal=causal)) < 1e-2
