@@ -498,9 +498,54 @@ def _attention_variants(sw: Sweep, shape: str, b: int, h: int, h_kv: int, s: int
         sw.try_variant("attention", shape, label, run, ref, timed, 2e-2, base)
 
 
+# Third call: more tiles for the non-causal rows (furthest from cuDNN) and the M = 128 GEMMs, all with
+# host descriptors.
+HOST3_GEMM = {(128, 4096, 4096): [("splitk_host", 2, 128, 64, 64, 4, 6, False), ("splitk_host", 2, 64, 64, 128, 4, 4, False),
+                                  ("splitk_host", 2, 128, 64, 128, 8, 4, False), ("splitk_host", 2, 128, 64, 64, 4, 7, False),
+                                  ("splitk_host", 2, 64, 128, 64, 4, 6, False)],
+              (128, 4096, 14336): [("splitk_host", 2, 128, 64, 64, 4, 5, False), ("splitk_host", 2, 128, 64, 64, 4, 6, False),
+                                   ("splitk_host", 4, 128, 64, 64, 4, 6, False), ("splitk_host", 2, 128, 64, 128, 4, 4, False)],
+              (1024, 1024, 1024): [("tma_host", 1, 64, 128, 64, 4, 4, False), ("tma_host", 1, 64, 128, 128, 4, 3, False),
+                                   ("tma_host", 1, 64, 128, 128, 4, 4, False)]}
+HOST3_ATTN_SHAPES = [(4, 32, 32, 1024, 128, False), (4, 32, 32, 2048, 128, False), (4, 32, 32, 4096, 128, False),
+                     (4, 32, 32, 16384, 128, False)]
+HOST3_ATTN = [(128, 64, 8, 2, False, 128), (64, 64, 4, 3, False, None), (128, 128, 8, 2, False, 128),
+              (128, 128, 8, 3, False, None), (64, 64, 4, 2, False, None), (64, 32, 4, 3, False, None),
+              (128, 128, 8, 2, False, None)]
+
+
+def sweep_gemm_host3(sw: Sweep) -> None:
+    for (m, n, k), entries in HOST3_GEMM.items():
+        if sw.spent():
+            sw.record("gemm", f"{m}x{n}x{k}", "skipped", None, None, "budget spent")
+            continue
+        variants: list[tuple[str, object]] = [("default", lambda a, b, o: gemm_mod.make_plan(a, b, o))]
+        for e in entries:
+            label = f"{e[0]}{e[1] if e[1] > 1 else ''} {e[2]}x{e[3]}x{e[4]} w{e[5]} s{e[6]}"
+            variants.append((label, lambda a, b, o, e=e: gemm_mod.make_plan(a, b, o, choice=gemm_mod.pinned_config(e))))
+        _gemm_plans(sw, m, n, k, variants)
+        torch.cuda.empty_cache()
+
+
+def sweep_attention_host3(sw: Sweep) -> None:
+    for b, h, h_kv, s, d, causal in HOST3_ATTN_SHAPES:
+        shape = f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}"
+        if sw.spent():
+            sw.record("attention", shape, "skipped", None, None, "budget spent")
+            continue
+        variants = [("host autotuned", {"persistent": False, "host_desc": True})]
+        for bm, bn, w, st, pipe, cap in HOST3_ATTN:
+            tag = f"{bm}x{bn} w{w} s{st}{f' r{cap}' if cap else ''}"
+            variants.append((f"one-tile host {tag}",
+                             {"pinned": attn_mod.config(bm, bn, w, st, pipe, cap), "persistent": False, "host_desc": True}))
+        _attention_variants(sw, shape, b, h, h_kv, s, d, causal, variants)
+        torch.cuda.empty_cache()
+
+
 SWEEPS = {"gemm": sweep_gemm, "attention": sweep_attention, "moe": sweep_moe,
           "gemm_host": sweep_gemm_host, "attention_host": sweep_attention_host,
-          "gemm_host2": sweep_gemm_host2, "attention_host2": sweep_attention_host2}
+          "gemm_host2": sweep_gemm_host2, "attention_host2": sweep_attention_host2,
+          "gemm_host3": sweep_gemm_host3, "attention_host3": sweep_attention_host3}
 
 
 def main(argv: list[str] | None = None) -> int:
