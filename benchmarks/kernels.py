@@ -196,7 +196,7 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
         "baseline": f"SDPA {best}",
         "backends": base_by_backend,
         "rel_err": err,
-        "config": f"pinned host_config: {attn_mod.host_config(s, d, causal)}" if host else best_config(kernel),
+        "config": best_config(kernel),
         "persistent": persistent,
         "host_descriptors": host,
         "graph_ms": graphs,

@@ -30,7 +30,7 @@ import math
 import torch
 import triton
 import triton.language as tl
-from argus.knowledge.kernels._common import install_allocator, interpreting, is_hopper, num_sms
+from argus.knowledge.kernels._common import install_allocator, interpreting, num_sms
 
 
 def _configs() -> list[triton.Config]:
@@ -335,8 +335,6 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     if host_desc is None:
         host_desc = use_host_descriptors(s, causal)
     if host_desc:
-        if pinned is None and not interpreting() and is_hopper(q.device):
-            pinned = host_config(s, d, causal)
         _attention_host(q, k, v, out, sm_scale, causal, pinned, grid)
         return out
 
@@ -354,25 +352,6 @@ def use_host_descriptors(s: int, causal: bool) -> bool:
     causal 0.65 -> 0.86x of cuDNN, S2048 causal 0.71 -> 0.83x, S4096 causal 0.72 -> 0.81x; 128x64 s2 r128
     S1024 full 0.69 -> 0.76x, S4096 full 0.71 -> 0.77x; D64 128x128 s2 r128 0.76 -> 0.89x."""
     return True
-
-
-def host_config(s: int, d: int, causal: bool) -> triton.Config:
-    """The one-tile host-descriptor kernel's tile on sm90, by regime, from three H200 sweeps
-    (kernels-explore-h200-host{,2,3}.txt): the autotuner's single timing per config picked a slower tile
-    on some rows (S4096 full 0.78x of cuDNN against 0.81x pinned, S16384 full 0.83x against 0.85x).
-    - D64: 128x128, 8 warps, 2 stages, 128 registers (0.89x at S1024 against 0.76x for the same tile
-      with device descriptors).
-    - 64x64, 4 warps, 3 stages up to S2048, and causal up to S4096: S1024 causal 0.86x against 0.77x
-      for 128x64, S2048 full 0.77x against 0.76x.
-    - 128x64, 8 warps, 2 stages, 128 registers beyond: S4096 full 0.81x against 0.78x, S16384 full
-      0.85x against 0.80x. 128x128 under the same cap spills (0.07x) and 128x128 uncapped, one CTA per
-      SM, lost (0.84x, 0.80x at S16384).
-    """
-    if d == 64:
-        return config(128, 128, 8, 2, False, 128)
-    if s <= 2048 or (causal and s <= 4096):
-        return config(64, 64, 4, 3, False)
-    return config(128, 64, 8, 2, False, 128)
 
 
 def _attention_host(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.Tensor, sm_scale: float,
