@@ -56,6 +56,11 @@ def bench(fn: Callable[[], object]) -> float:
     return float(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
 
 
+def quick_bench(fn: Callable[[], object]) -> float:
+    """Median ms; shorter than bench() so that an exploration sweep (kernels_explore*.py) fits one call."""
+    return float(triton.testing.do_bench(fn, warmup=10, rep=40, return_mode="median"))
+
+
 def bench_graph(fn: Callable[[], object]) -> float | None:
     """Median milliseconds of CUDA-graph replays: the kernels' time without Python launch overhead."""
     try:
