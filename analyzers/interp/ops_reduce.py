@@ -140,7 +140,7 @@ def _reduce_with_helper(
         outs = [light_float(shape, v.dtype) if is_float(v.dtype) else None for v in xs]
         if all(o is not None for o in outs):
             return outs[0] if single else tuple(outs)
-    scanned = scan_with_helper(interp, name, xs[0] if single else xs, axis_arg, False, node)
+    scanned = scan_with_helper(interp, name, xs[0] if single else xs, axis_arg, False, node, "tl.reduce")
     n = xs[0].shape[ax]
     results = []
     for s in [scanned] if single else list(scanned):
@@ -369,14 +369,24 @@ def associative_scan(interp: OpContext, args: list[Any], kwargs: dict[str, Any],
     return derive([v], fn(v.data, axis=ax), v.dtype)
 
 
-def scan_with_helper(interp: OpContext, name: str, x: Any, axis: Any, reverse: bool, node: ast.AST) -> Any:
+def scan_with_helper(
+    interp: OpContext,
+    name: str,
+    x: Any,
+    axis: Any,
+    reverse: bool,
+    node: ast.AST,
+    what: str = "tl.associative_scan",
+) -> Any:
     """`tl.associative_scan(x, axis, combine)` with any jit combine function, of one tile or a
     tuple of tiles: the prefix combines computed by running the helper itself, in log2(n) steps
     over whole tiles (Hillis-Steele: lane i combines with lane i - d for d = 1, 2, 4, ...), which
     Triton's requirement that `combine` be associative makes equal to the sequential scan. The
     helper runs on the values alone (no tags, and what it would record is dropped: its
     comparisons of neighbouring lanes are the scan's, not the kernel's); each result lane then
-    carries the tags and flags of that lane of the inputs, as `tl.cumsum` does."""
+    carries the tags and flags of that lane of the inputs, as `tl.cumsum` does. A combine that
+    is not associative on the tile's own values (`a * 2 + b`) has no order-free result, and
+    Triton's tree order is not the checker's to guess: an AR001 names it."""
     single = not isinstance(x, tuple | list)
     xs = [to_val(v, node) for v in ([x] if single else x)]
     ax = int(to_val(axis, node).item())
@@ -391,6 +401,8 @@ def scan_with_helper(interp: OpContext, name: str, x: Any, axis: Any, reverse: b
     saved_sink = interp.sink
     interp.sink = FactSink()  # the combine's own facts are the scan's, not the kernel's
     try:
+        if n >= 3 and not _associative_here(interp, name, data, dtypes, ax, node):
+            raise Unevaluable(f"`{what}` with the combine function `{name}` (not associative)", node)
         d = 1
         while d < n:
             earlier = [Val(np.roll(a, d, axis=ax), t) for a, t in zip(data, dtypes, strict=True)]
@@ -412,6 +424,31 @@ def scan_with_helper(interp: OpContext, name: str, x: Any, axis: Any, reverse: b
     for r in results:
         r.pad, r.undef = pad, undef
     return results[0] if single else tuple(results)
+
+
+def _associative_here(
+    interp: OpContext, name: str, data: list[np.ndarray], dtypes: list[str], ax: int, node: ast.AST
+) -> bool:
+    """f(f(a, b), c) == f(a, f(b, c)) on the tile's neighbouring lanes (up to rounding)."""
+
+    def f(left: list[Val], right: list[Val]) -> list[Val]:
+        out = interp.call_helper(name, [*left, *right], {}, node)
+        outs = [out] if not isinstance(out, tuple | list) else list(out)
+        if len(outs) != len(left) or not all(isinstance(o, Val) for o in outs):
+            raise Unevaluable(f"the combine function `{name}`", node)
+        return outs
+
+    a, b, c = (
+        [Val(np.roll(x, -k, axis=ax), t) for x, t in zip(data, dtypes, strict=True)] for k in (0, 1, 2)
+    )
+    one, two = f(f(a, b), c), f(a, f(b, c))
+    with np.errstate(all="ignore"):
+        return all(
+            np.allclose(
+                p.data.astype(np.float64), q.data.astype(np.float64), rtol=1e-5, atol=1e-6, equal_nan=True
+            )
+            for p, q in zip(one, two, strict=True)
+        )
 
 
 def _scanned_flags(
