@@ -350,12 +350,45 @@ _UNARY: dict[type, Callable[[Any], Any]] = {
 }
 
 
+# `torch.finfo(dtype).attr` / `torch.iinfo(dtype).attr` (PyTorch's documented values), as module
+# constants write them: `_MIN_FLOAT16_VAL = tl.constexpr(torch.finfo(torch.float16).min)`
+_FINFO = {
+    "float16": {"max": 65504.0, "eps": 0.0009765625, "tiny": 6.103515625e-05},
+    "half": {"max": 65504.0, "eps": 0.0009765625, "tiny": 6.103515625e-05},
+    "bfloat16": {"max": 3.3895313892515355e38, "eps": 0.0078125, "tiny": 1.1754943508222875e-38},
+    "float32": {"max": 3.4028234663852886e38, "eps": 1.1920928955078125e-07, "tiny": 1.1754943508222875e-38},
+    "float": {"max": 3.4028234663852886e38, "eps": 1.1920928955078125e-07, "tiny": 1.1754943508222875e-38},
+    "float64": {"max": 1.7976931348623157e308, "eps": 2.220446049250313e-16, "tiny": 2.2250738585072014e-308},
+}
+_IINFO_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": -8}
+
+
+def _type_info(node: ast.Attribute) -> int | float | None:
+    call = node.value
+    if not (isinstance(call, ast.Call) and len(call.args) == 1 and isinstance(call.func, ast.Attribute)):
+        return None
+    which, dtype = call.func.attr, ast.unparse(call.args[0]).split(".")[-1]
+    if which == "finfo" and dtype in _FINFO:
+        info = _FINFO[dtype]
+        attr = "tiny" if node.attr == "smallest_normal" else node.attr
+        return -info["max"] if attr == "min" else info.get(attr)
+    if which == "iinfo" and dtype in _IINFO_BITS:
+        bits = _IINFO_BITS[dtype]
+        if bits < 0:
+            return {"min": 0, "max": 2**-bits - 1}.get(node.attr)
+        return {"min": -(2 ** (bits - 1)), "max": 2 ** (bits - 1) - 1}.get(node.attr)
+    return None
+
+
 def _arith(node: ast.expr) -> int | float | bool | None:
-    """Literal number arithmetic (`2**31 - 1`, `1 << 20`), evaluated without `eval`: a result
-    that would be huge (`9**9**9**9`) is refused from its operands' sizes before it is computed,
-    and anything but numbers (`"a" * 2**33`) is no constant at all."""
+    """Literal number arithmetic (`2**31 - 1`, `1 << 20`, `torch.finfo(torch.float16).min`),
+    evaluated without `eval`: a result that would be huge (`9**9**9**9`) is refused from its
+    operands' sizes before it is computed, and anything but numbers (`"a" * 2**33`) is no
+    constant at all."""
     if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, bool | int | float) else None
+    if isinstance(node, ast.Attribute):
+        return _type_info(node)
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         v = _arith(node.operand)
         return None if v is None else _UNARY[type(node.op)](v)

@@ -243,8 +243,14 @@ def _record_writers(
         interp.mem.last_store.setdefault(t.index, (node, interp.smap))
         return
     table = interp.mem.atomic if atomic else interp.mem.writer
-    writer = table.setdefault(t.index, np.full(n, -1, dtype=np.int64))
-    plain = interp.mem.writer.setdefault(t.index, np.full(n, -1, dtype=np.int64))
+    # (the tables are made once per tensor: `setdefault(k, np.full(n, ...))` built two arrays of
+    # the tensor's extent at every store, most of the time of a store-heavy kernel)
+    writer = table.get(t.index)
+    if writer is None:
+        writer = table[t.index] = np.full(n, -1, dtype=np.int64)
+    plain = interp.mem.writer.get(t.index)
+    if plain is None:
+        plain = interp.mem.writer[t.index] = np.full(n, -1, dtype=np.int64)
     offs = offsets[ok]
     judged = t.sized and not (atomic or interp.launch.assumed)  # programs that ran, a stated layout
     if judged and not _same_for_every_writer(interp, v):

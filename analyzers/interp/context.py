@@ -95,6 +95,10 @@ class OpContext(Protocol):
 
     def pointer_update_for(self, load_node: ast.AST) -> ast.AST | None: ...
 
+    def call_helper(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+    ) -> Any: ...  # a jit helper run on values (a scan's combine function)
+
     def accumulating_dot(self, node: ast.AST) -> bool: ...
 
     def tensor_named(self, name: str | None) -> TensorInfo | None: ...

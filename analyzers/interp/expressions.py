@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import ops
+from argus.analyzers.interp.absent_args import replace_absent
 from argus.analyzers.interp.calls import call
 from argus.analyzers.interp.ops_arith import binop, compare
 from argus.analyzers.interp.ops_dtype import dtype_attribute
@@ -185,6 +186,8 @@ def unary_op(interp: RunContext, e: ast.UnaryOp, env: dict[str, Any]) -> Any:
     if isinstance(e.op, ast.Not):
         if isinstance(v, Val) and v.is_scalar:
             return v.with_(data=np.asarray(not bool(v.item())), dtype="int1")
+        if isinstance(v, Val):  # `not mask` of a tile: Triton's logical not, lane by lane
+            return v.with_(data=~v.data.astype(bool), dtype="int1")
         return scalar(not v)
     if not isinstance(v, Val):
         raise Unevaluable(f"`{ast.unparse(e)}`", e)
@@ -203,18 +206,24 @@ def unary_op(interp: RunContext, e: ast.UnaryOp, env: dict[str, Any]) -> Any:
 
 
 def bin_op(interp: RunContext, e: ast.BinOp, env: dict[str, Any]) -> Any:
-    return binop(interp, e.op, evaluate(interp, e.left, env), evaluate(interp, e.right, env), e)
+    a, b = evaluate(interp, e.left, env), evaluate(interp, e.right, env)
+    if a is None or b is None:  # an argument the launch as bound omits (absent_args.py)
+        a, b = replace_absent(interp, e.op, a, b, e.left, e.right)
+    return binop(interp, e.op, a, b, e)
 
 
 def compare_(interp: RunContext, e: ast.Compare, env: dict[str, Any]) -> Any:
     """`a < b < c` is `(a < b) & (b < c)`, each operand evaluated once."""
     left = evaluate(interp, e.left, env)
     result = None
+    left_node = e.left
     for op, comp in zip(e.ops, e.comparators, strict=True):
         right = evaluate(interp, comp, env)
+        if left is None or right is None:  # an argument the launch as bound omits (absent_args.py)
+            left, right = replace_absent(interp, op, left, right, left_node, comp)
         r = compare(interp, op, left, right, e)
         result = r if result is None else binop(interp, ast.BitAnd(), result, r, e)
-        left = right
+        left, left_node = right, comp
     return result
 
 

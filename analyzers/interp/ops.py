@@ -108,6 +108,8 @@ def imported_op_aliases(text: bytes) -> dict[str, tuple[str, str]]:
         return {}
     out: dict[str, tuple[str, str]] = {}
     for st in mod.body:
+        if isinstance(st, ast.Import | ast.ImportFrom):
+            out.update(_math_module_aliases(st))
         if not isinstance(st, ast.ImportFrom):
             continue
         vendor = (st.module or "").startswith("triton.") and st.module not in _TRITON_OWN
@@ -118,6 +120,22 @@ def imported_op_aliases(text: bytes) -> dict[str, tuple[str, str]]:
             if op.family == "random" and (vendor or alias.asname not in (None, alias.name)):
                 continue  # `from triton.language.extra.mlu.libdevice import philox as _philox`: another signature
             out[IMPORTED + (alias.asname or alias.name)] = ("tl", alias.name)
+    return out
+
+
+# modules that are a math library chosen per backend: Triton's `libdevice` under any alias
+# (`from triton.language.extra import libdevice as tldevice`) and flag-gems' `tl_extra_shim`
+# (its utils re-export the backend's libdevice under that name)
+_MATH_MODULES = ("libdevice", "tl_extra_shim")
+
+
+def _math_module_aliases(st: ast.Import | ast.ImportFrom) -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    for alias in st.names:
+        last = alias.name.split(".")[-1]
+        if last not in _MATH_MODULES or (isinstance(st, ast.Import) and alias.asname is None):
+            continue
+        out[IMPORTED + (alias.asname or last)] = ("module", "libdevice")
     return out
 
 

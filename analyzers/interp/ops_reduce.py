@@ -12,6 +12,7 @@ import numpy as np
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import softmax as sm
 from argus.analyzers.interp import tags as tagops
+from argus.analyzers.interp.facts import FactSink
 from argus.analyzers.interp.opdecl import declare, named
 from argus.analyzers.interp.ops_core import bc, derive, light_float, np_dtype, to_val
 from argus.analyzers.interp.ops_math import minmax
@@ -63,10 +64,10 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         kwargs = {k: v for k, v in kwargs.items() if not k.startswith("return_indices")}
     if _of_two_scalars(name, args, kwargs):
         return _builtin_minmax(interp, args, kwargs, node, name == "max")
-    x = to_val(args[0], node)
-    axis_arg = args[1] if len(args) > 1 else kwargs.get("axis")
     if name == "reduce":
         return _reduce_with_combine(interp, args, kwargs, node)
+    x = to_val(args[0], node)
+    axis_arg = args[1] if len(args) > 1 else kwargs.get("axis")
     axis = None if axis_arg is None else int(to_val(axis_arg, node).item())
     keep = bool(kwargs.get("keep_dims") and to_val(kwargs["keep_dims"], node).item())
     if axis is not None and axis < 0:
@@ -99,7 +100,11 @@ def _reduce_with_combine(interp: OpContext, args: list[Any], kwargs: dict[str, A
     multiplies, or takes the max or min: the reduction it amounts to."""
     combine = args[2] if len(args) > 2 else kwargs.get("combine_fn")
     kind = None
-    if isinstance(combine, tuple) and combine and combine[0] == "helper":
+    x = args[0] if args else kwargs.get("input")
+    is_helper = isinstance(combine, tuple) and bool(combine) and combine[0] == "helper"
+    if is_helper and isinstance(x, tuple | list):
+        return _reduce_with_helper(interp, combine[1], x, args, kwargs, node)
+    if is_helper:
         kind = {
             "cumsum": "sum",
             "cumprod": "prod",
@@ -110,9 +115,39 @@ def _reduce_with_combine(interp: OpContext, args: list[Any], kwargs: dict[str, A
         }.get(_combine_kind(interp.helpers[combine[1]].func) or "")
     if kind in ("all", "any") and args and to_val(args[0], node).dtype != "int1":
         kind = None  # `a and b` of integers is not a logical reduction of lanes
+    if kind is None and is_helper:
+        return _reduce_with_helper(interp, combine[1], x, args, kwargs, node)
     if kind is None:
         raise Unevaluable("`tl.reduce` with a custom combine function", node)
     return reduce_(interp, kind, args[:2], {k: v for k, v in kwargs.items() if k != "combine_fn"}, node)
+
+
+def _reduce_with_helper(
+    interp: OpContext, name: str, x: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+) -> Any:
+    """`tl.reduce(x, axis, combine)` with any jit combine function (a value and its index, a
+    tie-breaking max): the last lane of the scan the helper makes (`scan_with_helper`), with
+    the tags that do not vary along the axis, as every reduction keeps."""
+    axis_arg = args[1] if len(args) > 1 else kwargs.get("axis")
+    if axis_arg is None:
+        raise Unevaluable(f"`tl.reduce` over all axes with the combine function `{name}`", node)
+    keep = bool(kwargs.get("keep_dims") and to_val(kwargs["keep_dims"], node).item())
+    single = not isinstance(x, tuple | list)
+    xs = [to_val(v, node) for v in ([x] if single else x)]
+    ax = int(to_val(axis_arg, node).item()) % max(xs[0].data.ndim, 1)
+    if interp.address_only and any(is_float(v.dtype) for v in xs):
+        shape = np.sum(xs[0].data, axis=ax, keepdims=keep).shape
+        outs = [light_float(shape, v.dtype) if is_float(v.dtype) else None for v in xs]
+        if all(o is not None for o in outs):
+            return outs[0] if single else tuple(outs)
+    scanned = scan_with_helper(interp, name, xs[0] if single else xs, axis_arg, False, node, "tl.reduce")
+    n = xs[0].shape[ax]
+    results = []
+    for s in [scanned] if single else list(scanned):
+        lanewise = derive(xs, s.data, s.dtype)  # the inputs' lane flags, not the scan's
+        r = np.take(s.data, [n - 1] if keep else n - 1, axis=ax)
+        results.append(_reduced(lanewise, r, "combine", ax, keep))
+    return results[0] if single else tuple(results)
 
 
 def _reversed(kwargs: dict[str, Any], node: ast.AST) -> bool:
@@ -318,11 +353,11 @@ def associative_scan(interp: OpContext, args: list[Any], kwargs: dict[str, Any],
     x = args[0] if args else kwargs.get("input")
     axis = args[1] if len(args) > 1 else kwargs.get("axis")
     combine = args[2] if len(args) > 2 else kwargs.get("combine_fn")
-    if not (isinstance(combine, tuple) and combine and combine[0] == "helper") or isinstance(x, tuple | list):
+    if not (isinstance(combine, tuple) and combine and combine[0] == "helper"):
         raise Unevaluable("`tl.associative_scan` with this combine function", node)
-    kind = _combine_kind(interp.helpers[combine[1]].func)
+    kind = None if isinstance(x, tuple | list) else _combine_kind(interp.helpers[combine[1]].func)
     if kind is None:
-        raise Unevaluable(f"`tl.associative_scan` with the combine function `{combine[1]}`", node)
+        return scan_with_helper(interp, combine[1], x, axis, _reversed(kwargs, node), node)
     kw = {"reverse": kwargs["reverse"]} if "reverse" in kwargs else {}
     if kind in ("cumsum", "cumprod"):
         return reduce_(interp, kind, [x, axis], kw, node)
@@ -332,6 +367,109 @@ def associative_scan(interp: OpContext, args: list[Any], kwargs: dict[str, Any],
         raise Unevaluable(f"`tl.associative_scan` with the combine function `{combine[1]}`", node)
     fn = np.maximum.accumulate if kind in ("cummax", "cumany") else np.minimum.accumulate
     return derive([v], fn(v.data, axis=ax), v.dtype)
+
+
+def scan_with_helper(
+    interp: OpContext,
+    name: str,
+    x: Any,
+    axis: Any,
+    reverse: bool,
+    node: ast.AST,
+    what: str = "tl.associative_scan",
+) -> Any:
+    """`tl.associative_scan(x, axis, combine)` with any jit combine function, of one tile or a
+    tuple of tiles: the prefix combines computed by running the helper itself, in log2(n) steps
+    over whole tiles (Hillis-Steele: lane i combines with lane i - d for d = 1, 2, 4, ...), which
+    Triton's requirement that `combine` be associative makes equal to the sequential scan. The
+    helper runs on the values alone (no tags, and what it would record is dropped: its
+    comparisons of neighbouring lanes are the scan's, not the kernel's); each result lane then
+    carries the tags and flags of that lane of the inputs, as `tl.cumsum` does. A combine that
+    is not associative on the tile's own values (`a * 2 + b`) has no order-free result, and
+    Triton's tree order is not the checker's to guess: an AR001 names it."""
+    single = not isinstance(x, tuple | list)
+    xs = [to_val(v, node) for v in ([x] if single else x)]
+    ax = int(to_val(axis, node).item())
+    shape = xs[0].shape
+    if not shape or any(v.shape != shape for v in xs):
+        raise Unevaluable("`tl.associative_scan` of tiles of different shapes", node)
+    ax = ax % len(shape)
+    n = shape[ax]
+    data = [np.flip(v.data, ax) if reverse else v.data for v in xs]
+    dtypes = [v.dtype for v in xs]
+    lane = np.arange(n).reshape([n if i == ax else 1 for i in range(len(shape))])
+    saved_sink = interp.sink
+    interp.sink = FactSink()  # the combine's own facts are the scan's, not the kernel's
+    try:
+        if n >= 3 and not _associative_here(interp, name, data, dtypes, ax, node):
+            raise Unevaluable(f"`{what}` with the combine function `{name}` (not associative)", node)
+        d = 1
+        while d < n:
+            earlier = [Val(np.roll(a, d, axis=ax), t) for a, t in zip(data, dtypes, strict=True)]
+            later = [Val(a, t) for a, t in zip(data, dtypes, strict=True)]
+            out = interp.call_helper(name, [*earlier, *later], {}, node)
+            outs = [out] if not isinstance(out, tuple | list) else list(out)
+            if len(outs) != len(xs) or not all(isinstance(o, Val) for o in outs):
+                raise Unevaluable(f"`tl.associative_scan` with the combine function `{name}`", node)
+            data = [np.where(lane >= d, bc(o.data, shape), a) for o, a in zip(outs, data, strict=True)]
+            dtypes = [o.dtype for o in outs]
+            d *= 2
+    finally:
+        interp.sink = saved_sink
+    results = [
+        derive(xs, np.asarray(np.flip(a, ax) if reverse else a, dtype=np_dtype(t)), t)
+        for a, t in zip(data, dtypes, strict=True)
+    ]
+    pad, undef = _scanned_flags(xs, shape, ax, reverse)
+    for r in results:
+        r.pad, r.undef = pad, undef
+    return results[0] if single else tuple(results)
+
+
+def _associative_here(
+    interp: OpContext, name: str, data: list[np.ndarray], dtypes: list[str], ax: int, node: ast.AST
+) -> bool:
+    """f(f(a, b), c) == f(a, f(b, c)) on the tile's neighbouring lanes (up to rounding)."""
+
+    def f(left: list[Val], right: list[Val]) -> list[Val]:
+        out = interp.call_helper(name, [*left, *right], {}, node)
+        outs = [out] if not isinstance(out, tuple | list) else list(out)
+        if len(outs) != len(left) or not all(isinstance(o, Val) for o in outs):
+            raise Unevaluable(f"the combine function `{name}`", node)
+        return outs
+
+    a, b, c = (
+        [Val(np.roll(x, -k, axis=ax), t) for x, t in zip(data, dtypes, strict=True)] for k in (0, 1, 2)
+    )
+    one, two = f(f(a, b), c), f(a, f(b, c))
+    with np.errstate(all="ignore"):
+        return all(
+            np.allclose(
+                p.data.astype(np.float64), q.data.astype(np.float64), rtol=1e-5, atol=1e-6, equal_nan=True
+            )
+            for p, q in zip(one, two, strict=True)
+        )
+
+
+def _scanned_flags(
+    xs: list[Val], shape: tuple[int, ...], ax: int, reverse: bool
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """A scan's lane i holds what lanes 0..i combine to: padding only where all of those were
+    padding (a running max carries the real prefix into the padded tail), undefined where any
+    of them was (garbage spreads forward)."""
+
+    def prefix(masks: list[np.ndarray | None], fn: Any) -> np.ndarray | None:
+        present = [bc(m, shape) for m in masks if m is not None]
+        if not present:
+            return None
+        m = present[0] if len(present) == 1 else np.logical_or.reduce(present)
+        m = np.flip(m, ax) if reverse else m
+        out = fn.accumulate(m, axis=ax)
+        return np.flip(out, ax) if reverse else out
+
+    pads = [v.pad for v in xs]
+    pad = prefix(pads, np.logical_and) if all(p is not None for p in pads) else None
+    return pad, prefix([v.undef for v in xs], np.logical_or)
 
 
 def _combine_kind(fn: ast.FunctionDef) -> str | None:

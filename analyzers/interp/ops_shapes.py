@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.budget import check_elements
 from argus.analyzers.interp.opdecl import declare
-from argus.analyzers.interp.ops_core import bshape, derive, map_ptr, promote, to_val, transform
+from argus.analyzers.interp.ops_core import bc, bshape, derive, map_ptr, promote, to_val, transform
 from argus.analyzers.interp.values import (
     Ptr,
     Val,
@@ -156,7 +157,41 @@ def _join(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.
     return transform(out, lambda arr: np.stack([arr, arr], axis=-1)).with_(data=data)
 
 
+def gather(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    """`tl.gather(src, index, axis)`: out[i][j] = src[index[i][j]][j] for axis 0 (and so on),
+    a tile of the index's shape. Each lane takes the gathered lane's value and flags, and the
+    tags that do not vary along `axis` (the move along it is the kernel's explicit choice, such
+    as the previous row of a scan, not a value misplaced); an index the interpreter does not
+    know, or one outside the tile, is not modelled."""
+    src = to_val(args[0] if args else kwargs.get("src"), node)
+    index = to_val(args[1] if len(args) > 1 else kwargs.get("index"), node)
+    axis = int(to_val(args[2] if len(args) > 2 else kwargs.get("axis"), node).item())
+    if index.unknown or src.data.ndim != index.data.ndim or not src.shape:
+        raise Unevaluable("`tl.gather` of this index", node)
+    axis %= src.data.ndim
+    idx = index.data.astype(np.int64)
+    if idx.size and (idx.min() < 0 or idx.max() >= src.shape[axis]):
+        raise Unevaluable("`tl.gather` with an index outside the tile", node)
+    others = [d for d in range(src.data.ndim) if d != axis]
+    if any(index.shape[d] > src.shape[d] for d in others):
+        raise Unevaluable("`tl.gather` of an index wider than its source", node)
+
+    def pick(a: np.ndarray) -> np.ndarray:
+        full = bc(a, src.shape)
+        full = full[tuple(slice(None) if d == axis else slice(0, index.shape[d]) for d in range(full.ndim))]
+        return np.take_along_axis(full, idx, axis=axis)
+
+    return src.with_(
+        data=pick(src.data),
+        tags={k: pick(t) for k, t in src.tags.items() if not tagops.varies(bc(t, src.shape), axis)},
+        undef=pick(src.undef) if src.undef is not None else None,
+        pad=pick(src.pad) if src.pad is not None else None,
+        constexpr=False,
+    )
+
+
 OPS = [
+    *declare("shapes", {"gather": gather}),
     *declare(
         "shapes",
         {

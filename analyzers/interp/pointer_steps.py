@@ -68,6 +68,8 @@ def check_pointer_steps(interp: RunContext) -> None:
         raw = int(off1[0] - off0[0])
         if _moves_one_tile(t, c1 - c0, raw, cdim, step):
             continue
+        if _in_descending_loop(interp, tinfo[0]) and _moves_one_tile(t, c0 - c1, -raw, cdim, step):
+            continue  # a loop counting down (`range(NT - 1, -1, -1)`) walks the tiles backwards
         where = upd if upd is not None else tinfo[0]
         interp.sink.add(
             Fact(
@@ -111,6 +113,38 @@ def _moves_one_tile(t: TensorInfo, moved: np.ndarray, raw: int, cdim: int, step:
     # another dimension only because the lane lies past one of its extents (a wrong head
     # index), which is a bounds problem, not a step problem
     return stride > 0 and raw == step * stride
+
+
+def _in_descending_loop(interp: RunContext, load: ast.AST) -> bool:
+    """Whether the innermost `for` loop around `load` counts down (`range(a, b, -1)`): a
+    backward recurrence over chunks (a state gradient accumulated from the last chunk to the
+    first) moves its pointers one tile back per iteration, and that is its step."""
+
+    def find() -> bool:
+        funcs = [interp.kernel.func, *(h.func for h in interp.helpers.values())]
+        inner = None
+        for f in funcs:
+            for n in subtree(f):
+                if isinstance(n, ast.For) and any(x is load for x in subtree(n)):
+                    if inner is None or any(x is n for x in subtree(inner)):
+                        inner = n
+        return inner is not None and _counts_down(inner)
+
+    return interp.kernel.cached(f"descending-loop:{id(load)}", find)
+
+
+def _counts_down(loop: ast.For) -> bool:
+    it = loop.iter
+    if not isinstance(it, ast.Call) or len(it.args) != 3:
+        return False
+    step = it.args[2]
+    return (
+        isinstance(step, ast.UnaryOp)
+        and isinstance(step.op, ast.USub)
+        and isinstance(step.operand, ast.Constant)
+        and isinstance(step.operand.value, int)
+        and step.operand.value > 0
+    )
 
 
 def accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) -> set[int]:

@@ -13,6 +13,7 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp.absent_args import replace_absent
 from argus.analyzers.interp.asserts import check_assertion
 from argus.analyzers.interp.budget import over_time, time_exceeded
 from argus.analyzers.interp.context import LoopFrame
@@ -71,6 +72,8 @@ def exec_stmt(interp: RunContext, st: ast.stmt, env: dict[str, Any]) -> None:
     elif isinstance(st, ast.AugAssign):
         cur = evaluate(interp, st.target, env)
         rhs = evaluate(interp, st.value, env)
+        if cur is None or rhs is None:  # an argument the launch as bound omits (absent_args.py)
+            cur, rhs = replace_absent(interp, st.op, cur, rhs, st.target, st.value)
         if isinstance(st.op, ast.Add | ast.Sub):
             check_accumulator(interp, cur, rhs, st)
         v = binop(interp, st.op, cur, rhs, st)

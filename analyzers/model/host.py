@@ -402,7 +402,12 @@ class HostEval(HostInvoke, HostCalls):
         return out
 
     def _unsized_shape(self, arg: ast.expr) -> bool:
-        """`*v.shape`, `v.shape` or `v.shape[:-1]` of a tensor whose extents are not stated."""
+        """`*v.shape`, `v.shape` or `v.shape[:-1]` of a tensor whose extents are not stated,
+        also inside a tuple or either arm of a conditional (`(NK, *v.shape) if NK > 1 else v.shape`)."""
+        if isinstance(arg, ast.Tuple | ast.List):
+            return any(self._unsized_shape(x) for x in arg.elts)
+        if isinstance(arg, ast.IfExp):
+            return self._unsized_shape(arg.body) or self._unsized_shape(arg.orelse)
         node = arg.value if isinstance(arg, ast.Starred) else arg
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             node = node.value
