@@ -115,7 +115,7 @@ def _exp_semantics(interp: OpContext, x: Val, out: Val, node: ast.AST) -> None:
         out.lineage = frozenset()
         return
     if isinstance(shift, sm.MaxToken):
-        if shift.empty or not x.lineage <= shift.covers:
+        if (shift.empty and x.lineage) or not x.lineage <= shift.covers:  # (a sink's logit has none)
             interp.fact("stale-max", node)
             out.scale = sm.ANY
         else:
