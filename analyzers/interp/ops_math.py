@@ -122,7 +122,7 @@ def _exp_semantics(interp: OpContext, x: Val, out: Val, node: ast.AST) -> None:
             out.scale = shift
         out.terms = x.lineage
         return
-    if x.lineage and x.maxinfo is None:
+    if x.lineage and x.maxinfo is None and x.data.ndim > 0:  # a 0-d exp (a gate) is no score row
         out.unstable_exp = (node, interp.smap)
 
 

@@ -122,3 +122,38 @@ def test_nested_prefix_states_are_not_a_skipped_reduction_but_a_dropped_chunk_is
     dropped = src.replace("for c in range(n_chunks):", "for c in range(T // CHUNK):")
     found = serious(dropped, "nested_prefix_state.py")
     assert any(code == "DF003" and "final_ptr" in msg for code, _, msg in found), found
+
+
+GATED_NORM = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def gated_norm_kernel(h_ptr, g_ptr, out_ptr, K: tl.constexpr):
+    i = tl.program_id(0).to(tl.int64)
+    o_k = tl.arange(0, K)
+    decay = tl.exp(tl.load(g_ptr + i))
+    h = tl.load(h_ptr + i * K + o_k) * decay
+    tl.store(out_ptr + i * K + o_k, h / tl.sum(h, axis=0))
+
+
+def gated_norm(h, g):
+    B, K = h.shape
+    assert g.shape == (B,)
+    out = torch.empty_like(h)
+    gated_norm_kernel[(B,)](h, g, out, K=K)
+    return out
+"""
+
+
+def test_the_exp_of_a_scalar_gate_is_no_unstable_softmax_but_a_tile_is() -> None:
+    # cause K2b (fla mesa_net decoding_one_step): `exp(g)` of a per-head log-decay scales a
+    # state whose sum normalizes; a 0-d exp is no row of scores
+    assert serious(GATED_NORM, "gated_norm.py") == []
+    tile = GATED_NORM.replace("tl.exp(tl.load(g_ptr + i))", "1.0").replace(
+        "h = tl.load(h_ptr + i * K + o_k) * decay", "h = tl.exp(tl.load(h_ptr + i * K + o_k)) * decay"
+    )
+    found = serious(tile, "gated_norm.py")
+    assert ("NU003", line_of(tile, "h = tl.exp(")) in [(c, ln) for c, ln, _ in found], found
