@@ -316,6 +316,37 @@ def logcumsumexp_zero_padded_max(root: Path) -> bool:
     return ok_full and not ok_tail
 
 
+def kunlunxin_argmin_padding(root: Path) -> bool:
+    """flag-gems 5.0.2, runtime/backend/_kunlunxin/ops/argmin.py, `argmin_kernel`.
+
+    The row is loaded with `other=-inf` and reduced by `tl.min(..., return_indices=True)`:
+    -inf is the neutral element of a max, not of a min, so whenever the tile is wider than the
+    row (BLOCK_N = next_power_of_2(N), the backend's heuristic) a padding lane wins and the
+    index returned lies past the row (DF003: "lanes outside the data reach `tl.min` holding
+    -inf instead of the neutral inf"). With N = 8 (a full tile) the index is torch's; with
+    N = 5 it is not."""
+    import torch
+    import triton.language as tl
+
+    kernel = load_jit_function(
+        root / "flag_gems/runtime/backend/_kunlunxin/ops/argmin.py", "argmin_kernel", {"tle": tl}
+    )
+
+    def run(n: int) -> tuple[list[int], list[int]]:
+        torch.manual_seed(0)
+        inp = torch.randn(2, n)
+        out = torch.empty(2, dtype=torch.int64)
+        block_n = 1 << (n - 1).bit_length()
+        kernel[(2, 1)](inp, out, 2, n, 1, tl.float32, 3.4e38, BLOCK_M=1, BLOCK_N=block_n)
+        return out.tolist(), inp.argmin(dim=1).tolist()
+
+    (got8, want8), (got5, want5) = run(8), run(5)
+    print("flag-gems kunlunxin argmin, M=2, BLOCK_N = next_power_of_2(N)")
+    print(f"  N=8: kernel {got8}  torch {want8}")
+    print(f"  N=5: kernel {got5}  torch {want5}")
+    return got8 == want8 and got5 != want5
+
+
 def triton_cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -329,6 +360,7 @@ CASES = {
     "outer_row_tail_store": (outer_row_tail_store, "flag_gems-5.0.2"),
     "logcumsumexp_zero_padded_max": (logcumsumexp_zero_padded_max, "fla_core-0.6.0"),
     "rwkv_ka_head_not_power_of_two": (rwkv_ka_head_not_power_of_two, "flag_gems-5.0.2"),
+    "kunlunxin_argmin_padding": (kunlunxin_argmin_padding, "flag_gems-5.0.2"),
 }
 
 

@@ -269,7 +269,18 @@ def _inside_its_loop(interp: OpContext, v: Val, node: ast.AST) -> bool:
     loop, smap = v.kcover["loop"]
     if smap is not interp.smap or not hasattr(loop, "end_lineno") or not hasattr(node, "lineno"):
         return False
-    return loop.lineno <= node.lineno <= (loop.end_lineno or loop.lineno)
+    if loop.lineno <= node.lineno <= (loop.end_lineno or loop.lineno):
+        return True
+    # nested (the state of each chunk summed in an inner loop over sub-chunks): a store in an
+    # outer loop around that inner loop, before it, writes the state entering the chunk
+    return node.lineno < loop.lineno and any(
+        _encloses(frame.node, loop) for frame in interp.loops if frame.node is not loop
+    )
+
+
+def _encloses(outer: ast.AST, inner: ast.AST) -> bool:
+    start, end = getattr(outer, "lineno", None), getattr(outer, "end_lineno", None)
+    return start is not None and end is not None and start < inner.lineno <= end  # type: ignore[attr-defined]
 
 
 def _check_races(
@@ -433,7 +444,7 @@ def _check_store_tags(
                 _store_tag_fact(interp, node, t, coords, base(dk), darr, vt[along[0]])
                 return
             moving = [k for k in cands if any(_varies(vt[k], a2) for a2 in range(len(shape)) if a2 != ax)]
-            if moving:
+            if moving and _known_along(vt, ax):
                 if tagops.differ(vt[moving[0]], darr).any():
                     _store_tag_fact(interp, node, t, coords, base(dk), darr, vt[moving[0]], transposed=True)
                     return
@@ -453,6 +464,14 @@ def _check_store_tags(
                 index_value=int(vt[k][lane]),
             )
             return
+
+
+def _known_along(vt: dict[str, np.ndarray], ax: int) -> bool:
+    """Some coordinate of the value varies along `ax`: what its lanes along that axis were
+    computed for is known. A value whose operand along `ax` carried no tags (a tile of a tensor
+    the launch does not describe, multiplied into a product) has unknown rows; its one known
+    coordinate running along another axis is no evidence of a transposition (cause K19)."""
+    return any(_varies(a, ax) for a in vt.values())
 
 
 def _store_tag_fact(interp, node, t, coords, symbol: str, expected, got, **extra) -> None:  # noqa: ANN001

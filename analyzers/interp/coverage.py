@@ -34,9 +34,18 @@ def merge_cover(a: Any, b: Any) -> Any:
     if a.get("key") != b.get("key") or a["counts"].shape != b["counts"].shape:
         return a
     out = dict(a)
-    out["counts"] = a["counts"] + b["counts"]
+    out["counts"] = a["counts"] if _whole(a) and _whole(b) else a["counts"] + b["counts"]
     out["direct"] = a.get("direct", False) and b.get("direct", False)
     return out
+
+
+def _whole(cover: dict[str, Any]) -> bool:
+    """Every index of the extent entered exactly once: a finished contraction (a dot over all of
+    K in one tile). Two of them added are a sum over another axis (chunks of a scan, the steps of
+    an iterative solver), each term holding the whole reduction once: not a double count (K24).
+    A partial tile added to anything still adds its counts."""
+    counts = cover["counts"]
+    return bool(counts.size) and bool((counts == 1).all())
 
 
 @dataclass

@@ -169,6 +169,8 @@ def _float_semantics(interp: OpContext, op: ast.operator, a: Val, b: Val, out: V
         elif b.maxinfo is not None:
             out.shift = b.maxinfo
             out.lineage = a.lineage
+            if sm.outside_logit(bshape(a.shape, b.shape), b.shape, a.lineage, b.maxinfo):
+                out.lineage = frozenset()  # a sink's logit, relative to m (NU002 evidence, kprec)
         if out.nan_site is None:
             nan_new = np.isnan(out.data) & ~np.isnan(bc(a.data, out.shape)) & ~np.isnan(bc(b.data, out.shape))
             if nan_new.any():

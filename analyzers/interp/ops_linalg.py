@@ -379,6 +379,11 @@ def _coverage(
     interp: OpContext, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST, ka: list[str]
 ) -> Any:
     """Which indices of the contraction extent this product received (for DF003)."""
+    if not ka and a.data.ndim == 2 and int(np.count_nonzero(a_ok.any(axis=0))) == 1:
+        # one valid contraction lane and no earlier tile of this dot: which coordinate it
+        # contracts is not known (the first tile of a loop that walks backwards), so the
+        # reduction it enters is not judged (cause K23b)
+        return {"invalid": True}
     if not ka or a.data.ndim != 2:
         return None
     k = ka[0]

@@ -115,14 +115,14 @@ def _exp_semantics(interp: OpContext, x: Val, out: Val, node: ast.AST) -> None:
         out.lineage = frozenset()
         return
     if isinstance(shift, sm.MaxToken):
-        if shift.empty or not x.lineage <= shift.covers:
+        if (shift.empty and x.lineage) or not x.lineage <= shift.covers:  # (a sink's logit has none)
             interp.fact("stale-max", node)
             out.scale = sm.ANY
         else:
             out.scale = shift
         out.terms = x.lineage
         return
-    if x.lineage and x.maxinfo is None:
+    if x.lineage and x.maxinfo is None and x.data.ndim > 0:  # a 0-d exp (a gate) is no score row
         out.unstable_exp = (node, interp.smap)
 
 

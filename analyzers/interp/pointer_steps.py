@@ -105,14 +105,16 @@ def _moves_one_tile(t: TensorInfo, moved: np.ndarray, raw: int, cdim: int, step:
     delta = moved.reshape(-1)
     others = np.delete(delta, cdim)
     # one tile per iteration, or several when other programs take the tiles between
-    # (interleaved split-K); a skipped tile shows up as DF003 coverage instead
-    if not others.any() and delta[cdim] > 0 and delta[cdim] % step == 0:
+    # (interleaved split-K); a skipped tile shows up as DF003 coverage instead. A loop that
+    # walks the chunks backwards (`range(NT - 1, -1, -1)`, a reverse scan) steps by minus one
+    # tile: still one tile per iteration (cause K23)
+    if not others.any() and delta[cdim] != 0 and abs(int(delta[cdim])) % step == 0:
         return True
     stride = t.strides[cdim] if cdim < len(t.strides) else 0
     # the address moved by one tile of the contraction axis; the coordinates carried into
     # another dimension only because the lane lies past one of its extents (a wrong head
     # index), which is a bounds problem, not a step problem
-    return stride > 0 and raw == step * stride
+    return stride > 0 and abs(raw) == step * stride
 
 
 def _in_descending_loop(interp: RunContext, load: ast.AST) -> bool:

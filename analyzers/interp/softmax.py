@@ -49,6 +49,16 @@ def is_token(s: Any) -> bool:
     return isinstance(s, MaxToken)
 
 
+def outside_logit(
+    shape: tuple[int, ...], max_shape: tuple[int, ...], lineage: frozenset[int], m: MaxToken
+) -> bool:
+    """`exp(s - m)` where `s` is one logit per row of the max (no axis of its own beyond m's, so
+    not a block of scores the max reduces) that the max never covered: an attention sink or a
+    bias added to the normalizer only (`l += exp(sink - m)`). It is taken relative to m, as the
+    softmax needs; it is no score block read against a stale max (NU002 judges score tiles)."""
+    return bool(lineage) and not lineage <= m.covers and len(shape) <= len(max_shape) and shape == max_shape
+
+
 def merge_max(
     a: MaxToken | None, b: MaxToken | None, lineage_a: frozenset[int], lineage_b: frozenset[int]
 ) -> MaxToken:
