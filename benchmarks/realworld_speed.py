@@ -4,6 +4,7 @@
                                          [--baseline-rev main | --baseline-path DIR]
                                          [--packages liger_kernel,fla_core] [--dir benchmarks/.realworld]
                                          [--json out.json] [--profile DIR]
+    python benchmarks/realworld_speed.py --compare OLD.json.gz NEW.json.gz
 
 The sample is drawn by a seeded rule, not by hand: the Triton files of the unpacked packages
 (`benchmarks/.realworld/src`, from `realworld.py`) sorted by path, and `random.Random(seed)`
@@ -21,6 +22,7 @@ baseline / this tree, the files whose ratio is furthest from 1, and whether the 
 every file are the same in both trees (a digest of each finding's code, kernel, line, column and
 message): a speed change must not change a finding. `--profile DIR` writes a cProfile of this
 tree's check of each file there (slower; for finding where the time goes, not for the figures).
+`--compare OLD NEW` diffs the findings of two `realworld.py --json` files, kernel by kernel.
 """
 
 from __future__ import annotations
@@ -227,6 +229,39 @@ def report(label_new: str, new: list[dict], label_base: str, base: list[dict]) -
     return {"new": fn, "base": fb, "ratio": ratio, "changed": changed, "files": len(new), "kernels": kernels}
 
 
+def compare_results(old_path: Path, new_path: Path) -> int:
+    """The kernels whose findings differ between two `realworld.py --json` files (the same
+    packages): `-`/`+` lines per finding; exit 1 when any differ. Timing is not compared."""
+    sys.path.insert(0, str(HERE))
+    from realworld import read_results  # noqa: PLC0415 - only this mode needs it
+
+    old, new = read_results(old_path), read_results(new_path)
+    differ = 0
+    for label in sorted(set(old) & set(new)):
+        kernels = {}
+        for side, results in (("old", old[label]), ("new", new[label])):
+            for f in results["files"]:
+                for k in f["kernels"]:
+                    key = (f["path"], k["name"], k["line"])
+                    rows = sorted(json.dumps(x, sort_keys=True) for x in k["findings"])
+                    kernels.setdefault(key, {})[side] = (f["status"], rows)
+        for (path, name, line), sides in sorted(kernels.items()):
+            if sides.get("old") == sides.get("new"):
+                continue
+            differ += 1
+            print(f"{label} {path}:{line} {name}")
+            o, n = sides.get("old", ("absent", [])), sides.get("new", ("absent", []))
+            if o[0] != n[0]:
+                print(f"  status {o[0]} -> {n[0]}")
+            for row in sorted(set(o[1]) - set(n[1])):
+                print(f"  - {row}")
+            for row in sorted(set(n[1]) - set(o[1])):
+                print(f"  + {row}")
+        print(f"{label}: {len(kernels)} kernels compared")
+    print("identical findings" if not differ else f"{differ} kernels differ")
+    return 1 if differ else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--files", type=int, default=40)
@@ -241,10 +276,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-baseline", action="store_true", help="time this tree only")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--profile", type=Path, help="write a cProfile of this tree per file here")
+    ap.add_argument(
+        "--compare", nargs=2, type=Path, metavar=("OLD", "NEW"), help="diff two realworld.py --json files"
+    )
     ap.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker is not None:
         return worker(args.worker, args.profile)
+    if args.compare:
+        return compare_results(*args.compare)
     chosen = sample_files(args.dir.resolve() / "src", args.packages.split(","), args.files, args.seed)
     if args.profile is not None:
         args.profile.mkdir(parents=True, exist_ok=True)
