@@ -20,7 +20,8 @@ a package does: what one file's check leaves in memory is there for the next, in
 It prints, per tree, the CPU milliseconds per kernel (median, p95, total) and the ratios
 baseline / this tree, the files whose ratio is furthest from 1, and whether the findings of
 every file are the same in both trees (a digest of each finding's code, kernel, line, column and
-message): a speed change must not change a finding. `--profile DIR` writes a cProfile of this
+message): a speed change must not change a finding. Kernels get a 600 s budget here, so that
+the findings do not depend on the machine's load (the default budget is wall-clock time). `--profile DIR` writes a cProfile of this
 tree's check of each file there (slower; for finding where the time goes, not for the figures).
 `--compare OLD NEW` diffs the findings of two `realworld.py --json` files, kernel by kernel.
 """
@@ -46,6 +47,9 @@ DEFAULT_PACKAGES = "liger_kernel,fla_core"
 TRITON_MARKER = b"triton"
 KERNEL_MARKERS = (b"triton.jit", b"@jit")  # the sample is drawn from files that define kernels
 FILE_TIMEOUT_S = 600  # one file in one tree; a worker past it is an error of the benchmark
+# the kernel budget is wall-clock time: on a loaded machine the default (10 s) cut kernels short
+# in one pass and not in another; with this one the findings do not depend on the load
+KERNEL_TIMEOUT_S = 600.0
 
 
 def sample_files(src: Path, packages: list[str], count: int, seed: int) -> list[tuple[Path, Path]]:
@@ -93,7 +97,7 @@ def worker(tree: Path, profile_dir: Path | None) -> int:
     import cProfile  # noqa: PLC0415 - the tree's own code must come first on the path
     import time  # noqa: PLC0415
 
-    from argus.analyzers import check_source, list_kernels  # noqa: PLC0415
+    from argus.analyzers import check_source, kernel_timeout, list_kernels  # noqa: PLC0415
     from argus.analyzers.project import SourceSet  # noqa: PLC0415
 
     from argus_lsp.project_files import FileReader, modules_for_paths  # noqa: PLC0415
@@ -117,7 +121,8 @@ def worker(tree: Path, profile_dir: Path | None) -> int:
         c0 = time.process_time()
         if prof is not None:
             prof.enable()
-        findings = check_source(text, str(path), project=projects[root_s])
+        with kernel_timeout(KERNEL_TIMEOUT_S):
+            findings = check_source(text, str(path), project=projects[root_s])
         if prof is not None:
             prof.disable()
         cpu = time.process_time() - c0
