@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, HOST_ERRORS, Unevaluable
@@ -73,6 +73,22 @@ def _launch_text(launch: ProbeLaunch | None) -> str:
     )
 
 
+def _run_key(launch: ProbeLaunch) -> str:
+    """What the interpreter reads of a launch. Autotune configs that differ only in launch
+    options (`num_warps`, `num_stages`: the interpreter never reads them, and facts leave them
+    out of the config they name) give the same key, and the second of two such runs could only
+    repeat the first one's facts: the sink keeps the first fact per kind and place, the
+    interpreter is deterministic given the launch and the tensors known to hold integers, and
+    what it reads of the sink only holds facts back (`first_time`), except `grid-decomposition`,
+    whose presence changes whether output coverage is judged (a run is repeated while the sink
+    holds one)."""
+    if not launch.config:
+        return _launch_text(launch)
+    # (an empty config left is still a config: a fact names it, empty, where None names none)
+    config = {k: v for k, v in launch.config.items() if not k.startswith("num_")}
+    return _launch_text(replace(launch, config=config))
+
+
 class ProbeRun:
     """The interpretation of one kernel under all its probes; `facts()` is its result."""
 
@@ -99,6 +115,8 @@ class ProbeRun:
         }
         self.binder = self._bound_launch()
         self._plan: list[ProbeStep] | None = None
+        # what the interpreter reads of each launch run since the sink was last cleared (_run_key)
+        self._interpreted: set[str] = set()
         #: the note findings carry when the launch came from `argus record` (None: the source's own)
         self.from_recording: str | None = None
         if self.binder.site is None and recorded:  # no launcher in the file, or one not understood
@@ -160,8 +178,12 @@ class ProbeRun:
             self.binder = step.binder
             if step.launch is None:
                 continue
+            key = _run_key(step.launch)
+            if key in self._interpreted and not self.sink.has("grid-decomposition"):
+                continue  # the same launch again: its facts are in the sink already
             self._stop_if_asked()
             self._interpret(step.launch)
+            self._interpreted.add(key)
             if self.aborted is not None:
                 return self.facts()
         return self.facts()
@@ -218,6 +240,7 @@ class ProbeRun:
                     return
                 self.int_tensors.add(r.name)
                 self.sink.facts.clear()  # every fact of the run may rest on the wrong type
+                self._interpreted.clear()  # (and a launch run before now runs on other types)
             except Unevaluable as u:
                 node = u.node if isinstance(u.node, ast.AST) else s.func
                 smap = interp.smap if u.node is not None else s.smap

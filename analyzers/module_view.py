@@ -65,6 +65,10 @@ class ModuleView:
         default_factory=dict, repr=False
     )
     _launch_functions: dict[tuple[int, int], LaunchFunctions] = field(default_factory=dict, repr=False)
+    # each launcher node parsed once (the cache key and the kernel's setup both read them)
+    _parsed: dict[tuple[int, int], tuple[ast.Module, SourceMap] | None] = field(
+        default_factory=dict, repr=False
+    )
 
     def called_names(self, only: KernelSite | None = None) -> set[str]:
         """Names called (or passed as combine functions) inside any kernel, or inside `only`
@@ -169,12 +173,18 @@ class ModuleView:
         """Each launcher node of `kernel` parsed on its own, with the function it defines (None
         for a script-style launch); one that does not parse is left out."""
         for node in self.launcher_nodes(kernel):
-            try:
-                mod, smap = parse_snippet(
-                    self.source, node.start_byte, node.end_byte, self.starts, node.start_point[0]
-                )
-            except _UNPARSABLE:
+            key = (node.start_byte, node.end_byte)
+            if key not in self._parsed:
+                try:
+                    self._parsed[key] = parse_snippet(
+                        self.source, node.start_byte, node.end_byte, self.starts, node.start_point[0]
+                    )
+                except _UNPARSABLE:
+                    self._parsed[key] = None
+            parsed = self._parsed[key]
+            if parsed is None:
                 continue
+            mod, smap = parsed
             yield node, mod, smap, next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
 
     def launch_sites(self, kernel: str) -> list[LaunchSite]:

@@ -173,9 +173,11 @@ def analyze_module(
     todo: list[_Todo] = []
     for site, recorded in _checked_sites(view, launches or {}):
         _stop_if_asked(should_stop)
+        if cache is None:  # (the key reads every file the kernel depends on: only a cache needs it)
+            todo.append((site, recorded, "", []))
+            continue
         key, pieces = _kernel_key(view, site, view.launcher_nodes(site.name), recorded)
-        cached = cache.get(key) if cache is not None else None
-        moved = _moved(cached, pieces)
+        moved = _moved(cache.get(key), pieces)
         if moved is None:
             todo.append((site, recorded, key, pieces))
         else:

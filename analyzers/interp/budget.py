@@ -81,7 +81,17 @@ def kernel_deadline(memo: Any) -> tuple[float, float]:
 
 
 YIELD_EVERY_S = 0.002  # how long one thread interprets before it lets other threads run
-_yields = threading.local()
+
+
+class _Yields(threading.local):
+    """Per thread: when it next yields, and how long it has spent paused (class defaults: read
+    as plain attributes on every statement, which `getattr(..., default)` made slower)."""
+
+    next = 0.0
+    paused = 0.0
+
+
+_yields = _Yields()
 _PAUSE: ContextVar[Callable[[], None] | None] = ContextVar("argus_pause", default=None)
 
 
@@ -106,14 +116,18 @@ def over_time(deadline: float) -> bool:
     two other threads; so with two checks running, the language server's message loop and hover
     thread waited seconds for each turn (a hover behind an over-budget kernel came back after its
     whole budget). `time.sleep(0)` releases the GIL and lets a waiter in at once: one system call
-    per 2 ms of interpretation, too little to measure."""
+    per 2 ms of interpretation. It is made only where another thread exists: on a loaded machine
+    the call also hands the core to another process for its time slice, which doubled the
+    wall-clock time of a single-threaded CLI check for nothing."""
     now = time.monotonic()
-    if now >= getattr(_yields, "next", 0.0):
-        _yields.next = now + YIELD_EVERY_S
+    state = _yields
+    if now >= state.next:
+        state.next = now + YIELD_EVERY_S
         pause_now()
-        time.sleep(0)
+        if threading.active_count() > 1:  # (alone, there is no one to hand the GIL to)
+            time.sleep(0)
         now = time.monotonic()
-    return now - getattr(_yields, "paused", 0.0) > deadline
+    return now - state.paused > deadline
 
 
 def pause_now() -> None:
@@ -125,12 +139,12 @@ def pause_now() -> None:
         return
     before = time.monotonic()
     pause()
-    _yields.paused = getattr(_yields, "paused", 0.0) + time.monotonic() - before
+    _yields.paused += time.monotonic() - before
 
 
 def work_clock() -> float:
     """This thread's monotonic time less the time it spent paused (`pause_now`)."""
-    return time.monotonic() - getattr(_yields, "paused", 0.0)
+    return time.monotonic() - _yields.paused
 
 
 def time_exceeded(limit: float, node: Any = None) -> BudgetExceeded:
