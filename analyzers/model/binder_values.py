@@ -9,6 +9,7 @@ from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.interp.values import TensorInfo, norm_dtype
+from argus.analyzers.model.binder_callers import caller_guard
 from argus.analyzers.model.binder_state import BinderState
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
@@ -26,6 +27,7 @@ class KernelValues(BinderState):
         runtime: set[str] = set()
         tensors: list[TensorInfo] = []
         established = self._passed_roots(kargs)
+        self._stand_in_bound = self._guessed_bound(kargs, config)
         for p in self.kernel.params:
             if p.name in kargs:
                 v = kargs[p.name]
@@ -100,11 +102,40 @@ class KernelValues(BinderState):
             tuple(self.symbol_name(s) for s in t.symbols),
             norm_dtype(t.dtype) if t.dtype_known else "fp16?",
             created=t.created,
-            sized=t.sized and all(self._extent_established(s, established) for s in t.symbols),
+            sized=t.sized
+            and self._caller_guard() is None
+            and self._stand_in_bound is None
+            and all(self._extent_established(s, established) for s in t.symbols),
             grid_tiled=grid
             and bool(t.symbols)
             and all(self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots) for s in t.symbols),
         )
+
+    def _guessed_bound(self, kargs: dict[str, Any], config: dict[str, Any] | None) -> str | None:
+        """A parameter that bounds the kernel's indices (compared with offsets, sizing a tile)
+        whose launcher value the binder cannot compute (`N = math.prod(v.shape[1:])`, a package
+        helper's block size, a missing argument): the probes use a stand-in, and no bound of the
+        launch is judged on it (cause L2; the AR001 note names the value)."""
+        bounding = self.scan.tiled | self.scan.arange_params
+        for p in self.kernel.params:
+            if p.name not in bounding or p.name in self.kernel.heuristics or (config and p.name in config):
+                continue
+            if p.name in kargs:
+                v = kargs[p.name]
+            elif p.default is not None:
+                continue
+            else:
+                v = Opaque("missing argument")
+            if isinstance(v, Opaque):
+                return p.name
+        return None
+
+    def _caller_guard(self) -> str | None:
+        """The size relation every caller tests before calling the launch's function (L6,
+        binder_callers.py): the probes do not honour it, so no bound of the launch is judged."""
+        if not hasattr(self, "_guard_memo"):
+            self._guard_memo = caller_guard(self.site)
+        return self._guard_memo
 
     def _passed_roots(self, kargs: dict[str, Any]) -> set[str]:
         """Dimension classes the launch passes to the kernel as sizes (`x.shape[1]` as `n_cols`):
