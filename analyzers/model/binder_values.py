@@ -5,6 +5,7 @@ strides, dimension names, dtype), sizes become ints, unknown values become named
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
@@ -104,19 +105,20 @@ class KernelValues(BinderState):
             created=t.created,
             sized=t.sized
             and self._caller_guard() is None
-            and self._stand_in_bound is None
+            and not (self._stand_in_bound & self._pointer_params_used(name))
             and all(self._extent_established(s, established) for s in t.symbols),
             grid_tiled=grid
             and bool(t.symbols)
             and all(self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots) for s in t.symbols),
         )
 
-    def _guessed_bound(self, kargs: dict[str, Any], config: dict[str, Any] | None) -> str | None:
-        """A parameter that bounds the kernel's indices (compared with offsets, sizing a tile)
-        whose launcher value the binder cannot compute (`N = math.prod(v.shape[1:])`, a package
-        helper's block size, a missing argument): the probes use a stand-in, and no bound of the
-        launch is judged on it (cause L2; the AR001 note names the value)."""
+    def _guessed_bound(self, kargs: dict[str, Any], config: dict[str, Any] | None) -> set[str]:
+        """Parameters that bound the kernel's indices (compared with offsets, sizing a tile)
+        whose launcher values the binder cannot compute (`M = math.prod(v.shape[:-1])`, a
+        package helper's block size, a missing argument): the probes use a stand-in, so no
+        bound that depends on one is judged (cause L2; the AR001 note names the value)."""
         bounding = self.scan.tiled | self.scan.arange_params
+        out: set[str] = set()
         for p in self.kernel.params:
             if p.name not in bounding or p.name in self.kernel.heuristics or (config and p.name in config):
                 continue
@@ -127,8 +129,24 @@ class KernelValues(BinderState):
             else:
                 v = Opaque("missing argument")
             if isinstance(v, Opaque):
-                return p.name
-        return None
+                out.add(p.name)
+        return out
+
+    def _pointer_params_used(self, pointer: str) -> set[str]:
+        """The parameters the kernel's addresses into `pointer` are computed from: its stride
+        parameters and whatever its index variables and their bounds derive from (scan_axes)."""
+        params = {p.name for p in self.kernel.params}
+        out: set[str] = set()
+        for stride, keys in self.scan.axis_keys.get(pointer, {}).items():
+            if stride:
+                out.add(stride)
+            for key in keys:
+                if key.startswith("="):
+                    out |= self.scan.derived.get(key[1:], set())
+                else:
+                    for name in re.findall(r"[A-Za-z_]\w*", key[1:]):
+                        out |= {name} & params or self.scan.derived.get(name, set())
+        return out
 
     def _caller_guard(self) -> str | None:
         """The size relation every caller tests before calling the launch's function (L6,

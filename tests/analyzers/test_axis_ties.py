@@ -151,3 +151,45 @@ def test_caller_guard_names_the_relation() -> None:
         starts.append(starts[-1] + len(line) + 1)
     site = LaunchSite(call, helper, helper.body, SourceMap(src, starts, 0, 0))
     assert caller_guard(site) == "even"
+
+
+_STAND_IN = """
+import math
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_norm(out, v, M, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for base in range(0, N, BLOCK):
+        cols = base + tl.arange(0, BLOCK)
+        x = tl.load(v + row * N + cols, mask=cols < N, other=0.0)
+        acc += x * x
+    tl.store(out + row{off}, tl.sqrt(tl.sum(acc, axis=0)))
+
+
+def rownorm(v):
+    M = v.shape[0]
+    N = math.prod(v.shape[1:])
+    out = torch.empty((M,), device=v.device, dtype=torch.float32)
+    row_norm[(M,)](out, v, M, N, BLOCK=32)
+    return out
+"""
+
+
+def test_stand_in_bound_leaves_its_tensor_unjudged() -> None:
+    """`N = math.prod(v.shape[1:])` is not computed: the probes use a stand-in, and `v`'s
+    reads, bounded by N, are not judged against a guess (cause L2; the AR001 note names N)."""
+    text = _STAND_IN.format(off="")
+    findings = check_source(text, "t.py")
+    assert _bad(text) == []
+    assert any(f.code == "AR001" and "`N`" in f.message for f in findings)
+
+
+def test_stand_in_bound_keeps_other_tensors_judged() -> None:
+    """The store into `out` does not depend on N: an off-by-one row is still found."""
+    text = _STAND_IN.format(off=" + 1")
+    assert ("MB002", _line_of(text, "tl.store(out + row")) in _bad(text)
