@@ -103,14 +103,23 @@ class KernelValues(BinderState):
             tuple(self.symbol_name(s) for s in t.symbols),
             norm_dtype(t.dtype) if t.dtype_known else "fp16?",
             created=t.created,
-            sized=t.sized
-            and self._caller_guard() is None
-            and not (self._stand_in_bound & self._pointer_params_used(name))
-            and all(self._extent_established(s, established) for s in t.symbols),
+            sized=t.sized and all(self._extent_established(s, established) for s in t.symbols),
+            bounds_unjudged=self._bounds_unjudged(name),
             grid_tiled=grid
             and bool(t.symbols)
             and all(self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots) for s in t.symbols),
         )
+
+    def _bounds_unjudged(self, pointer: str) -> str:
+        """Why the bounds of the tensor passed as `pointer` are not judged though its shape is
+        stated (its tags still are): "" when they are."""
+        guard = self._caller_guard()
+        if guard is not None:
+            return f"the launch runs only where its callers find `{guard}`, which the probes do not honour"
+        used = sorted(self._stand_in_bound & self._pointer_params_used(pointer))
+        if used:
+            return f"its addresses depend on `{used[0]}`, whose launcher value is not known (a stand-in is used)"
+        return ""
 
     def _guessed_bound(self, kargs: dict[str, Any], config: dict[str, Any] | None) -> set[str]:
         """Parameters that bound the kernel's indices (compared with offsets, sizing a tile)

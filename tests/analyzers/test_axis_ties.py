@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from argus.analyzers import Severity, check_source
+from argus.analyzers import Severity, check_source, describe_at
 from argus.analyzers.model.binder_callers import caller_guard
 from argus.analyzers.model.kernel import SourceMap
 from argus.analyzers.model.launch_site import LaunchSite
@@ -193,3 +193,10 @@ def test_stand_in_bound_keeps_other_tensors_judged() -> None:
     """The store into `out` does not depend on N: an off-by-one row is still found."""
     text = _STAND_IN.format(off=" + 1")
     assert ("MB002", _line_of(text, "tl.store(out + row")) in _bad(text)
+
+
+def test_hover_says_why_the_bounds_are_not_judged() -> None:
+    text = _CALLER_FIXTURE.read_text(encoding="utf-8")
+    at = text.index("tl.load(x_ptr + x_off)") + len("tl.load(")
+    hover = describe_at(text, len(text[:at].encode()))
+    assert hover is not None and "only where its callers find `even`" in hover
