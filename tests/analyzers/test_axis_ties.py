@@ -182,7 +182,8 @@ def rownorm(v):
 
 def test_stand_in_bound_leaves_its_tensor_unjudged() -> None:
     """`N = math.prod(v.shape[1:])` is not computed: the probes use a stand-in, and `v`'s
-    reads, bounded by N, are not judged against a guess (cause L2; the AR001 note names N)."""
+    reads, bounded by N, are not judged against a guess (cause L2; the AR001 note names N;
+    main reported an MB001 on `v` from the stand-in)."""
     text = _STAND_IN.format(off="")
     findings = check_source(text, "t.py")
     assert _bad(text) == []

@@ -19,7 +19,7 @@ def scale_cols_kernel(
 ):
     """out[r, c] = x[r, c] * w[c] over (n_rows, n_cols); one program per tile of rows."""
     pid = tl.program_id(0)
-    rows = pid * BLOCK_R + tl.arange(0, BLOCK_R)
+    rows = (pid * BLOCK_R + tl.arange(0, BLOCK_R)).to(tl.int64)
     cols = tl.arange(0, BLOCK_C)
     x_off = rows[:, None] * stride_x + cols[None, :]
     o_off = rows[:, None] * stride_o + cols[None, :]
