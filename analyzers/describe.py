@@ -56,10 +56,10 @@ def describe_value(name: str, v: Any, sizes: str, pid: tuple[int, ...]) -> str:
             for d, s in enumerate(t.symbols)
         )
         unsized = (
-            "\n" + unstated_extent(t)
-            if not t.sized
-            else "\n" + unjudged_bounds(t)
+            "\n" + unjudged_bounds(t)
             if t.bounds_unjudged
+            else "\n" + unstated_extent(t)
+            if not t.sized
             else ""
         )
         return (

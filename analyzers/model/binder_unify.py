@@ -13,6 +13,8 @@ from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor
 from argus.analyzers.model.scan_axes import UNIT
 
+ADDRESSED = -1  # the key of `_axis_keys` that marks a tensor the kernel addresses at all
+
 
 class DimUnification(BinderState):
     """Joins dimension classes that the launcher's names and shapes show to be one extent."""
@@ -34,8 +36,12 @@ class DimUnification(BinderState):
         kernel's own code ties the two axes: both are walked by the same index (`off_h` for q and
         k, `offs_d` on both unit strides), by indices it bounds by the same size (`offs_m <
         N_CTX`, `offs_n < N_CTX`), or from one prefix-sum row start (`seq_start + ...`). Where
-        nothing ties them (a `(N, HC, HC)` table beside `(N, HC, C)`), the axis stays unnamed and
-        its tensor's bounds are not judged (issue 12, rule 1)."""
+        the kernel indexes both axes by nothing in common (a `(N, HC, HC)` table beside `(N, HC,
+        C)`), the axis stays unnamed and its tensor's bounds are not judged (issue 12, rule 1).
+        An axis the scan cannot read (addresses computed from sizes, `q + (bos * H + i_h) * K`,
+        with no stride parameter) keeps the join: dropping it leaves one operand of a dot
+        without coordinate tags, and the other's then look transposed (fla's gdn2 `Aqk`). A
+        tensor the kernel never addresses (passed but unused, or not passed) ties nothing."""
         tensors = [v for v in ev.env.values() if isinstance(v, HostTensor) and not v.created]
         keys = self._axis_keys(ev)
         named = {self.dims.find(s) for s in self.display}
@@ -49,8 +55,11 @@ class DimUnification(BinderState):
                         continue
                     if ra.startswith("(") or rb.startswith("("):
                         continue
-                    if not (keys.get((id(t), pos), frozenset()) & keys.get((id(u), pos), frozenset())):
-                        continue
+                    if (id(t), ADDRESSED) not in keys or (id(u), ADDRESSED) not in keys:
+                        continue  # a tensor the kernel never addresses ties nothing
+                    ka, kb = keys.get((id(t), pos)), keys.get((id(u), pos))
+                    if ka and kb and not ka & kb:
+                        continue  # both axes indexed, by nothing in common
                     self.dims.union(a, b)
                     keep = self.dims.find(a)
                     if keep not in self.display:
@@ -86,6 +95,7 @@ class DimUnification(BinderState):
             if not axes or not isinstance(t, HostTensor) or not t.shape:
                 continue
             rank = len(t.shape)
+            out[(id(t), ADDRESSED)] = frozenset()
             passed: set[int] = set()
             for stride, index_keys in axes.items():
                 host = strides.get(stride)

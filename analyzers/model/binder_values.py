@@ -103,7 +103,11 @@ class KernelValues(BinderState):
             tuple(self.symbol_name(s) for s in t.symbols),
             norm_dtype(t.dtype) if t.dtype_known else "fp16?",
             created=t.created,
-            sized=t.sized and all(self._extent_established(s, established) for s in t.symbols),
+            # a stand-in bound (L2) leaves the tensor's tags unjudged too: tile sizes and
+            # extents guessed together make reductions look short or transposed
+            sized=t.sized
+            and not self._stand_in_bound & self._pointer_params_used(name)
+            and all(self._extent_established(s, established) for s in t.symbols),
             bounds_unjudged=self._bounds_unjudged(name),
             grid_tiled=grid
             and bool(t.symbols)
