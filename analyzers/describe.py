@@ -36,6 +36,15 @@ def unstated_extent(t: TensorInfo) -> str:
     )
 
 
+def unjudged_bounds(t: TensorInfo) -> str:
+    """Why a tensor of known shape still has its bounds left unjudged (L2, L6): the reason the
+    binder gave, e.g. a launcher value it could not compute."""
+    return (
+        f"- the bounds (MB001/MB002), coverage (GR001) and races (GR002) of `{t.name}` are not "
+        f"judged: {t.bounds_unjudged}"
+    )
+
+
 def describe_value(name: str, v: Any, sizes: str, pid: tuple[int, ...]) -> str:
     head = f"**{name}**"
     where = f"\n\n_at {sizes}, program_id={pid if len(pid) > 1 else pid[0]}_"
@@ -46,7 +55,13 @@ def describe_value(name: str, v: Any, sizes: str, pid: tuple[int, ...]) -> str:
             f"{s}: {_span_text(np.where(valid, coords[..., d], np.nan).astype(float))}"
             for d, s in enumerate(t.symbols)
         )
-        unsized = "" if t.sized else "\n" + unstated_extent(t)
+        unsized = (
+            "\n" + unjudged_bounds(t)
+            if t.bounds_unjudged
+            else "\n" + unstated_extent(t)
+            if not t.sized
+            else ""
+        )
         return (
             f"{head}: pointer tile {tuple(v.offsets.shape)} into `{t.name}` {tuple(t.shape)}"
             f"\n\n- addresses {dims}{unsized}{where}"

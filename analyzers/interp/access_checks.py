@@ -98,7 +98,7 @@ def report_out_of_bounds(
     ptr: Ptr | None = None,
 ) -> np.ndarray:
     coords, valid = interp.unravel(t, offsets)
-    if not t.sized:
+    if not t.sized or t.bounds_unjudged:
         return valid | True
     if ptr is not None and ptr.loaded_from and not _contract_contents(interp, ptr):
         # rows picked by loaded indices: their range is the routing contract's (MB005 judges
@@ -252,7 +252,7 @@ def _record_writers(
     if plain is None:
         plain = interp.mem.writer[t.index] = np.full(n, -1, dtype=np.int64)
     offs = offsets[ok]
-    judged = t.sized and not (atomic or interp.launch.assumed)  # programs that ran, a stated layout
+    judged = t.sized and not (atomic or interp.launch.assumed or t.bounds_unjudged)  # programs that ran, a stated layout
     if judged and not _same_for_every_writer(interp, v):
         _check_races(interp, t, offs, ok, v, coords, node, shape, plain, ptr)
     _check_autotune_hazards(interp, t, node, atomic)

@@ -162,7 +162,7 @@ def _must_be_covered(mem: MemoryLog, tidx: int, t: TensorInfo) -> bool:
     """Uninitialized outputs must be fully written; a tensor the grid tiles in every dimension
     (an in-place update) too; others (caches, slices) may be partial. Sizes the launch does not
     state, and rows reached through group offsets, leave it unjudged."""
-    if not t.sized:
+    if not t.sized or t.bounds_unjudged:
         return False
     if not (t.created and tidx not in mem.loaded) and not t.grid_tiled:
         return False

@@ -89,6 +89,9 @@ class TensorInfo:
     created: bool = False  # allocated uninitialized by the launcher (torch.empty*): must be fully written
     sized: bool = True  # False when nothing tells its extent: bounds are not judged
     grid_tiled: bool = False  # every dimension is tiled by the grid or the kernel's masks
+    # why its bounds, coverage and races are not judged (a launch value the binder could not
+    # compute, a size relation only the callers test), for hover; "" if judged
+    bounds_unjudged: str = ""
 
     @functools.cached_property
     def extent(self) -> int:

@@ -4,11 +4,16 @@ products that differ in one unnamed factor."""
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import re
 
 from argus.analyzers.model.binder_state import BinderState
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor
+from argus.analyzers.model.scan_axes import UNIT
+
+ADDRESSED = -1  # the key of `_axis_keys` that marks a tensor the kernel addresses at all
 
 
 class DimUnification(BinderState):
@@ -26,22 +31,35 @@ class DimUnification(BinderState):
                 self.display[keep] = m.group(1)
 
     def _unify_anonymous(self, ev: HostEval) -> None:
-        """Dimensions the launcher never names (`_, S, H, _ = k.shape`, or never read) are taken
-        to match the same position of another parameter tensor of the same rank: q, k and v share
-        batch and head dims. Unifying what differs only makes probes less varied; leaving apart
-        what matches would invent out-of-bounds reads, so doubt goes this way."""
+        """A dimension the launcher never names (`_, S, H, _ = k.shape`, or never read) is taken
+        to match the same position of another parameter tensor of the same rank only where the
+        kernel's own code ties the two axes: both are walked by the same index (`off_h` for q and
+        k, `offs_d` on both unit strides), by indices it bounds by the same size (`offs_m <
+        N_CTX`, `offs_n < N_CTX`), or from one prefix-sum row start (`seq_start + ...`). Where
+        the kernel indexes both axes by nothing in common (a `(N, HC, HC)` table beside `(N, HC,
+        C)`), the axis stays unnamed and its tensor's bounds are not judged (issue 12, rule 1).
+        An axis the scan cannot read (addresses computed from sizes, `q + (bos * H + i_h) * K`,
+        with no stride parameter) keeps the join: dropping it leaves one operand of a dot
+        without coordinate tags, and the other's then look transposed (fla's gdn2 `Aqk`). A
+        tensor the kernel never addresses (passed but unused, or not passed) ties nothing."""
         tensors = [v for v in ev.env.values() if isinstance(v, HostTensor) and not v.created]
+        keys = self._axis_keys(ev)
         named = {self.dims.find(s) for s in self.display}
         for i, t in enumerate(tensors):
             for u in tensors[i + 1 :]:
                 if len(t.shape) != len(u.shape) or len(t.shape) < 3 or t.storage == u.storage:
                     continue
-                for a, b in zip(t.symbols, u.symbols, strict=True):
+                for pos, (a, b) in enumerate(zip(t.symbols, u.symbols, strict=True)):
                     ra, rb = self.dims.find(a), self.dims.find(b)
                     if ra == rb or (ra in named and rb in named):
                         continue
                     if ra.startswith("(") or rb.startswith("("):
                         continue
+                    if (id(t), ADDRESSED) not in keys or (id(u), ADDRESSED) not in keys:
+                        continue  # a tensor the kernel never addresses ties nothing
+                    ka, kb = keys.get((id(t), pos)), keys.get((id(u), pos))
+                    if ka and kb and not ka & kb:
+                        continue  # both axes indexed, by nothing in common
                     self.dims.union(a, b)
                     keep = self.dims.find(a)
                     if keep not in self.display:
@@ -49,6 +67,47 @@ class DimUnification(BinderState):
                         if name:
                             self.display[keep] = name
                     named = {self.dims.find(s) for s in self.display}
+
+    def _axis_keys(self, ev: HostEval) -> dict[tuple[int, int], frozenset[str]]:
+        """(id of a host tensor, axis) -> what indexes that axis in the kernel, through the
+        launch's arguments: the tensor passed to pointer `K`, `k.stride(1)` passed as
+        `stride_kh`, and the last axis for the kernel's unit-stride term when its stride is not
+        passed (scan_axes.py)."""
+        if self.site is None:
+            return {}
+        pairs = self._call_pairs()
+        strides: dict[str, tuple[str, int]] = {}  # stride param -> (host name, axis)
+        for param, arg in pairs:
+            if (
+                isinstance(arg, ast.Call)
+                and isinstance(arg.func, ast.Attribute)
+                and arg.func.attr == "stride"
+                and isinstance(arg.func.value, ast.Name)
+                and len(arg.args) == 1
+                and isinstance(arg.args[0], ast.Constant | ast.UnaryOp)
+            ):
+                with contextlib.suppress(ValueError, TypeError):
+                    strides[param] = (arg.func.value.id, int(ast.literal_eval(arg.args[0])))
+        out: dict[tuple[int, int], frozenset[str]] = {}
+        for param, arg in pairs:
+            axes = self.scan.axis_keys.get(param)
+            t = ev.env.get(arg.id) if isinstance(arg, ast.Name) else None
+            if not axes or not isinstance(t, HostTensor) or not t.shape:
+                continue
+            rank = len(t.shape)
+            out[(id(t), ADDRESSED)] = frozenset()
+            passed: set[int] = set()
+            for stride, index_keys in axes.items():
+                host = strides.get(stride)
+                if stride == UNIT or host is None or host[0] != arg.id:
+                    continue
+                pos = host[1] % rank if -rank <= host[1] < rank else None
+                if pos is not None:
+                    passed.add(pos)
+                    out[(id(t), pos)] = out.get((id(t), pos), frozenset()) | index_keys
+            if UNIT in axes and rank - 1 not in passed:
+                out[(id(t), rank - 1)] = out.get((id(t), rank - 1), frozenset()) | axes[UNIT]
+        return out
 
     def _unify_product_factors(self) -> None:
         """`topk_ids.numel()` passed as a count next to `torch.empty((T * top_k, N))`: two

@@ -5,10 +5,12 @@ strides, dimension names, dtype), sizes become ints, unknown values become named
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.interp.values import TensorInfo, norm_dtype
+from argus.analyzers.model.binder_callers import caller_guard
 from argus.analyzers.model.binder_state import BinderState
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
@@ -26,6 +28,7 @@ class KernelValues(BinderState):
         runtime: set[str] = set()
         tensors: list[TensorInfo] = []
         established = self._passed_roots(kargs)
+        self._stand_in_bound = self._guessed_bound(kargs, config)
         for p in self.kernel.params:
             if p.name in kargs:
                 v = kargs[p.name]
@@ -100,11 +103,70 @@ class KernelValues(BinderState):
             tuple(self.symbol_name(s) for s in t.symbols),
             norm_dtype(t.dtype) if t.dtype_known else "fp16?",
             created=t.created,
-            sized=t.sized and all(self._extent_established(s, established) for s in t.symbols),
+            # a stand-in bound (L2) leaves the tensor's tags unjudged too: tile sizes and
+            # extents guessed together make reductions look short or transposed
+            sized=t.sized
+            and not self._stand_in_bound & self._pointer_params_used(name)
+            and all(self._extent_established(s, established) for s in t.symbols),
+            bounds_unjudged=self._bounds_unjudged(name),
             grid_tiled=grid
             and bool(t.symbols)
             and all(self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots) for s in t.symbols),
         )
+
+    def _bounds_unjudged(self, pointer: str) -> str:
+        """Why the bounds of the tensor passed as `pointer` are not judged though its shape is
+        stated (its tags still are): "" when they are."""
+        guard = self._caller_guard()
+        if guard is not None:
+            return f"the launch runs only where its callers find `{guard}`, which the probes do not honour"
+        used = sorted(self._stand_in_bound & self._pointer_params_used(pointer))
+        if used:
+            return f"its addresses depend on `{used[0]}`, whose launcher value is not known (a stand-in is used)"
+        return ""
+
+    def _guessed_bound(self, kargs: dict[str, Any], config: dict[str, Any] | None) -> set[str]:
+        """Parameters that bound the kernel's indices (compared with offsets, sizing a tile)
+        whose launcher values the binder cannot compute (`M = math.prod(v.shape[:-1])`, a
+        package helper's block size, a missing argument): the probes use a stand-in, so no
+        bound that depends on one is judged (cause L2; the AR001 note names the value)."""
+        bounding = self.scan.tiled | self.scan.arange_params
+        out: set[str] = set()
+        for p in self.kernel.params:
+            if p.name not in bounding or p.name in self.kernel.heuristics or (config and p.name in config):
+                continue
+            if p.name in kargs:
+                v = kargs[p.name]
+            elif p.default is not None:
+                continue
+            else:
+                v = Opaque("missing argument")
+            if isinstance(v, Opaque):
+                out.add(p.name)
+        return out
+
+    def _pointer_params_used(self, pointer: str) -> set[str]:
+        """The parameters the kernel's addresses into `pointer` are computed from: its stride
+        parameters and whatever its index variables and their bounds derive from (scan_axes)."""
+        params = {p.name for p in self.kernel.params}
+        out: set[str] = set()
+        for stride, keys in self.scan.axis_keys.get(pointer, {}).items():
+            if stride:
+                out.add(stride)
+            for key in keys:
+                if key.startswith("="):
+                    out |= self.scan.derived.get(key[1:], set())
+                else:
+                    for name in re.findall(r"[A-Za-z_]\w*", key[1:]):
+                        out |= {name} & params or self.scan.derived.get(name, set())
+        return out
+
+    def _caller_guard(self) -> str | None:
+        """The size relation every caller tests before calling the launch's function (L6,
+        binder_callers.py): the probes do not honour it, so no bound of the launch is judged."""
+        if not hasattr(self, "_guard_memo"):
+            self._guard_memo = caller_guard(self.site)
+        return self._guard_memo
 
     def _passed_roots(self, kargs: dict[str, Any]) -> set[str]:
         """Dimension classes the launch passes to the kernel as sizes (`x.shape[1]` as `n_cols`):

@@ -12,6 +12,7 @@ from typing import Any
 
 from argus.analyzers.model.nodes import subtree
 from argus.analyzers.model.scan_addresses import AddressTerms, address_ranks, pointer_shifts
+from argus.analyzers.model.scan_axes import axis_index_keys
 from argus.analyzers.model.scan_index import (
     MEMORY_CALLS,
     additive_names,
@@ -50,6 +51,8 @@ class KernelScan:
     # pointer param -> rank its addresses imply: one per stride param multiplied in, plus one
     # for a unit-stride term (`base + rows * stride_t + head * stride_h + offs_d`: 3)
     address_ranks: dict[str, int] = field(default_factory=dict)
+    # pointer param -> {stride param, or "" for the unit-stride term -> what indexes that axis}
+    axis_keys: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
 
 
 def scan_kernel(
@@ -85,7 +88,8 @@ def scan_kernel(
         pol.lower_only, pol.window_start = True, start
     arange_params = _tile_size_params(body.calls, pset)
     ranks = _pointer_ranks(body, pset, pointers, constexprs)
-    return KernelScan(pointers, checks.tiled & pset, arange_params, policies, derived, ranks)
+    axes = axis_index_keys(body.assigns, body.calls, body.compares, body.fors, pointers, pset - pointers - constexprs)
+    return KernelScan(pointers, checks.tiled & pset, arange_params, policies, derived, ranks, axes)
 
 
 @dataclass

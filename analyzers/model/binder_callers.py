@@ -1,0 +1,123 @@
+"""Whether a launcher helper runs only under a size relation its callers test (cause L6).
+
+`_launch_aligned(q, k, block_s)` holds a kernel's unmasked path, and its callers call it only
+under `if aligned:` where `aligned = seq_len % block_s == 0 and block_d == head_dim // 2`. The
+probes bind the helper's own parameters freely, so they run that path on sizes the callers never
+let through. The code establishes the relation only at the callers; the binder does not carry it
+into the helper, so the bounds of such a launch are not judged (issue 12, rule 1)."""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+from argus.analyzers.model.launch_site import LaunchSite
+
+_MAX_SOURCE = 4 << 20  # a module larger than this is not parsed again for its callers
+
+
+def caller_guard(site: LaunchSite | None) -> str | None:
+    """The test (as written) under which every caller in the launcher's module calls the
+    function holding the launch, when each such test relates sizes (`%`, or `==` between two
+    computed values); None when a call is unguarded, or none is found in the module."""
+    if site is None or site.host_func is None:
+        return None
+    source = site.smap.source
+    if len(source) > _MAX_SOURCE:
+        return None
+    tree = _parse(source)
+    if tree is None:
+        return None
+    name = site.host_func.name
+    guards: list[str] = []
+    for func in ast.walk(tree):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) or func.name == name:
+            continue
+        assigned = _local_values(func)
+        for _call, tests in _calls_with_guards(func.body, name, []):
+            relation = next((t for t in tests if _size_relation(t, assigned)), None)
+            if relation is None:
+                return None
+            guards.append(ast.unparse(relation))
+    return guards[0] if guards else None
+
+
+@functools.lru_cache(maxsize=8)
+def _parse(source: bytes) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _local_values(func: ast.AST) -> dict[str, ast.expr]:
+    out: dict[str, ast.expr] = {}
+    for n in ast.walk(func):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            out.setdefault(n.targets[0].id, n.value)
+    return out
+
+
+def _calls_with_guards(
+    body: list[ast.stmt], name: str, tests: list[ast.expr]
+) -> list[tuple[ast.Call, list[ast.expr]]]:
+    """Calls of `name` (plain or as a method) in `body`, each with the `if` tests that hold
+    where it runs: the test of every enclosing `if` branch, and of an `else` whose test is a
+    single relation (the else of a conjunction says nothing of each part)."""
+    out: list[tuple[ast.Call, list[ast.expr]]] = []
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            out += _calls_in(stmt.test, name, tests)
+            out += _calls_with_guards(stmt.body, name, [*tests, stmt.test])
+            single = not isinstance(stmt.test, ast.BoolOp)
+            out += _calls_with_guards(stmt.orelse, name, [*tests, stmt.test] if single else tests)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue  # judged as a function of its own
+        else:
+            blocks = [getattr(stmt, f, None) for f in ("body", "orelse", "finalbody")]
+            nested = [b for b in blocks if isinstance(b, list) and b and isinstance(b[0], ast.stmt)]
+            if nested:
+                for part in ast.iter_child_nodes(stmt):
+                    if isinstance(part, ast.expr):
+                        out += _calls_in(part, name, tests)
+                for b in nested:
+                    out += _calls_with_guards(b, name, tests)
+                for h in getattr(stmt, "handlers", []):
+                    out += _calls_with_guards(h.body, name, tests)
+            else:
+                out += _calls_in(stmt, name, tests)
+    return out
+
+
+def _calls_in(node: ast.AST, name: str, tests: list[ast.expr]) -> list[tuple[ast.Call, list[ast.expr]]]:
+    return [
+        (n, tests)
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call)
+        and (
+            (isinstance(n.func, ast.Name) and n.func.id == name)
+            or (isinstance(n.func, ast.Attribute) and n.func.attr == name)
+        )
+    ]
+
+
+def _size_relation(test: ast.expr, assigned: dict[str, ast.expr], depth: int = 0) -> bool:
+    """`seq_len % block_s == 0`, `block_d == head_dim // 2` (an equality with a computed size),
+    or a name assigned one of them (followed through the caller's assignments)."""
+    if depth > 4:
+        return False
+    for n in ast.walk(test):
+        if isinstance(n, ast.Compare):
+            sides = [n.left, *n.comparators]
+            if any(isinstance(s, ast.BinOp) and isinstance(s.op, ast.Mod) for s in sides):
+                return True
+            if all(isinstance(op, ast.Eq | ast.NotEq) for op in n.ops) and any(
+                isinstance(s, ast.BinOp) for s in sides
+            ):
+                return True  # `block_d == head_dim // 2`
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod):
+            return True  # `if n % block:` (a remainder tested for truth)
+        elif isinstance(n, ast.Name) and n.id in assigned and assigned[n.id] is not test:
+            if _size_relation(assigned[n.id], assigned, depth + 1):
+                return True
+    return False
