@@ -46,7 +46,7 @@ from tree_sitter import Tree
 from argus_lsp import wire
 from argus_lsp.features.carry import common_suffix, first_difference
 
-NICE = 5  # checks are background work: the server's requests come first on a shared core
+NICE = 3  # checks are background work: the server's requests come first on a shared core
 TRACE_QUIET_S = 0.25  # no message for this long: the user paused, trace the kernels checked last
 SHIPPED_KEYS = 1024  # trace keys remembered as already shipped (the server keeps them)
 

@@ -39,7 +39,10 @@ from argus_lsp import wire
 log = logging.getLogger(__name__)
 
 MEMORY_CAP_MIB = 1536  # a worker past this resident size is restarted after its job
-KILL_AFTER_S = 3.0  # a cancelled job still running after this long: kill its worker
+# a cancelled job whose worker has used this much CPU since the cancel without stopping: kill it
+# (CPU, not wall time: on a loaded machine a low-priority worker may wait long for the core)
+KILL_AFTER_CPU_S = 2.0
+WATCH_EVERY_S = 0.5
 MAX_WORKERS = 2
 
 
@@ -96,6 +99,15 @@ class WorkerProcess:
 
     def send(self, msg: Any) -> None:
         self._out.put(msg)
+
+    def cpu_s(self) -> float:
+        """CPU seconds the worker has used (Linux /proc; 0 elsewhere, where no kill is timed)."""
+        try:
+            with open(f"/proc/{self.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return 0.0
 
     def cancel(self, job_id: int) -> None:
         with contextlib.suppress(OSError):  # the worker is gone: its exit is being handled
@@ -191,7 +203,8 @@ class CheckPool:
         running = slot.running
         if running is not None and running.job is job and slot.proc is not None:
             slot.proc.cancel(running.id)
-            asyncio.get_running_loop().call_later(KILL_AFTER_S, self._kill_if_stuck, slot, running.id)
+            since = slot.proc.cpu_s()
+            asyncio.get_running_loop().call_later(WATCH_EVERY_S, self._kill_if_stuck, slot, running.id, since)
 
     def drop(self, uri: str) -> None:
         index = self.affinity.pop(uri, None)
@@ -291,7 +304,11 @@ class CheckPool:
                 )
         self._dispatch(slot)
 
-    def _kill_if_stuck(self, slot: Slot, job_id: int) -> None:
-        if slot.running is not None and slot.running.id == job_id and slot.proc is not None:
-            log.warning("argus check worker %s: a cancelled check did not stop, killing it", slot.proc.pid)
-            slot.proc.proc.kill()  # its reader sees it exit, and the slot starts a fresh one
+    def _kill_if_stuck(self, slot: Slot, job_id: int, since: float) -> None:
+        if slot.running is None or slot.running.id != job_id or slot.proc is None:
+            return  # it stopped
+        if slot.proc.cpu_s() - since < KILL_AFTER_CPU_S:
+            asyncio.get_running_loop().call_later(WATCH_EVERY_S, self._kill_if_stuck, slot, job_id, since)
+            return
+        log.warning("argus check worker %s: a cancelled check did not stop, killing it", slot.proc.pid)
+        slot.proc.proc.kill()  # its reader sees it exit, and the slot starts a fresh one
