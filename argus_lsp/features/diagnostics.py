@@ -424,6 +424,9 @@ class DiagnosticsScheduler:
         if self.settings.check_processes > 0:
             self._submit(job, loop)
             return
+        if self.pool is not None:  # switched to threads (`checkProcesses: 0`): no worker kept idle
+            self.pool.shutdown()
+            self.pool = None
         cache = self._caches.setdefault(uri, KernelCache())
         fut = loop.run_in_executor(self.executor, self._work, job, cache, loop)
         fut.add_done_callback(lambda f: self._finish(job, f))

@@ -17,11 +17,15 @@ import time
 from typing import Any
 
 from argus.analyzers import KernelCache, describe_at
+from argus.analyzers.frontend.parse import parse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lsp_support import mutant, server_env
 from lsprotocol import types
 from rpc_client import RpcClient
 from test_lsp_scheduling import many_kernels, open_doc
 
+from argus_lsp.check_worker import DocState, reparse
 from argus_lsp.documents import DocumentStore
 from argus_lsp.features import traces
 from argus_lsp.features.diagnostics import DiagnosticsScheduler
@@ -56,7 +60,8 @@ class Recorder:
     def edit(self, uri: str, version: int, text: str) -> None:
         change = types.TextDocumentContentChangeWholeDocument(text=text)
         params = types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[change],
         )
         self.store.change(params, "utf-16")
         self.sched.changed(uri)
@@ -181,7 +186,10 @@ def test_the_server_answers_after_its_check_worker_is_killed(tmp_path) -> None:
         whole = {"start": {"line": 0, "character": 0}, "end": {"line": 10_000, "character": 0}}
         client.change(uri, 2, [{"range": whole, "text": text + "\n"}])
         assert any(d["code"] == "MB002" for d in client.published(uri, 2))
-        assert client.descendants() and client.descendants() != workers
+        end = time.monotonic() + 60  # the first publish may be the last result carried over
+        while not (client.descendants() and client.descendants() != workers) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert client.descendants() and client.descendants() != workers, "no new worker started"
         row = text.split("\n").index("    mask = offsets < n_elements")
         hover = client.request(
             "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": row, "character": 4}}
@@ -189,3 +197,36 @@ def test_the_server_answers_after_its_check_worker_is_killed(tmp_path) -> None:
         assert hover is not None and "mask" in hover["contents"]["value"]
     finally:
         client.close()
+
+
+def shape(node) -> list[tuple[str, int, int, tuple[int, int]]]:
+    """Every node's type, bytes and start point, in order."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        out.append((n.type, n.start_byte, n.end_byte, tuple(n.start_point)))
+        stack.extend(reversed(n.children))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 10_000), st.integers(0, 40), st.sampled_from(["", "\n", "x", " = 1\n", "é", "(\n"])
+        ),
+        max_size=8,
+    )
+)
+def test_the_workers_incremental_tree_is_the_tree_of_its_text(edits) -> None:
+    """The worker re-parses each new text from the document's last tree (check_worker.reparse):
+    the tree it checks must be the one a fresh parse of that text gives."""
+    text, _, _ = mutant("vector_add_v2")
+    source = text.encode()
+    state = DocState(source, parse(source), KernelCache())
+    for at, cut, new in edits:
+        start = at % (len(source) + 1)
+        changed = source[:start] + new.encode() + source[start + cut :]
+        tree = reparse(state, changed)
+        assert shape(tree.root_node) == shape(parse(changed).root_node)
+        state, source = DocState(changed, tree, state.cache), changed
