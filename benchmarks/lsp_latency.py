@@ -212,7 +212,9 @@ def main() -> int:
         metavar="S",
         help="--real: seconds a reader waits after each file's first diagnostics, before editing",
     )
-    ap.add_argument("--files", type=int, default=None, help="--real: only the first N files")
+    ap.add_argument(
+        "--files", default=None, metavar="N|A:B", help="--real: only the first N files, or files A to B-1"
+    )
     args = ap.parse_args()
     if args.real:
         from lsp_realworld import main as real_main

@@ -264,9 +264,12 @@ def tree_env(tree: Path) -> dict[str, str]:
 
 
 def main(
-    per_kind: int, seed: int, before: Path | None = None, pause: float = 0.0, count: int | None = None
+    per_kind: int, seed: int, before: Path | None = None, pause: float = 0.0, count: str | None = None
 ) -> int:
-    files = pick_files()[:count]
+    files = pick_files()
+    if count is not None:
+        lo, _, hi = count.rpartition(":")
+        files = files[int(lo or 0) : int(hi)]
     cpu = min(os.sched_getaffinity(0))
     print(f"files ({len(files)}), every server pinned to CPU {cpu}, server debounce 0 ms, pause {pause} s:")
     for p in files:
