@@ -72,9 +72,6 @@ Key = tuple[str, int, int]  # (uri, revision, settings generation)
 
 
 MAX_PAUSE_S = 1.0  # the longest one check waits for a hover before it goes on anyway
-# a check in a worker that has told nothing after this long: publish the last result carried over
-# the edit, so the kernels the edit did not touch show theirs at once (push clients only)
-EARLY_PUBLISH_S = 0.03
 
 
 class InteractiveGate:
@@ -220,10 +217,18 @@ def run_job(
     return analysis_of(job, findings)
 
 
+def carried_from(job: Job) -> Analysis | None:
+    """The last result, when its findings may stand in for kernels not re-checked yet: one of the
+    same settings (a new `select` or time budget changes the findings of untouched kernels too)."""
+    prev = job.previous
+    ok = prev is not None and prev.error is None and prev.generation == job.generation
+    return prev if ok else None
+
+
 def job_payload(job: Job, want_progress: bool) -> dict[str, Any]:
     """What a check worker's `check` reads of a job (check_worker.py), but its id and the open
     texts (the pool adds those): the same inputs `run_job` hands `check_source`."""
-    prev = job.previous if job.previous is not None and job.previous.error is None else None
+    prev = carried_from(job)
     path = path_of(job.uri)
     return {
         "uri": job.uri,
@@ -238,14 +243,13 @@ def job_payload(job: Job, want_progress: bool) -> dict[str, Any]:
     }
 
 
-def partial_analysis(job: Job, found: list[Finding], pending: list[str] | None) -> Analysis:
+def partial_analysis(job: Job, found: list[Finding], pending: list[str]) -> Analysis:
     """The findings of the kernels done so far, and the last result's for those still waiting
-    (`pending`; None: every kernel of it), carried over the edit."""
-    prev = job.previous if job.previous is not None and job.previous.error is None else None
+    (`pending`), carried over the edit."""
+    prev = carried_from(job)
     carried: list[Finding] = []
     if prev is not None:
-        kernels = {f.kernel for f in prev.findings} if pending is None else set(pending)
-        carried = carry_over(prev.findings, kernels, prev.source, job.source)
+        carried = carry_over(prev.findings, set(pending), prev.source, job.source)
     return analysis_of(job, sorted(found + carried, key=Finding.sort_key))
 
 
@@ -312,7 +316,6 @@ class DiagnosticsScheduler:
         self._waiters: dict[str, list[asyncio.Future]] = {}
         self.pool: CheckPool | None = None  # the check workers, when settings.check_processes > 0
         self.on_trace: Callable[[str, Any], None] | None = None  # a hover trace a worker shipped
-        self._early: dict[str, asyncio.TimerHandle] = {}  # uri -> the carried publish armed
 
     # -- events ---------------------------------------------------------------------------------
     def opened(self, uri: str) -> None:
@@ -439,27 +442,13 @@ class DiagnosticsScheduler:
             self.pool = CheckPool(self.settings.check_processes, self)
         root = str(self.workspace.root) if self.workspace is not None else None
         self.pool.submit(job, job_payload(job, not self.pull), job.open_texts, root)
-        if not self.pull and job.previous is not None and job.previous.error is None:
-            self._early[job.uri] = loop.call_later(EARLY_PUBLISH_S, self._publish_carried, job)
-
-    def _publish_carried(self, job: Job) -> None:
-        self._early.pop(job.uri, None)
-        self._publish_partial(job, partial_analysis(job, [], None))
-
-    def _disarm(self, job: Job) -> None:
-        timer = self._early.get(job.uri)
-        if timer is not None and self._live.get(job.uri) is job:
-            timer.cancel()
-            del self._early[job.uri]
 
     def progress(self, job: Job, found: list[Finding], pending: list[str]) -> None:
         """A worker analyzed a kernel of `job` while others wait (CheckPool's sink)."""
-        self._disarm(job)
         self._publish_partial(job, partial_analysis(job, found, pending))
 
     def finished(self, job: Job, findings: list[Finding] | None, error: str | None) -> None:
         """A worker's job ended: done (`findings`), failed (`error`) or cancelled (neither)."""
-        self._disarm(job)
         if self._live.get(job.uri) is job:
             del self._live[job.uri]
         if error is not None:
@@ -483,9 +472,6 @@ class DiagnosticsScheduler:
             live.cancelled.set()
             if self.pool is not None:
                 self.pool.cancel(live)
-        timer = self._early.pop(uri, None)
-        if timer is not None:
-            timer.cancel()
 
     def _is_current(self, job: Job) -> bool:
         doc = self.store.get(job.uri)
