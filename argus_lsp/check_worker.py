@@ -47,7 +47,7 @@ from argus_lsp import wire
 from argus_lsp.features.carry import common_suffix, first_difference
 
 NICE = 3  # checks are background work: the server's requests come first on a shared core
-TRACE_QUIET_S = 0.25  # no message for this long: the user paused, trace the kernels checked last
+TRACE_QUIET_S = 1.0  # no message for this long: the user paused, trace the kernels checked last
 SHIPPED_KEYS = 1024  # trace keys remembered as already shipped (the server keeps them)
 
 
