@@ -5,7 +5,17 @@
 (distinctive) name. Subpackages are found at build time, so a new folder needs no edit here.
 """
 
+import warnings
+
 from setuptools import find_packages, setup
+from setuptools.warnings import InformationOnly
+
+# An editable install of this layout (argus.* mapped onto the repository's folders) is served by
+# setuptools' import hook, which then tells every install that a folder named like the package in
+# the working directory may shadow it. Here that folder is `argus/` itself, the same code (its
+# __init__ maps the sibling folders when run from the checkout), so the notice warns of nothing;
+# newer pips show it on every `pip install -e .` (CI's install step). Only that notice is hidden.
+warnings.filterwarnings("ignore", message=r"Editable installation\.", category=InformationOnly)
 
 NAMESPACED = ("analyzers", "agent", "knowledge")
 

@@ -27,7 +27,7 @@ from tree_sitter import Tree
 from argus_lsp import config as config_mod
 from argus_lsp import settings as settings_mod
 from argus_lsp.documents import DocumentStore
-from argus_lsp.features import code_actions, hover, profile_lens, record_command
+from argus_lsp.features import code_actions, hover, profile_lens, record_command, traces
 from argus_lsp.features import optimize as optimize_feature
 from argus_lsp.features.diagnostics import DiagnosticsScheduler
 from argus_lsp.features.launches import WorkspaceLaunches
@@ -94,7 +94,8 @@ class ArgusServer(LanguageServer):
         # hover interprets one kernel: its own thread, so it never queues behind a check
         self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
         self.hover_memo = hover.HoverMemo()
-        self.trace_memo = hover.trace_memo()  # kernel traces, by the text they were computed on
+        self.trace_memo = traces.trace_memo()  # kernel traces, by the text they were computed on
+        self.diagnostics.on_trace = lambda key, trace: self.trace_memo.put(key, trace)
         self.optimizer = optimize_feature.OptimizeFeature(self)
 
     @property
@@ -275,7 +276,7 @@ def did_close(ls: ArgusServer, params: types.DidCloseTextDocumentParams) -> None
     ls.store.close(params.text_document.uri)
     ls.hover_memo.drop(params.text_document.uri)
     if len(ls.store) == 0:
-        ls.trace_memo = hover.trace_memo()  # nothing open: give the traces back with the rest
+        ls.trace_memo = traces.trace_memo()  # nothing open: give the traces back with the rest
     ls.diagnostics.closed(params.text_document.uri)
 
 
@@ -357,7 +358,10 @@ async def on_hover(ls: ArgusServer, params: types.HoverParams) -> types.Hover | 
 
 
 def _hover_pausing_checks(ls: ArgusServer, source: bytes, offset: int, tree: Tree) -> types.Hover | None:
-    """On the hover thread: the checks pause at their next stopping point until this is done."""
+    """On the hover thread. Checks on the server's own threads (`checkProcesses: 0`) pause at
+    their next stopping point until this is done; those in worker processes need not."""
+    if ls.diagnostics.settings.check_processes > 0:
+        return hover.variable_hover(source, offset, tree, ls.trace_memo)
     with ls.diagnostics.gate.busy():
         return hover.variable_hover(source, offset, tree, ls.trace_memo)
 

@@ -28,7 +28,8 @@ PROJECT_KEYS = ("select", "ignore", "severity", "kernel-timeout")  # what `[tool
 #: sub-tables of `[tool.argus]` that other commands read and validate themselves
 #: (`[tool.argus.optimize]`: argus_lsp/cli_optimize.py)
 PROJECT_SUBTABLES = ("optimize",)
-EDITOR_ONLY_KEYS = ("run", "debounceMs", "profile", "launches")  # per-person settings, never a project's
+# per-person settings, never a project's
+EDITOR_ONLY_KEYS = ("run", "debounceMs", "profile", "launches", "checkProcesses")
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,9 @@ class Settings:
     profile_counters: bool = False  # also collect ncu / rocprof counters (slower)
     # the launch file to bind kernels from (features/launches.py); None: .argus/launches.json
     launches: str | None = None
+    # processes the checks run in (features/check_pool.py): 1 or 2; 0 runs them on threads of the
+    # server, where they share the GIL with hover (the behaviour before worker processes)
+    check_processes: int = 1
 
     def level_for(self, code: str, default: str) -> str:
         """The level a finding of `code` is shown at: the longest matching `severity` prefix wins."""
@@ -205,6 +209,12 @@ def merge(base: Settings, raw: Any) -> tuple[Settings, list[str]]:
             out = replace(out, debounce_ms=int(ms))
         else:
             problems.append(f"argus.debounceMs must be a number >= 0, got {ms!r}")
+    if "checkProcesses" in raw:
+        n = raw["checkProcesses"]
+        if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 2:
+            out = replace(out, check_processes=n)
+        else:
+            problems.append(f"argus.checkProcesses must be 0, 1 or 2, got {n!r}")
     if "launches" in raw:
         path = raw["launches"]
         if path is None or isinstance(path, str):

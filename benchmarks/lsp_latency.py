@@ -2,7 +2,8 @@
 or (`--real`) on ten real files from liger-kernel and fla-core, next to ruff's server.
 
 Usage: python benchmarks/lsp_latency.py [--edits 100] [--debounce-ms 0] [--seed 0]
-       python benchmarks/lsp_latency.py --real [--per-kind 5] [--seed 0]
+       python benchmarks/lsp_latency.py --real [--per-kind 5] [--seed 0] [--before TREE]
+                                        [--pause-after-open S] [--files N]
 
 `--real` downloads the pinned wheels once (pip, into the git-ignored benchmarks/.realworld/) and
 is described in lsp_realworld.py. What follows is the generated-file mode.
@@ -198,11 +199,27 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--real", action="store_true", help="real files, next to ruff's server")
     ap.add_argument("--per-kind", type=int, default=5, help="--real: edits of each kind per file")
+    ap.add_argument(
+        "--before",
+        type=Path,
+        metavar="TREE",
+        help="--real: also run the server of another source tree (an export of an older commit) first",
+    )
+    ap.add_argument(
+        "--pause-after-open",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="--real: seconds a reader waits after each file's first diagnostics, before editing",
+    )
+    ap.add_argument(
+        "--files", default=None, metavar="N|A:B", help="--real: only the first N files, or files A to B-1"
+    )
     args = ap.parse_args()
     if args.real:
         from lsp_realworld import main as real_main
 
-        return real_main(args.per_kind, args.seed)
+        return real_main(args.per_kind, args.seed, args.before, args.pause_after_open, args.files)
 
     text = generate()
     lines = text.split("\n")

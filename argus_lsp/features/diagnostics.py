@@ -60,6 +60,7 @@ from tree_sitter import Tree
 from argus_lsp import convert
 from argus_lsp.documents import DocumentStore
 from argus_lsp.features.carry import carry_over, first_difference
+from argus_lsp.features.check_pool import CheckPool
 from argus_lsp.features.launches import LaunchSnapshot, WorkspaceLaunches
 from argus_lsp.project_files import WorkspaceSources
 from argus_lsp.settings import Settings
@@ -193,10 +194,8 @@ def run_job(
     focus = first_difference(prev.source, job.source) if prev is not None else None
 
     def progress(found: list[Finding], pending: list[str]) -> None:
-        if partial is None:
-            return
-        carried = carry_over(prev.findings, set(pending), prev.source, job.source) if prev else []
-        partial(analysis_of(job, sorted(found + carried, key=Finding.sort_key)))
+        if partial is not None:
+            partial(partial_analysis(job, found, pending))
 
     project = job.workspace.for_check(job.open_texts) if job.workspace is not None else None
     pause = gate.pause if gate is not None else None
@@ -216,6 +215,42 @@ def run_job(
             project=project,
         )
     return analysis_of(job, findings)
+
+
+def carried_from(job: Job) -> Analysis | None:
+    """The last result, when its findings may stand in for kernels not re-checked yet: one of the
+    same settings (a new `select` or time budget changes the findings of untouched kernels too)."""
+    prev = job.previous
+    ok = prev is not None and prev.error is None and prev.generation == job.generation
+    return prev if ok else None
+
+
+def job_payload(job: Job, want_progress: bool) -> dict[str, Any]:
+    """What a check worker's `check` reads of a job (check_worker.py), but its id and the open
+    texts (the pool adds those): the same inputs `run_job` hands `check_source`."""
+    prev = carried_from(job)
+    path = path_of(job.uri)
+    return {
+        "uri": job.uri,
+        "path": path,
+        "source": job.source,
+        "select": job.settings.select,
+        "ignore": job.settings.ignore or None,
+        "kernel_timeout": job.settings.kernel_timeout,
+        "launches": job.launches.for_file(path) if job.launches is not None else None,
+        "focus": first_difference(prev.source, job.source) if prev is not None else None,
+        "progress": want_progress and prev is not None,
+    }
+
+
+def partial_analysis(job: Job, found: list[Finding], pending: list[str]) -> Analysis:
+    """The findings of the kernels done so far, and the last result's for those still waiting
+    (`pending`), carried over the edit."""
+    prev = carried_from(job)
+    carried: list[Finding] = []
+    if prev is not None:
+        carried = carry_over(prev.findings, set(pending), prev.source, job.source)
+    return analysis_of(job, sorted(found + carried, key=Finding.sort_key))
 
 
 def _pause(gate: InteractiveGate, job: Job) -> bool:
@@ -279,6 +314,8 @@ class DiagnosticsScheduler:
         self._live: dict[str, Job] = {}  # uri -> the newest job started for it, until it finishes
         self._results: dict[str, Analysis] = {}
         self._waiters: dict[str, list[asyncio.Future]] = {}
+        self.pool: CheckPool | None = None  # the check workers, when settings.check_processes > 0
+        self.on_trace: Callable[[str, Any], None] | None = None  # a hover trace a worker shipped
 
     # -- events ---------------------------------------------------------------------------------
     def opened(self, uri: str) -> None:
@@ -295,6 +332,8 @@ class DiagnosticsScheduler:
             self.start(uri)
         if self.workspace is not None:
             self.workspace.invalidate()  # the save may have made or renamed a module
+            if self.pool is not None:
+                self.pool.broadcast(("invalidate",))
             self.recheck_others(uri)
 
     def recheck_others(self, uri: str) -> None:
@@ -313,6 +352,8 @@ class DiagnosticsScheduler:
         self._cancel(uri)
         self._results.pop(uri, None)
         self._caches.pop(uri, None)
+        if self.pool is not None:
+            self.pool.drop(uri)
         for fut in self._waiters.pop(uri, []):
             if not fut.done():
                 fut.set_result(None)
@@ -328,6 +369,8 @@ class DiagnosticsScheduler:
             # a kernel past the old time budget is cached as AR001 "budget exceeded"
             self._budget = self.settings.kernel_timeout
             self._caches.clear()
+            if self.pool is not None:
+                self.pool.broadcast(("clear",))
         for doc in self.store:
             self.start(doc.uri)
 
@@ -380,10 +423,44 @@ class DiagnosticsScheduler:
             open_texts=self._open_texts() if self.workspace is not None else {},
         )
         self._live[uri] = job
-        cache = self._caches.setdefault(uri, KernelCache())
         loop = asyncio.get_running_loop()
+        if self.settings.check_processes > 0:
+            self._submit(job, loop)
+            return
+        if self.pool is not None:  # switched to threads (`checkProcesses: 0`): no worker kept idle
+            self.pool.shutdown()
+            self.pool = None
+        cache = self._caches.setdefault(uri, KernelCache())
         fut = loop.run_in_executor(self.executor, self._work, job, cache, loop)
         fut.add_done_callback(lambda f: self._finish(job, f))
+
+    # -- checks in worker processes (check_pool.py) -----------------------------------------------
+    def _submit(self, job: Job, loop: asyncio.AbstractEventLoop) -> None:
+        if self.pool is None or len(self.pool.slots) != self.settings.check_processes:
+            if self.pool is not None:
+                self.pool.shutdown()
+            self.pool = CheckPool(self.settings.check_processes, self)
+        root = str(self.workspace.root) if self.workspace is not None else None
+        self.pool.submit(job, job_payload(job, not self.pull), job.open_texts, root)
+
+    def progress(self, job: Job, found: list[Finding], pending: list[str]) -> None:
+        """A worker analyzed a kernel of `job` while others wait (CheckPool's sink)."""
+        self._publish_partial(job, partial_analysis(job, found, pending))
+
+    def finished(self, job: Job, findings: list[Finding] | None, error: str | None) -> None:
+        """A worker's job ended: done (`findings`), failed (`error`) or cancelled (neither)."""
+        if self._live.get(job.uri) is job:
+            del self._live[job.uri]
+        if error is not None:
+            log.error("argus: checking %s failed: %s", job.uri, error)
+            self.report(f"argus: checking {job.uri} failed: {error}")
+            self._settle(job, Analysis(job.uri, job.version, job.revision, job.generation, (), [], error=error))
+        elif findings is not None:
+            self._settle(job, analysis_of(job, findings))
+
+    def trace(self, key: str, trace: Any) -> None:
+        if self.on_trace is not None:
+            self.on_trace(key, trace)
 
     def _open_texts(self) -> dict[str, bytes]:
         """The open documents' texts by absolute path (taken on the event loop's thread)."""
@@ -393,6 +470,8 @@ class DiagnosticsScheduler:
         live = self._live.pop(uri, None)
         if live is not None:
             live.cancelled.set()
+            if self.pool is not None:
+                self.pool.cancel(live)
 
     def _is_current(self, job: Job) -> bool:
         doc = self.store.get(job.uri)
@@ -434,7 +513,11 @@ class DiagnosticsScheduler:
             result = Analysis(job.uri, job.version, job.revision, job.generation, (), [], error=str(exc))
         else:
             result = fut.result()
-        if result is None or not self._is_current(job):
+        if result is not None:
+            self._settle(job, result)
+
+    def _settle(self, job: Job, result: Analysis) -> None:
+        if not self._is_current(job):
             return  # stale: a newer revision or newer settings will be (or were) analyzed
         self._results[job.uri] = result
         if not self.pull and result.error is None:
@@ -470,3 +553,5 @@ class DiagnosticsScheduler:
         for uri in list(self._live):
             self._cancel(uri)
         self.executor.shutdown(wait=False, cancel_futures=True)
+        if self.pool is not None:
+            self.pool.shutdown()

@@ -1,14 +1,16 @@
 """Hover: a rule's documentation on a code inside `# argus: ignore[...]`, else what the
 interpreter knows about the name under the cursor (`describe_at`: tag, shape, dtype, mask).
 
-The rule lookup is instant and happens on the message loop; `describe_at` interprets the kernel,
-so the server runs it on a thread of its own (never behind a check). `describe_at` may answer None
-(nothing known, or the interpreter does not model that name yet): then there is no hover at all.
-Its answer is remembered per document revision and identifier (`HoverMemo`): an editor asks again
-as the pointer moves along a name, and the text has not changed in between. Beneath that, the
-trace of each kernel (one program, every assignment recorded) is kept by the exact text it was
-computed from (`analyzers.trace.trace_key`), so a hover on another name of the same kernel, in
-this revision or a later one that did not touch the kernel or its launcher, only looks up.
+The rule lookup is instant and happens on the message loop; a variable's description reads the
+trace of its kernel (one program, every assignment recorded: traces.py), which the check worker
+ships when the user pauses; a kernel without one yet is interpreted once on a thread of the
+server's own (never behind a check, and sharing the GIL with none: checks run in worker
+processes). The answer may be None (nothing known, or the interpreter does not model that name
+yet): then there is no hover at all. It is remembered per document revision and identifier
+(`HoverMemo`): an editor asks again as the pointer moves along a name, and the text has not
+changed in between. The traces are kept by the exact text they were computed from
+(`analyzers.trace.trace_key`), so a hover on another name of the same kernel, in this revision or
+a later one that did not touch the kernel or its launcher, only looks up.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 
-from argus.analyzers import RULES, KernelCache, describe_at
+from argus.analyzers import RULES, KernelCache
 from lsprotocol import types
 from tree_sitter import Tree
 
 from argus_lsp.convert import LineIndex
+from argus_lsp.features import traces
 
 _IGNORE_LIST = re.compile(rb"#\s*argus:\s*ignore\[([^\]]*)\]", re.I)
 _CODE = re.compile(rb"[A-Za-z]+[0-9]*")
@@ -61,17 +64,11 @@ def code_hover(index: LineIndex, offset: int, encoding: str) -> types.Hover | No
 def variable_hover(
     source: bytes, offset: int, tree: Tree | None = None, memo: KernelCache | None = None
 ) -> types.Hover | None:
-    """Run `describe_at` (slow the first time in a kernel: call it off the message loop); `tree`
-    is the document's own, `memo` the server's kernel traces (`TRACE_MEMO_KERNELS` of them)."""
-    text = describe_at(source, offset, tree, memo)
+    """What the interpreter knows about the name at `offset`, from `memo`'s trace of its kernel
+    (traces.py: shipped by the check worker, or interpreted here once and kept); slow only when
+    the kernel has no trace yet: call it off the message loop. `tree` is the document's own."""
+    text = traces.describe(source, offset, tree, memo if memo is not None else traces.trace_memo())
     return _markdown(text) if text else None
-
-
-TRACE_MEMO_KERNELS = 64  # kernel traces the server keeps (one program's values each)
-
-
-def trace_memo() -> KernelCache:
-    return KernelCache(capacity=TRACE_MEMO_KERNELS)
 
 
 _WORD = re.compile(rb"[A-Za-z_0-9]+")

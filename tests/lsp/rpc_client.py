@@ -187,22 +187,55 @@ class RpcClient:
         reply = self.request("argus/documentText", {"textDocument": {"uri": uri}})
         return None if reply is None else reply["text"]
 
-    def cpu_ns(self) -> int:
-        """CPU time of every thread of the server so far (Linux schedstat: nanoseconds)."""
-        total = 0
-        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
+    def descendants(self) -> list[int]:
+        """Pids of the server's child processes and theirs (its check workers), from /proc."""
+        parents: dict[int, int] = {}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
             try:
-                total += int((task / "schedstat").read_text().split()[0])
+                stat = (entry / "stat").read_text()
+            except (FileNotFoundError, ProcessLookupError, PermissionError):
+                continue
+            parents[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+        found, frontier = [], [self.proc.pid]
+        while frontier:
+            kids = [pid for pid, ppid in parents.items() if ppid in frontier]
+            found += kids
+            frontier = kids
+        return found
+
+    def cpu_ns(self) -> int:
+        """CPU time of every thread of the server and of its child processes (its check workers)
+        so far (Linux schedstat: nanoseconds); a child that has ended is no longer counted."""
+        total = 0
+        for pid in [self.proc.pid, *self.descendants()]:
+            try:
+                tasks = list(Path(f"/proc/{pid}/task").iterdir())
             except (FileNotFoundError, ProcessLookupError):
-                continue  # a thread that just ended
+                continue
+            for task in tasks:
+                try:
+                    total += int((task / "schedstat").read_text().split()[0])
+                except (FileNotFoundError, ProcessLookupError):
+                    continue  # a thread that just ended
         return total
 
-    def rss_kib(self) -> int:
-        """Resident set size of the server process (Linux /proc)."""
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+    def rss_kib(self, pid: int | None = None) -> int:
+        """Resident set size of the server process, or of `pid` (Linux /proc)."""
+        for line in Path(f"/proc/{pid or self.proc.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
         raise RuntimeError("no VmRSS")
+
+    def children_rss_kib(self) -> int:
+        total = 0
+        for pid in self.descendants():
+            try:
+                total += self.rss_kib(pid)
+            except (FileNotFoundError, ProcessLookupError, RuntimeError):
+                continue
+        return total
 
     def close(self) -> None:
         try:

@@ -13,6 +13,7 @@ import sys
 import threading
 from typing import Any
 
+import pytest
 from argus.analyzers import KernelCache
 from lsp_support import mutant, server_env
 from lsprotocol import types
@@ -21,6 +22,7 @@ from rpc_client import RpcClient
 from argus_lsp.documents import DocumentStore
 from argus_lsp.features import diagnostics
 from argus_lsp.features.diagnostics import CheckpointCache, DiagnosticsScheduler, Job, Superseded
+from argus_lsp.settings import Settings
 
 
 def many_kernels(n: int = 6) -> str:
@@ -51,8 +53,6 @@ class CountingCache(KernelCache):
 def job_for(store: DocumentStore, uri: str) -> Job:
     doc = store.get(uri)
     assert doc is not None
-    from argus_lsp.settings import Settings
-
     return Job(uri, doc.version, doc.revision, 0, doc.source, doc.parse(), Settings(), "utf-16")
 
 
@@ -96,18 +96,21 @@ def test_checkpoint_raises_only_once_cancelled() -> None:
         raise AssertionError("a cancelled job's lookup must raise Superseded")
 
 
-def test_closing_every_document_drops_results_caches_and_jobs() -> None:
+@pytest.mark.parametrize("processes", [0, 1])
+def test_closing_every_document_drops_results_caches_and_jobs(processes: int) -> None:
     async def scenario() -> DiagnosticsScheduler:
         store = DocumentStore()
         published: list[tuple[str, int | None, list]] = []
         sched = DiagnosticsScheduler(store, lambda u, v, d: published.append((u, v, d)), lambda m: None)
+        sched.settings = Settings(check_processes=processes)
         uris = [f"file:///d{i}.py" for i in range(3)]
         for uri in uris:
             open_doc(store, uri, many_kernels(2))
             sched.opened(uri)
         for uri in uris:
             assert await asyncio.wait_for(sched.current(uri), 60) is not None
-        assert set(sched._caches) == set(uris) and set(sched._results) == set(uris)
+        held = set(sched._caches) if processes == 0 else set(sched.pool.affinity)
+        assert held == set(uris) and set(sched._results) == set(uris)
         open_doc(store, "file:///late.py", many_kernels(2))
         sched.opened("file:///late.py")  # still running when it is closed
         for uri in [*uris, "file:///late.py"]:
@@ -118,6 +121,7 @@ def test_closing_every_document_drops_results_caches_and_jobs() -> None:
 
     sched = asyncio.run(scenario())
     assert sched._caches == {} and sched._results == {} and sched._live == {} and sched._timers == {}
+    assert sched.pool is None if processes == 0 else sched.pool.affinity == {}
     sched.shutdown()
 
 
