@@ -39,6 +39,7 @@ class BinderState:
         self.prefix_lengths: set[str] = set()  # lengths of prefix-sum tables (groups + 1)
         self.fixed_runtime: set[str] = set()  # runtime numbers no problem size changes (MB003)
         self._contains_memo: dict[tuple[int, int], bool] = {}
+        self.picked_params: set[str] = set()  # constexprs the launch leaves to picks (binder_picks.py)
 
     def symbol_name(self, sym: str) -> str:
         """A readable name for a dimension class (`(a.0*topk_ids.1)` -> `(T*top_k)`)."""
