@@ -222,3 +222,35 @@ def test_a_module_flag_computed_at_import_runs_both_branches() -> None:
     oob = [f for f in buggy if f.code == "MB001"]
     assert oob and all(f.severity == Severity.HINT for f in oob), [(f.code, f.severity) for f in buggy]
     assert "`USE_GATHER` (a flag the code does not fix) = False" in oob[0].message
+
+
+_DELETED_AXIS = """
+@triton.jit
+def rowsum_kernel(x_ptr, out_ptr, C, D, BLOCK_D: tl.constexpr):
+    pid_d = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs = pid_d * BLOCK_D + tl.arange(0, BLOCK_D)
+    m = offs < D
+    acc = tl.zeros([BLOCK_D], dtype=tl.float32)
+    for c in range(0, C):
+        acc += tl.load(x_ptr + pid_n * C * D + c * D + offs, mask=m, other=0.0)
+    tl.store(out_ptr + pid_n * D + offs, acc, mask=m)
+
+
+def rowsum(x):
+    N, C, D = x.shape
+    shape = [N, C, D]
+    {delete}
+    out = torch.empty(shape, dtype=torch.float32, device=x.device)
+    rowsum_kernel[(triton.cdiv(D, 32), N)](x, out, C, D, BLOCK_D=32)
+    return out
+"""
+
+
+def test_an_axis_deleted_from_a_shape_list_is_gone_from_the_output() -> None:
+    """flag-gems' cross-entropy builds its output's shape with `del shape[axis]`; kept, the
+    output was one dimension too large and reported as never written (GR001)."""
+    findings = check_source(_HEADER + _DELETED_AXIS.format(delete="del shape[1]"), "rowsum.py")
+    assert not _failing(findings), [(f.code, f.message) for f in _failing(findings)]
+    unknown = check_source(_HEADER + _DELETED_AXIS.format(delete="del shape[C]"), "rowsum.py")
+    assert not [f for f in unknown if f.code == "GR001" and f.severity == Severity.ERROR]
