@@ -18,6 +18,7 @@ from argus.analyzers.interp.facts import Fact, FactSink
 from argus.analyzers.interp.interpreter import Interpreter
 from argus.analyzers.interp.ops_core import Retype
 from argus.analyzers.kernel_setup import KernelSetup
+from argus.analyzers.model.binder_picks import SECOND_PICK
 from argus.analyzers.model.launch import LaunchBinder, ProbeLaunch
 from argus.analyzers.model.launch_file import RecordedLaunch
 from argus.analyzers.model.recorded import bind_recorded
@@ -66,6 +67,8 @@ def _launch_text(launch: ProbeLaunch | None) -> str:
             launch.config,
             launch.assumed,
             launch.notes,
+            launch.choices,
+            launch.grid_picks,
             launch.sampled,
             sorted(launch.bare_axes),
             launch.site is None,
@@ -153,7 +156,9 @@ class ProbeRun:
             return self._plan
         s = self.setup
         steps: list[ProbeStep] = []
-        for ci, config in enumerate(probe_configs(s.kernel)):
+        for ci, config in enumerate(probe_configs(s.kernel, self.binder)):
+            if config is SECOND_PICK and self.binder.site is None:
+                continue  # the launch fell back to assumptions: it picks nothing to vary
             for kind in probe_kinds(s.kernel, s.scan, self.binder, ci == 0):
                 self._stop_if_asked()  # binding a probe runs the launcher: a superseded check stops
                 before = len(self.notes)

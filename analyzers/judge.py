@@ -12,7 +12,7 @@ import typing
 from dataclasses import replace
 from typing import Any
 
-from argus.analyzers.findings import Finding
+from argus.analyzers.findings import Finding, Severity
 from argus.analyzers.interp.facts import EVENTS, Fact
 from argus.analyzers.rules import REGISTRY, Rule, RuleContext
 
@@ -50,8 +50,22 @@ def judge(facts: list[Fact], func: ast.FunctionDef, ctx: RuleContext) -> list[Fi
                 key = (f.code, f.span.start_byte)
                 if key not in seen:
                     seen.add(key)
-                    findings.append(f)
+                    findings.append(_on_picked_values(f, fact))
     return findings
+
+
+def _on_picked_values(finding: Finding, fact: Fact) -> Finding:
+    """A finding seen under a probe that picked values the code does not establish (a grid
+    axis of a device property, a constexpr an unreadable autotune list supplies) may hold only
+    for that pick: it is a hint naming the pick, never an error or warning (issue 12, rule 1)."""
+    choice = fact.probe.choice
+    if not choice or not finding.severity.fails_check:
+        return finding
+    return replace(
+        finding,
+        severity=Severity.HINT,
+        message=f"{finding.message}; reported as a hint: it rests on values the code does not establish ({choice})",
+    )
 
 
 def check_precedence_declarations() -> list[str]:

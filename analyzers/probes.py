@@ -13,6 +13,7 @@ import ast
 from typing import Any
 
 from argus.analyzers.interp.values import TensorInfo
+from argus.analyzers.model.binder_picks import SECOND_PICK
 from argus.analyzers.model.kernel import KernelModel
 from argus.analyzers.model.launch import LaunchBinder, ProbeLaunch
 from argus.analyzers.model.nodes import subtree
@@ -22,11 +23,16 @@ MAX_CONFIGS = 4
 MAX_PROBE_ELEMENTS = 1 << 23  # a probe whose tensors are larger is skipped (named in AR001)
 
 
-def probe_configs(kernel: KernelModel) -> list[dict[str, Any] | None]:
-    """The autotune configs probed (the first few), or one `None` for an untuned kernel."""
+def probe_configs(kernel: KernelModel, binder: LaunchBinder | None = None) -> list[dict[str, Any] | None]:
+    """The autotune configs probed (the first few), or one `None` for an untuned kernel. A
+    launch that picks values the code does not establish (`binder.wants_second_pick()`, see
+    model/binder_picks.py) adds a probe with every pick varied (`SECOND_PICK`)."""
+    configs: list[dict[str, Any] | None] = [None]
     if kernel.autotune and kernel.autotune.configs:
-        return list(kernel.autotune.configs[:MAX_CONFIGS])
-    return [None]
+        configs = list(kernel.autotune.configs[:MAX_CONFIGS])
+    if binder is not None and binder.wants_second_pick():
+        configs.append(SECOND_PICK)
+    return configs
 
 
 def probe_kinds(

@@ -19,8 +19,8 @@ typed fields.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, fields, replace
 from typing import Any, ClassVar
 
 from argus.analyzers.model.kernel import SourceMap
@@ -30,7 +30,7 @@ LoadSite = tuple[ast.AST, SourceMap]
 
 # the emission keywords that make up the probe context (interp.fact adds them itself), in the
 # order a witness lists them
-CONTEXT_KEYS = ("sizes", "config", "pid", "probe", "assumed")
+CONTEXT_KEYS = ("sizes", "config", "pid", "probe", "assumed", "choice")
 
 
 class EventError(Exception):
@@ -41,14 +41,18 @@ class EventError(Exception):
 @dataclass(frozen=True, slots=True)
 class ProbeContext:
     """Where an event was observed: the program id, the probe's sizes and kind, the autotune
-    config and, for an assumed launch, the note saying what was assumed. A field is None when
-    the emission did not give it (global events have no single program, for example)."""
+    config and, for an assumed launch, the note saying what was assumed; `choice` names the
+    values the probe picked where the code does not establish them (a grid axis of a device
+    property, a constexpr an unreadable autotune list supplies): error and warning findings
+    resting on it are hints (judge.py). A field is None when the emission did not give it
+    (global events have no single program, for example)."""
 
     pid: tuple[int, ...] | None = None
     sizes: str | None = None
     probe: str | None = None
     config: str | None = None
     assumed: str | None = None
+    choice: str | None = None
 
 
 _NO_CONTEXT = ProbeContext()
@@ -463,6 +467,9 @@ class FactSink:
     def __init__(self) -> None:
         self.facts: dict[tuple[str, int], Fact] = {}
         self.seen: set[Any] = set()  # dedupe keys for facts reported once per cause
+        # set by the interpreter for each probe: adds to a fact the values the probe picked
+        # that it rests on (`ProbeContext.choice`)
+        self.stamp: Callable[[Fact], Fact] | None = None
 
     def first_time(self, key: Any) -> bool:
         if key in self.seen:
@@ -471,7 +478,14 @@ class FactSink:
         return True
 
     def add(self, fact: Fact) -> None:
-        self.facts.setdefault(fact.key, fact)
+        if self.stamp is not None:
+            fact = self.stamp(fact)
+        old = self.facts.setdefault(fact.key, fact)
+        if old is not fact and old.probe.choice and fact.probe.choice != old.probe.choice:
+            # seen again under other picked values: it does not rest on the picks that differ
+            again = set((fact.probe.choice or "").split("; "))
+            kept = "; ".join(p for p in old.probe.choice.split("; ") if p in again)
+            self.facts[fact.key] = replace(old, probe=replace(old.probe, choice=kept or None))
 
     def has(self, kind: str) -> bool:
         return any(k[0] == kind for k in self.facts)

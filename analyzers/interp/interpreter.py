@@ -16,6 +16,7 @@ import ast
 import contextlib
 import dataclasses
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -74,6 +75,7 @@ class Interpreter:
         self.helpers = helpers
         self.module_consts = module_consts
         self.sink = sink
+        sink.stamp = _pick_stamp(launch)
         self.int_tensors = int_tensors  # pointer params whose contents are integers (learned)
         self.smap = kernel.smap
         self.mem = MemoryLog()
@@ -251,8 +253,8 @@ class Interpreter:
 
     def finish(self) -> None:
         """After all programs: coverage of outputs (GR001) and reduction coverage (DF003)."""
-        if self.launch.assumed:
-            return
+        if self.launch.assumed or self.launch.grid_chosen:
+            return  # how many programs run is not known: what they cover is not either
         if self.complete and not self.grid_problem:
             judge_output_coverage(self)
         judge_reduction_coverage(self)
@@ -269,3 +271,23 @@ class Interpreter:
     def float_dtype_of(self, t: TensorInfo) -> str:
         d = t.dtype.rstrip("?")
         return d if is_float(d) or d.startswith("int") else "fp16"
+
+
+def _pick_stamp(launch: ProbeLaunch) -> Callable[[Fact], Fact] | None:
+    """What a fact this probe observes rests on, of the values it picked (ProbeLaunch.choices,
+    grid_picks): added to the fact's context, where judge.py reads it."""
+    if not launch.choices and not launch.grid_picks:
+        return None
+
+    def stamp(fact: Fact) -> Fact:
+        pid = fact.probe.pid
+        seen_by = [tuple(pid) if pid is not None else None]
+        other = getattr(fact, "other_pid", None)  # a race's second program (None: the same one)
+        if other is not None:
+            seen_by.append(tuple(other))
+        picks = launch.picks_under(seen_by)
+        if not picks or fact.probe.choice:
+            return fact
+        return dataclasses.replace(fact, probe=dataclasses.replace(fact.probe, choice="; ".join(picks)))
+
+    return stamp

@@ -9,7 +9,8 @@ from typing import Any
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.model.binder_state import BinderState
 from argus.analyzers.model.host import HostEval
-from argus.analyzers.model.host_values import SymInt
+from argus.analyzers.model.host_values import Opaque, SymInt
+from argus.analyzers.model.launch_args import local_value
 
 
 class GridBinding(BinderState):
@@ -80,40 +81,120 @@ class GridBinding(BinderState):
                 if names and not calls and all(isinstance(sub.env.get(n.id), SymInt) for n in names):
                     self.bare_axes.add(i)
 
-    def _grid(self, ev: HostEval, args: dict[str, Any]) -> tuple[tuple[int, int, int], int]:
+    def _grid(
+        self, ev: HostEval, args: dict[str, Any], kargs: dict[str, Any] | None = None
+    ) -> tuple[tuple[int, int, int], int, list[tuple[int, str]]]:
+        """The probe's grid, its number of axes, and the picks it rests on. A value the kernel
+        also receives as an argument takes that argument's probe value (`cdiv(N, B)` with `B`
+        unknown and passed as `BLOCK`: the grid the launch makes with that block); an axis the
+        code does not establish otherwise (a device property, `min(num_sms, tiles)`, a value of
+        a helper the evaluator cannot follow) launches GRID_STAND_IN programs, and the pick is
+        named: coverage is then not judged and findings resting on it are hints."""
         assert self.site is not None
         g = self.site.grid_node
         meta = {k: v for k, v in args.items() if isinstance(v, int | float | bool)}
-        val = ev.expr(g)
-        if isinstance(val, tuple) and val and val[0] == "lambda":
-            lam = val[1]
-            sub = HostEval(self.dims, {}, recording=False)
-            sub.env = dict(val[2])
-            if lam.args.args:
-                sub.env[lam.args.args[0].arg] = meta
-            val = sub.expr(lam.body)
-        elif isinstance(val, tuple) and val and val[0] == "func":
-            fn = val[1]
-            sub = HostEval(self.dims, {}, recording=False)
-            sub.env = dict(ev.env)
-            if fn.args.args:
-                sub.env[fn.args.args[0].arg] = meta
-            ret = None
-            for st in fn.body:
-                if isinstance(st, ast.Return) and st.value is not None:
-                    ret = sub.expr(st.value)
-                    break
-                sub.stmt(st)
-            val = ret
+        shared = _stand_ins_by_identity(kargs or {}, args)
+        val = self._grid_value(ev, g, meta, {})
+        if shared and not _all_ints(val):
+            val = self._grid_value(ev, g, meta, shared)
         if isinstance(val, int) and not isinstance(val, bool):
             val = (val,)
         if isinstance(val, list):
             val = tuple(val)
-        if (
-            not isinstance(val, tuple)
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in val)
-            or not 1 <= len(val) <= 3
-        ):
+        if isinstance(val, Opaque):
+            val = (val,) * _program_axes(self.kernel.func)
+        if not isinstance(val, tuple) or not 1 <= len(val) <= 3:
             raise Unevaluable(f"the grid `{ast.unparse(g)}`")
-        dims = tuple(int(x) for x in val) + (1,) * (3 - len(val))
-        return (dims[0], dims[1], dims[2]), len(val)
+        picks: list[tuple[int, str]] = []
+        axes: list[int] = []
+        for i, x in enumerate(val):
+            if isinstance(x, int) and not isinstance(x, bool):
+                axes.append(int(x))
+            elif isinstance(x, Opaque):
+                axes.append(GRID_STAND_IN)
+                picks.append(
+                    (i, f"grid axis {i} of `{ast.unparse(g)}` ({x.what}) = {GRID_STAND_IN} programs")
+                )
+            else:
+                raise Unevaluable(f"the grid `{ast.unparse(g)}`")
+        dims = tuple(axes) + (1,) * (3 - len(axes))
+        return (dims[0], dims[1], dims[2]), len(axes), picks
+
+    def _grid_value(self, ev: HostEval, g: ast.expr, meta: dict[str, Any], shared: dict[int, int]) -> Any:
+        """The grid expression's value: a tuple, a lambda of META, a local function. `shared`
+        maps unknown values (by identity) to the probe value of the argument they are passed as."""
+        env = _patched(ev.env, shared)
+        top = HostEval(self.dims, {}, recording=False)
+        top.env = env
+        val = top.expr(g) if shared else ev.expr(g)
+        if shared and isinstance(g, ast.Name) and self.site is not None and not _is_callable_grid(val):
+            # `grid = (cdiv(M, BS), 1)` computed earlier: compute it again with the shared values
+            assigned = local_value(self.site, g.id)
+            if assigned is not None:
+                val = top.expr(assigned)
+        if isinstance(val, tuple) and val and val[0] == "lambda":
+            lam = val[1]
+            sub = HostEval(self.dims, {}, recording=False)
+            sub.env = _patched(dict(val[2]), shared)
+            if lam.args.args:
+                sub.env[lam.args.args[0].arg] = meta
+            return sub.expr(lam.body)
+        if isinstance(val, tuple) and val and val[0] == "func":
+            fn = val[1]
+            sub = HostEval(self.dims, {}, recording=False)
+            sub.env = dict(env)
+            if fn.args.args:
+                sub.env[fn.args.args[0].arg] = meta
+            for st in fn.body:
+                if isinstance(st, ast.Return) and st.value is not None:
+                    return sub.expr(st.value)
+                sub.stmt(st)
+            return None
+        return val
+
+
+GRID_STAND_IN = 3  # programs on a grid axis the code does not establish (as other runtime stand-ins)
+
+
+def _is_callable_grid(val: Any) -> bool:
+    return isinstance(val, tuple) and bool(val) and val[0] in ("lambda", "func")
+
+
+def _all_ints(val: Any) -> bool:
+    items = val if isinstance(val, tuple | list) else (val,)
+    return all(isinstance(x, int) and not isinstance(x, bool) for x in items)
+
+
+def _stand_ins_by_identity(kargs: dict[str, Any], args: dict[str, Any]) -> dict[int, int]:
+    """Unknown host values the launch passes to the kernel -> the number the probe gave them."""
+    out: dict[int, int] = {}
+    for name, host in kargs.items():
+        v = args.get(name)
+        if isinstance(host, Opaque) and isinstance(v, int) and not isinstance(v, bool):
+            out[id(host)] = int(v)
+    return out
+
+
+def _patched(env: dict[str, Any], shared: dict[int, int]) -> dict[str, Any]:
+    if not shared:
+        return env
+    return {k: shared.get(id(v), v) if isinstance(v, Opaque) else v for k, v in env.items()}
+
+
+def _program_axes(func: ast.FunctionDef) -> int:
+    """How many grid axes the kernel reads (`tl.program_id(1)`: two); one when it reads none."""
+    return max(program_axes_read(func, ("program_id", "num_programs")), default=0) + 1
+
+
+def program_axes_read(func: ast.FunctionDef, calls: tuple[str, ...]) -> set[int]:
+    """The grid axes the kernel passes to `tl.program_id` / `tl.num_programs` (as named in
+    `calls`); an axis that is not a literal counts as every axis."""
+    out: set[int] = set()
+    for n in ast.walk(func):
+        if isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] in calls:
+            arg = n.args[0] if n.args else next((k.value for k in n.keywords if k.arg == "axis"), None)
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, int) and 0 <= arg.value <= 2:
+                out.add(arg.value)
+            else:
+                out |= {0, 1, 2}
+    return out

@@ -40,6 +40,7 @@ class BinderState:
         self.fixed_runtime: set[str] = set()  # runtime numbers no problem size changes (MB003)
         self._contains_memo: dict[tuple[int, int], bool] = {}
         self._stand_in_bound: set[str] = set()  # bounding parameters with stand-in values (L2)
+        self.picked_params: set[str] = set()  # constexprs the launch leaves to picks (binder_picks.py)
 
     def symbol_name(self, sym: str) -> str:
         """A readable name for a dimension class (`(a.0*topk_ids.1)` -> `(T*top_k)`)."""

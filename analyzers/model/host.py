@@ -115,8 +115,25 @@ class HostEval(HostInvoke, HostCalls):
                 self.env[st.name] = ("func", st)
             elif isinstance(st, ast.Expr):
                 self.expr(st.value)
+            elif isinstance(st, ast.Delete):
+                for t in st.targets:
+                    self.delete(t)
         except (*HOST_ERRORS, RecursionError):
             pass
+
+    def delete(self, target: ast.expr) -> None:
+        """`del shape[axis]` on a list the evaluator holds drops that item (flag-gems builds an
+        output's shape so); any other `del` leaves the name unknown, never its old value."""
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            name = target.value.id
+            held = self.env.get(name)
+            index = self.expr(target.slice)
+            if isinstance(held, list) and isinstance(index, int) and -len(held) <= index < len(held):
+                self.env[name] = held[:index] + held[index + 1 :] if index != -1 else held[:-1]
+            else:
+                self.env[name] = Opaque("del")
+        elif isinstance(target, ast.Name):
+            self.env[target.id] = Opaque("del")
 
     def environment_test(self, test: ast.expr) -> bool:
         """Whether an undecided test asks about the machine, not the problem: it reads only

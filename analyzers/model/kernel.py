@@ -279,6 +279,11 @@ def _str_list(node: ast.expr | None) -> list[str]:
     return []
 
 
+# decorators that take `triton.autotune`'s `configs` and `key` under another name (flag-gems'
+# `libtuner`, which adds tuning strategies and a persistent cache on top)
+AUTOTUNE_WRAPPERS = ("libtuner",)
+
+
 def build_kernel_model(func: ast.FunctionDef, smap: SourceMap, module_consts: dict[str, Any]) -> KernelModel:
     args = func.args
     positional = args.posonlyargs + args.args
@@ -291,7 +296,7 @@ def build_kernel_model(func: ast.FunctionDef, smap: SourceMap, module_consts: di
         if not isinstance(dec, ast.Call):
             continue
         name = ast.unparse(dec.func)
-        if name.endswith("autotune"):
+        if name.endswith("autotune") or name.split(".")[-1] in AUTOTUNE_WRAPPERS:
             cfg_node = (
                 dec.args[0] if dec.args else next((k.value for k in dec.keywords if k.arg == "configs"), None)
             )

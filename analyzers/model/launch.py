@@ -16,6 +16,7 @@ from typing import Any
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.model.binder_assumed import AssumedProbes
 from argus.analyzers.model.binder_grid import GridBinding
+from argus.analyzers.model.binder_picks import SECOND_PICK, PickedValues
 from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
 from argus.analyzers.model.host import HostEval
@@ -31,7 +32,7 @@ from argus.analyzers.model.launcher_reads import (
 )
 
 
-class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
+class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, PickedValues):
     """Builds probe launches for one kernel from its launch site (or assumptions without one)."""
 
     # launcher parameters used as tensors outside any test of them (set with the ranks)
@@ -127,11 +128,12 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
         self._unify_anonymous(ev)
         self.padded_layout = stride_users(self.site)
         kargs = self._kernel_args(ev)
+        self.note_picked_params(kargs)
         self._unify_product_factors()  # after the call's arguments: `t.numel()` is often one
         first_config = (
             self.kernel.autotune.configs[0] if self.kernel.autotune and self.kernel.autotune.configs else None
         )
-        constexpr_env = self._constexpr_env(kargs, first_config)
+        constexpr_env = self._constexpr_env(kargs, {**self._tuned_picks(kargs), **(first_config or {})})
         # sizes passed as constexprs (HEAD_DIM=D) size aranges: keep them powers of two
         for p in self.kernel.params:
             v = kargs.get(p.name)
@@ -231,8 +233,14 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
             test = ev.broken_asserts[0]
             raise Unevaluable(f"a probe size consistent with the launcher's {_refusal(test)}", test)
         kargs = self._kernel_args(ev)
-        args, runtime, tensors = self._to_kernel_values(kargs, config)
-        grid, axes = self._grid(ev, args)
+        second = config is SECOND_PICK
+        config = self.first_config() if second else config
+        picks = self._tuned_picks(kargs, 2 if second else 1)
+        flags = self._flag_picks(kargs, not second)
+        kargs = {**kargs, **flags}
+        args, runtime, tensors = self._to_kernel_values(kargs, {**picks, **(config or {})} or None)
+        grid, axes, grid_picks = self._grid(ev, args, kargs)
+        picked_axes = {axis for axis, _ in grid_picks}
         shown = {}
         for root, v in sizes.items():
             if (root.startswith("_") or "." in root) and root not in self.display:
@@ -251,6 +259,9 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
             grid_span=self.site.smap.span(self.site.grid_node),
             bare_axes=frozenset(self.bare_axes),
             fixed_runtime=frozenset(self.fixed_runtime),
+            choices=self.named_picks(picks, flags),
+            grid_picks=tuple(grid_picks),
+            counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
         )
 
 

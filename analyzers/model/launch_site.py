@@ -53,6 +53,27 @@ class ProbeLaunch:
     sampled: bool = False  # run only edge programs (further autotune configs)
     bare_axes: frozenset[int] = frozenset()  # grid axes that count batch or head indices only
     fixed_runtime: frozenset[str] = frozenset()  # runtime numbers the launcher fixes (literals)
+    # values the probe picked where the code does not establish them, each named ("`BLOCK_M`
+    # (autotune configs not readable) = 32"); findings resting on them are at most hints
+    choices: tuple[str, ...] = ()
+    # grid axes of such a value (axis, its pick named): coverage is not judged, and what a
+    # program other than the first along the axis sees rests on the pick
+    grid_picks: tuple[tuple[int, str], ...] = ()
+    counted_axes: frozenset[int] = frozenset()  # axes whose size the kernel reads (tl.num_programs)
+
+    @property
+    def grid_chosen(self) -> bool:
+        return bool(self.grid_picks)
+
+    def picks_under(self, pids: list[tuple[int, ...] | None]) -> tuple[str, ...]:
+        """The picks an event seen by programs `pids` rests on: every constexpr pick; a grid
+        axis's pick unless each program is the first along it (program 0 runs under any grid)
+        and the kernel does not read the axis's size."""
+        out = list(self.choices)
+        for axis, text in self.grid_picks:
+            if axis in self.counted_axes or any(p is None or len(p) <= axis or p[axis] != 0 for p in pids):
+                out.append(text)
+        return tuple(out)
 
     def describe_sizes(self) -> str:
         return " ".join(f"{k}={v}" for k, v in self.sizes.items())
