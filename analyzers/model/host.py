@@ -19,6 +19,7 @@ from argus.analyzers.errors import HOST_ERRORS
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
+from argus.analyzers.model.host_loops import HostLoops
 from argus.analyzers.model.host_values import (
     TORCH_DTYPES,
     DimClasses,
@@ -32,7 +33,7 @@ from argus.analyzers.model.host_values import (
 from argus.analyzers.model.nodes import subtree
 
 
-class HostEval(HostInvoke, HostCalls):
+class HostEval(HostInvoke, HostLoops, HostCalls):
     """Evaluates host statements; `bind` maps names to host values. Inside a called host
     function (`call_depth` > 0) returns, raises, loops and undecided branches are followed as
     model/host_invoke.py says."""
@@ -106,13 +107,23 @@ class HostEval(HostInvoke, HostCalls):
                     self.machine_branch(st)
                     return
                 if isinstance(c, Opaque):
-                    self.undecided_branch(st)
+                    if self.call_depth == 0:
+                        self.join_branches(st)  # the launcher's own body: both sides, joined
+                    else:
+                        self.undecided_branch(st)
                     return
                 if self.call_depth == 0 and st.body and isinstance(st.body[-1], ast.Raise):
                     self.record_refusal(st, bool(c))
                 self.run_block(st.body if c else st.orelse)
             elif isinstance(st, ast.FunctionDef):
                 self.env[st.name] = ("func", st)
+            elif isinstance(st, ast.For | ast.While):
+                self.run_loop(st)  # (a loop holding the launch is entered by run_block)
+            elif isinstance(st, ast.With):
+                self.run_block(st.body)
+            elif isinstance(st, ast.Try):
+                self.run_block(st.body + st.orelse + st.finalbody)
+                self.forget(list(st.handlers))  # what a handler assigns may or may not hold
             elif isinstance(st, ast.Expr):
                 self.expr(st.value)
         except (*HOST_ERRORS, RecursionError):
@@ -188,6 +199,9 @@ class HostEval(HostInvoke, HostCalls):
             if isinstance(v, tuple | list) and len(v) == len(target.elts):
                 for t, x in zip(target.elts, v, strict=True):
                     self.assign(t, x)
+            elif isinstance(v, Opaque) and v.what.endswith(".saved_tensors") and self.saved_tensor is not None:
+                for t in target.elts:
+                    self.assign(t, self.saved_tensor(t.id) if isinstance(t, ast.Name) else Opaque("unpack"))
             else:
                 for t in target.elts:
                     self.assign(t, Opaque("unpack"))
@@ -202,6 +216,8 @@ class HostEval(HostInvoke, HostCalls):
                     base[key] = v
 
     def record_assert(self, test: ast.expr) -> None:
+        if self.undecided_depth:
+            return  # an assert on a side of an undecided `if` may never run
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             for v in test.values:
                 self.record_assert(v)
@@ -294,12 +310,22 @@ class HostEval(HostInvoke, HostCalls):
         return self.expr(e.body) if c else self.expr(e.orelse)
 
     def e_BoolOp(self, e: ast.BoolOp) -> Any:
-        vals = [self.expr(v) for v in e.values]
-        if any(isinstance(v, Opaque) for v in vals):
-            return Opaque("boolop")
-        if isinstance(e.op, ast.And):
-            return all(vals)
-        return next((v for v in vals if v), vals[-1])
+        """`a and b` / `a or b`, short-circuited as Python does: the first known falsy operand
+        of an `and` (a known truthy one of an `or`) decides it; before it, an unknown operand
+        leaves the value unknown but not its truth (`weight is not None and ...` of a `None`
+        weight is false whatever the rest is)."""
+        deciding = isinstance(e.op, ast.Or)
+        unknown = False
+        last: Any = None
+        for node in e.values:
+            v = self.expr(node)
+            if isinstance(v, Opaque):
+                unknown = True
+                continue
+            if bool(v) == deciding:
+                return deciding if unknown else v
+            last = v
+        return Opaque("boolop") if unknown else last
 
     def e_UnaryOp(self, e: ast.UnaryOp) -> Any:
         v = self.expr(e.operand)
@@ -314,7 +340,11 @@ class HostEval(HostInvoke, HostCalls):
         return ~v
 
     def e_BinOp(self, e: ast.BinOp) -> Any:
-        return self.binop(e.op, self.expr(e.left), self.expr(e.right))
+        a, b = self.expr(e.left), self.expr(e.right)
+        if isinstance(e.op, ast.MatMult) and isinstance(a, HostTensor) and isinstance(b, HostTensor):
+            out = self._product_of(a, b, transposed=False)  # `x @ w`
+            return Opaque("matmul") if out is None else out
+        return self.binop(e.op, a, b)
 
     def e_Compare(self, e: ast.Compare) -> Any:
         left = self.expr(e.left)
@@ -394,6 +424,14 @@ class HostEval(HostInvoke, HostCalls):
         base = self.expr(e.func) if isinstance(e.func, ast.Attribute) else None
         if isinstance(base, tuple) and len(base) == 3 and base[0] == "method":
             out = self.tensor_method(base[1], base[2], args, kwargs)
+        elif (seq := self.sequence_call(fname, args)) is not None and fname not in self.env:
+            out = seq
+        elif fname == "isinstance" and "isinstance" not in self.env:
+            out = self.type_test(args)
+        elif fname == "map" and len(args) >= 2:
+            out = self.mapped(args[0], args[1:])
+        elif isinstance(self.env.get(fname), tuple) and self.env[fname][0] == "lambda" and not kwargs:
+            out = self.apply_lambda(self.env[fname], args)  # `f = lambda x: ...; f(t)`
         else:
             fn = self.callee(fname)
             out = self.invoke(fn, args, kwargs, e) if fn is not None else self.call(fname, args, kwargs, e)
