@@ -225,3 +225,33 @@ def test_a_permutation_the_evaluator_cannot_compute_keeps_rank_and_count_not_ext
     ev = _eval("p = x.permute(order).contiguous()\n", x=_tensor(4, 5, 6), order=Opaque("order"))
     p = ev.env["p"]
     assert isinstance(p, HostTensor) and len(p.shape) == 3 and not p.sized
+
+
+def test_and_or_short_circuit_on_a_known_operand_after_an_unknown_one() -> None:
+    ev = _eval("a = u and 0\nb = u or 3\nc = u and 5\nd = None is not None and w.shape[0] > 2\n", u=Opaque("u"))
+    assert ev.env["a"] is False and ev.env["b"] is True and ev.env["d"] is False
+    assert isinstance(ev.env["c"], Opaque)
+
+
+def test_a_type_test_of_a_value_the_binder_bound_as_a_size_is_an_int() -> None:
+    ev = _eval("a = isinstance(mode, int)\nb = isinstance(x, torch.Tensor)\nc = isinstance(u, str)\n",
+               mode=SymInt(3, "mode"), x=_tensor(4), u=Opaque("u"))
+    assert ev.env["a"] is True and ev.env["b"] is True
+    assert isinstance(ev.env["c"], Opaque)
+
+
+def test_linear_and_matmul_shapes_relate_the_contracted_sizes() -> None:
+    x, w, b = _tensor(3, 5, 8, name="x"), _tensor(16, 8, name="w"), _tensor(8, 4, name="b")
+    ev = _eval("y = F.linear(x, w)\nz = x[0] @ b\n", x=x, w=w, b=b)
+    assert ev.env["y"].shape == [3, 5, 16]
+    assert ev.env["z"].shape == [5, 4]
+    assert ev.dims.find("x.2") == ev.dims.find("w.1")
+
+
+def test_two_sides_that_leave_tensors_of_one_shape_but_other_layouts_give_an_unsized_tensor() -> None:
+    x = _tensor(4, 6)
+    x.strides, x.storage = [12, 2], 99  # a strided view; its `empty_like` copy is contiguous
+    ev = _eval("if mode == 'copy':\n    y = torch.empty_like(x)\nelse:\n    y = x\n", x=x, mode=Opaque("mode"))
+    y = ev.env["y"]
+    assert isinstance(y, HostTensor) and y.shape == [4, 6] and not y.sized
+    assert y.storage != x.storage  # aliasing either side is not known
