@@ -103,6 +103,8 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
                 self.record_assert(st.test)
             elif isinstance(st, ast.If):
                 c = self.expr(st.test)
+                if isinstance(c, KnownTruth):
+                    c = c.truth  # `w is not None and ...` of a `None` w: false, whatever the rest
                 if isinstance(c, Opaque) and self.environment_test(st.test):
                     self.machine_branch(st)
                     return
@@ -303,6 +305,8 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
 
     def e_IfExp(self, e: ast.IfExp) -> Any:
         c = self.expr(e.test)
+        if isinstance(c, KnownTruth):
+            c = c.truth
         if isinstance(c, Opaque):
             if self.call_depth > 0 and not self.environment_test(e.test):
                 return Opaque("ifexp")  # a helper's value is never one side picked blindly
@@ -319,16 +323,20 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
         last: Any = None
         for node in e.values:
             v = self.expr(node)
+            if isinstance(v, KnownTruth) and v.truth == deciding:
+                return v
             if isinstance(v, Opaque):
                 unknown = True
                 continue
             if bool(v) == deciding:
-                return deciding if unknown else v
+                return KnownTruth(deciding) if unknown else v  # its value is unknown, its truth is not
             last = v
         return Opaque("boolop") if unknown else last
 
     def e_UnaryOp(self, e: ast.UnaryOp) -> Any:
         v = self.expr(e.operand)
+        if isinstance(v, KnownTruth) and isinstance(e.op, ast.Not):
+            return not v.truth
         if isinstance(v, Opaque):
             return v
         if isinstance(e.op, ast.USub):
@@ -455,6 +463,15 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
 
 
 _UNBOUND = object()
+
+
+class KnownTruth(Opaque):
+    """`u or 4`, `u and 0` of an unknown `u`: the value is unknown (`u` or the other operand),
+    but whether it is true is known, which is all an `if` or `not` needs."""
+
+    def __init__(self, truth: bool) -> None:
+        super().__init__("boolop")
+        self.truth = truth
 
 
 def _contains(tree: ast.AST, target: ast.AST) -> bool:

@@ -229,8 +229,11 @@ def test_a_permutation_the_evaluator_cannot_compute_keeps_rank_and_count_not_ext
 
 def test_and_or_short_circuit_on_a_known_operand_after_an_unknown_one() -> None:
     ev = _eval("a = u and 0\nb = u or 3\nc = u and 5\nd = None is not None and w.shape[0] > 2\n", u=Opaque("u"))
-    assert ev.env["a"] is False and ev.env["b"] is True and ev.env["d"] is False
-    assert isinstance(ev.env["c"], Opaque)
+    assert ev.env["d"] is False
+    # `u or 3` is true but its value is `u` or 3: unknown as a value, known as a test
+    assert isinstance(ev.env["a"], Opaque) and isinstance(ev.env["b"], Opaque) and isinstance(ev.env["c"], Opaque)
+    tests = _eval("if u or 3:\n    t = 1\nelse:\n    t = 2\nif not (u and 0):\n    f = 1\nelse:\n    f = 2\n", u=Opaque("u"))
+    assert tests.env["t"] == 1 and tests.env["f"] == 1
 
 
 def test_a_type_test_of_a_value_the_binder_bound_as_a_size_is_an_int() -> None:
