@@ -95,6 +95,7 @@ SAME_SHAPE = {
     "masked_fill_",
 }
 LINEAR_NAMES = {"F.linear", "torch.nn.functional.linear", "nn.functional.linear", "functional.linear"}
+ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1, "uint8": 1, "int16": 2, "int32": 4, "int64": 8}
 INTEGRAL = {"int8", "int16", "int32", "int64", "uint8", "bool", "int1"}
 
 
@@ -112,6 +113,8 @@ class HostTensorOps(HostCore):
             return self._broadcast(t, list(shape or kwargs.get("size", ())))
         if name in ("expand_as", "view_as", "reshape_as", "type_as") and args and isinstance(args[0], HostTensor):
             return self._as_other(t, name, args[0])
+        if name == "view" and len(args) == 1 and isinstance(args[0], tuple) and args[0][:1] == ("dtype",):
+            return self._reinterpreted(t, args[0][1])
         if name == "to" and args and isinstance(args[0], HostTensor):
             return self._retyped(t, args[0].dtype, args[0].dtype_known)
         if name == "narrow" and len(args) == 3 and args[1] == 0 and _is_int(args[0]):
@@ -234,6 +237,15 @@ class HostTensorOps(HostCore):
         shape = list(other.shape)
         out = t.view_of(shape, contiguous_strides(shape), list(other.symbols))
         out.sized = t.sized and other.sized
+        return out
+
+    def _reinterpreted(self, t: HostTensor, dtype: str) -> Any:
+        """`x.view(torch.float32)`: the same bytes as another dtype; of one element size the
+        same shape and strides (a view), otherwise not modelled (the last size scales)."""
+        if not t.dtype_known or ELEMENT_BYTES.get(t.dtype) is None or ELEMENT_BYTES.get(t.dtype) != ELEMENT_BYTES.get(dtype):
+            return None
+        out = t.view_of(list(t.shape), list(t.strides), list(t.symbols))
+        out.dtype = dtype
         return out
 
     def _retyped(self, t: HostTensor, dtype: str, known: bool) -> HostTensor:

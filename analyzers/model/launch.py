@@ -73,7 +73,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes):
         ev.saved_tensor = lambda name: self._param_tensor(ev, name, ranks)
         for a, d in pairs:
             name = a.arg
-            if name == "ctx" or (name == "self" and name not in ranks):
+            if name == "ctx" or (name == "self" and name not in ranks and name not in kernel_ptr_args):
                 ev.env[name] = Opaque(name)  # a method's receiver; `self` used as a tensor is one (aten's `relu(self)`)
                 continue
             is_tensor = name in ranks or name in kernel_ptr_args

@@ -163,6 +163,18 @@ def test_an_off_by_one_mask_is_found_through_the_bound_launch(name: str) -> None
     assert {f.code for f in _errors(findings)} & {"MB001", "MB002"}, [f.message for f in findings]
 
 
+def test_aten_self_handed_straight_to_the_kernel_is_a_tensor() -> None:
+    # `uniform_(self, ...)`: `self` only passed to the kernel; a tensor, its extent unstated
+    launcher = """
+def double_(self, n):
+    flat_kernel[(triton.cdiv(n, 128),)](self, self, n, BLOCK=128)
+    return self
+"""
+    findings = _check(launcher, "n")
+    assert [f.message for f in findings if f.code == "AR001"] == []
+    assert _errors(findings) == []
+
+
 def test_a_loop_over_dimensions_the_launcher_is_given_leaves_the_product_unknown() -> None:
     # `dims` is the caller's: the product is not 1 (the value before the loop), it is unknown
     launcher = """
@@ -213,6 +225,14 @@ def test_shapes_of_documented_torch_operations() -> None:
     assert ev.env["b"].shape == [3, 4, 5, 6] and ev.env["b"].strides[0] == 0 and ev.env["b"].strides[2] == 0
     assert ev.env["c"].shape == [4, 1, 12]
     assert ev.env["h"].shape == [2, 1, 6] and ev.env["h"].strides == x.strides
+
+
+def test_a_view_as_a_dtype_of_the_same_element_size_keeps_the_layout() -> None:
+    x = _tensor(4, 6)
+    x.dtype, x.dtype_known = "int32", True
+    ev = _eval("f = x.view(torch.float32)\nh = x.view(torch.float16)\n", x=x)
+    assert ev.env["f"].shape == [4, 6] and ev.env["f"].dtype == "fp32"
+    assert isinstance(ev.env["h"], Opaque)  # half the element size: the last size doubles (not modelled)
 
 
 def test_an_axis_that_is_a_probe_size_is_not_an_axis() -> None:
