@@ -58,8 +58,10 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
 
     def _enter_containing(self, st: ast.stmt, target: ast.AST) -> bool:
         if isinstance(st, ast.If):
-            branch = st.body if any(self.contains(s, target) for s in st.body) else st.orelse
-            return self.run_block(branch, target)
+            inside = any(self.contains(s, target) for s in st.body)
+            if inside and _size_fixed_by(st.test):
+                self.record_assert(st.test)  # `if hc == 4: kernel[...]`: launched only at hc == 4
+            return self.run_block(st.body if inside else st.orelse, target)
         if isinstance(st, ast.With | ast.Try):
             return self.run_block(st.body, target)
         if isinstance(st, ast.For):
@@ -487,6 +489,16 @@ __all__ = [
     "contiguous_strides",
     "dotted_name",
 ]
+
+
+def _size_fixed_by(test: ast.expr) -> bool:
+    """`n == 4` / `4 == n`: a test fixing one value at a literal (the launch inside holds it)."""
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and sum(isinstance(x, ast.Constant) and type(x.value) is int for x in (test.left, test.comparators[0])) == 1
+    )
 
 
 def _sizes_differ(a: Any, b: Any) -> bool:

@@ -278,3 +278,19 @@ def test_two_sides_that_leave_tensors_of_one_shape_but_other_layouts_give_an_uns
     y = ev.env["y"]
     assert isinstance(y, HostTensor) and y.shape == [4, 6] and not y.sized
     assert y.storage != x.storage  # aliasing either side is not known
+
+
+def test_a_launch_under_an_equality_with_a_literal_is_probed_at_that_value() -> None:
+    # `if hc == 4:` before a kernel specialised for 4: the probe never picks another hc
+    launcher = """
+def double(x):
+    n, hc = x.shape
+    out = torch.empty_like(x)
+    if hc == 4:
+        flat_kernel[(triton.cdiv(n * 4, 128),)](x, out, n * 4, BLOCK=128)
+    return out
+"""
+    findings = _check(launcher, "n")
+    assert [f.message for f in findings if f.code == "AR001"] == []
+    assert _errors(findings) == []
+    assert {f.code for f in _errors(_check(launcher, "n + 1"))} & {"MB001", "MB002"}
