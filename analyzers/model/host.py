@@ -19,6 +19,7 @@ from argus.analyzers.errors import HOST_ERRORS
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
+from argus.analyzers.model.host_loops import HostLoops
 from argus.analyzers.model.host_values import (
     TORCH_DTYPES,
     DimClasses,
@@ -32,7 +33,7 @@ from argus.analyzers.model.host_values import (
 from argus.analyzers.model.nodes import subtree
 
 
-class HostEval(HostInvoke, HostCalls):
+class HostEval(HostInvoke, HostLoops, HostCalls):
     """Evaluates host statements; `bind` maps names to host values. Inside a called host
     function (`call_depth` > 0) returns, raises, loops and undecided branches are followed as
     model/host_invoke.py says."""
@@ -57,8 +58,10 @@ class HostEval(HostInvoke, HostCalls):
 
     def _enter_containing(self, st: ast.stmt, target: ast.AST) -> bool:
         if isinstance(st, ast.If):
-            branch = st.body if any(self.contains(s, target) for s in st.body) else st.orelse
-            return self.run_block(branch, target)
+            inside = any(self.contains(s, target) for s in st.body)
+            if inside and _size_fixed_by(st.test):
+                self.record_assert(st.test)  # `if hc == 4: kernel[...]`: launched only at hc == 4
+            return self.run_block(st.body if inside else st.orelse, target)
         if isinstance(st, ast.With | ast.Try):
             return self.run_block(st.body, target)
         if isinstance(st, ast.For):
@@ -102,17 +105,29 @@ class HostEval(HostInvoke, HostCalls):
                 self.record_assert(st.test)
             elif isinstance(st, ast.If):
                 c = self.expr(st.test)
+                if isinstance(c, KnownTruth):
+                    c = c.truth  # `w is not None and ...` of a `None` w: false, whatever the rest
                 if isinstance(c, Opaque) and self.environment_test(st.test):
                     self.machine_branch(st)
                     return
                 if isinstance(c, Opaque):
-                    self.undecided_branch(st)
+                    if self.call_depth == 0:
+                        self.join_branches(st)  # the launcher's own body: both sides, joined
+                    else:
+                        self.undecided_branch(st)
                     return
                 if self.call_depth == 0 and st.body and isinstance(st.body[-1], ast.Raise):
                     self.record_refusal(st, bool(c))
                 self.run_block(st.body if c else st.orelse)
             elif isinstance(st, ast.FunctionDef):
                 self.env[st.name] = ("func", st)
+            elif isinstance(st, ast.For | ast.While):
+                self.run_loop(st)  # (a loop holding the launch is entered by run_block)
+            elif isinstance(st, ast.With):
+                self.run_block(st.body)
+            elif isinstance(st, ast.Try):
+                self.run_block(st.body + st.orelse + st.finalbody)
+                self.forget(list(st.handlers))  # what a handler assigns may or may not hold
             elif isinstance(st, ast.Expr):
                 self.expr(st.value)
             elif isinstance(st, ast.Delete):
@@ -205,6 +220,9 @@ class HostEval(HostInvoke, HostCalls):
             if isinstance(v, tuple | list) and len(v) == len(target.elts):
                 for t, x in zip(target.elts, v, strict=True):
                     self.assign(t, x)
+            elif isinstance(v, Opaque) and v.what.endswith(".saved_tensors") and self.saved_tensor is not None:
+                for t in target.elts:
+                    self.assign(t, self.saved_tensor(t.id) if isinstance(t, ast.Name) else Opaque("unpack"))
             else:
                 for t in target.elts:
                     self.assign(t, Opaque("unpack"))
@@ -219,6 +237,8 @@ class HostEval(HostInvoke, HostCalls):
                     base[key] = v
 
     def record_assert(self, test: ast.expr) -> None:
+        if self.undecided_depth:
+            return  # an assert on a side of an undecided `if` may never run
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
             for v in test.values:
                 self.record_assert(v)
@@ -304,6 +324,8 @@ class HostEval(HostInvoke, HostCalls):
 
     def e_IfExp(self, e: ast.IfExp) -> Any:
         c = self.expr(e.test)
+        if isinstance(c, KnownTruth):
+            c = c.truth
         if isinstance(c, Opaque):
             if self.call_depth > 0 and not self.environment_test(e.test):
                 return Opaque("ifexp")  # a helper's value is never one side picked blindly
@@ -311,15 +333,29 @@ class HostEval(HostInvoke, HostCalls):
         return self.expr(e.body) if c else self.expr(e.orelse)
 
     def e_BoolOp(self, e: ast.BoolOp) -> Any:
-        vals = [self.expr(v) for v in e.values]
-        if any(isinstance(v, Opaque) for v in vals):
-            return Opaque("boolop")
-        if isinstance(e.op, ast.And):
-            return all(vals)
-        return next((v for v in vals if v), vals[-1])
+        """`a and b` / `a or b`, short-circuited as Python does: the first known falsy operand
+        of an `and` (a known truthy one of an `or`) decides it; before it, an unknown operand
+        leaves the value unknown but not its truth (`weight is not None and ...` of a `None`
+        weight is false whatever the rest is)."""
+        deciding = isinstance(e.op, ast.Or)
+        unknown = False
+        last: Any = None
+        for node in e.values:
+            v = self.expr(node)
+            if isinstance(v, KnownTruth) and v.truth == deciding:
+                return v
+            if isinstance(v, Opaque):
+                unknown = True
+                continue
+            if bool(v) == deciding:
+                return KnownTruth(deciding) if unknown else v  # its value is unknown, its truth is not
+            last = v
+        return Opaque("boolop") if unknown else last
 
     def e_UnaryOp(self, e: ast.UnaryOp) -> Any:
         v = self.expr(e.operand)
+        if isinstance(v, KnownTruth) and isinstance(e.op, ast.Not):
+            return not v.truth
         if isinstance(v, Opaque):
             return v
         if isinstance(e.op, ast.USub):
@@ -331,7 +367,11 @@ class HostEval(HostInvoke, HostCalls):
         return ~v
 
     def e_BinOp(self, e: ast.BinOp) -> Any:
-        return self.binop(e.op, self.expr(e.left), self.expr(e.right))
+        a, b = self.expr(e.left), self.expr(e.right)
+        if isinstance(e.op, ast.MatMult) and isinstance(a, HostTensor) and isinstance(b, HostTensor):
+            out = self._product_of(a, b, transposed=False)  # `x @ w`
+            return Opaque("matmul") if out is None else out
+        return self.binop(e.op, a, b)
 
     def e_Compare(self, e: ast.Compare) -> Any:
         left = self.expr(e.left)
@@ -411,6 +451,14 @@ class HostEval(HostInvoke, HostCalls):
         base = self.expr(e.func) if isinstance(e.func, ast.Attribute) else None
         if isinstance(base, tuple) and len(base) == 3 and base[0] == "method":
             out = self.tensor_method(base[1], base[2], args, kwargs)
+        elif (seq := self.sequence_call(fname, args)) is not None and fname not in self.env:
+            out = seq
+        elif fname == "isinstance" and "isinstance" not in self.env:
+            out = self.type_test(args)
+        elif fname == "map" and len(args) >= 2:
+            out = self.mapped(args[0], args[1:])
+        elif isinstance(self.env.get(fname), tuple) and self.env[fname][0] == "lambda" and not kwargs:
+            out = self.apply_lambda(self.env[fname], args)  # `f = lambda x: ...; f(t)`
         else:
             fn = self.callee(fname)
             out = self.invoke(fn, args, kwargs, e) if fn is not None else self.call(fname, args, kwargs, e)
@@ -441,6 +489,15 @@ class HostEval(HostInvoke, HostCalls):
 _UNBOUND = object()
 
 
+class KnownTruth(Opaque):
+    """`u or 4`, `u and 0` of an unknown `u`: the value is unknown (`u` or the other operand),
+    but whether it is true is known, which is all an `if` or `not` needs."""
+
+    def __init__(self, truth: bool) -> None:
+        super().__init__("boolop")
+        self.truth = truth
+
+
 def _contains(tree: ast.AST, target: ast.AST) -> bool:
     return any(n is target for n in subtree(tree))
 
@@ -454,6 +511,16 @@ __all__ = [
     "contiguous_strides",
     "dotted_name",
 ]
+
+
+def _size_fixed_by(test: ast.expr) -> bool:
+    """`n == 4` / `4 == n`: a test fixing one value at a literal (the launch inside holds it)."""
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and sum(isinstance(x, ast.Constant) and type(x.value) is int for x in (test.left, test.comparators[0])) == 1
+    )
 
 
 def _sizes_differ(a: Any, b: Any) -> bool:

@@ -7,7 +7,7 @@ import ast
 import math
 from typing import Any
 
-from argus.analyzers.model.host_core import HostCore
+from argus.analyzers.model.host_tensor_ops import HostTensorOps
 from argus.analyzers.model.host_values import (
     HostTensor,
     Opaque,
@@ -20,12 +20,15 @@ from argus.analyzers.model.host_values import (
 NEW_TENSOR_METHODS = {"new_empty": "empty", "new_zeros": "zeros", "new_ones": "ones", "new_full": "full"}
 
 
-class HostCalls(HostCore):
+class HostCalls(HostTensorOps):
     """The calls and tensor methods the host evaluator models; anything else is opaque."""
 
     def call(self, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
         last = fname.split(".")[-1]
         try:
+            shaped = self.shaped_call(fname, args, kwargs)
+            if shaped is not None:
+                return shaped
             if last == "cdiv" and len(args) == 2 and _ints(args):
                 return self.binop(
                     ast.FloorDiv(), self.binop(ast.Sub(), self.binop(ast.Add(), args[0], args[1]), 1), args[1]
@@ -86,17 +89,9 @@ class HostCalls(HostCore):
             if fname in ("tl.constexpr", "triton.language.constexpr", "triton.Config"):
                 # `tl.constexpr(0)`: the number it wraps
                 return args[0] if len(args) == 1 and last == "constexpr" else Opaque(fname)
-            if (
-                last == "from_tensor"
-                and "TensorDescriptor" in fname
-                and args
-                and isinstance(args[0], HostTensor)
-            ):
-                block = args[1] if len(args) > 1 else kwargs.get("block_shape")
-                return ("desc", args[0], list(block) if isinstance(block, tuple | list) else block)
-            if last == "TensorDescriptor" and args and isinstance(args[0], HostTensor):
-                block = kwargs.get("block_shape", args[3] if len(args) > 3 else None)
-                return ("desc", args[0], list(block) if isinstance(block, tuple | list) else block)
+            desc = _descriptor(fname, args, kwargs)
+            if desc is not None:
+                return desc
             if fname in self.env and isinstance(self.env[fname], tuple) and self.env[fname][0] == "func":
                 return Opaque("local function")
         except (ArithmeticError, TypeError, ValueError, OverflowError):
@@ -140,6 +135,10 @@ class HostCalls(HostCore):
 
     def tensor_method(self, t: HostTensor, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         rank = len(t.shape)
+        if name != "permute":
+            shaped = self.shaped_method(t, name, args, kwargs)
+            if shaped is not None:
+                return shaped
         if name in NEW_TENSOR_METHODS:
             return self.new_like_receiver(t, NEW_TENSOR_METHODS[name], args, kwargs)
         if name == "stride":
@@ -206,6 +205,8 @@ class HostCalls(HostCore):
             return list(t.strides) == contiguous_strides(t.shape)
         if name == "storage_offset":
             return 0
+        if name == "permute" and any(isinstance(a, Opaque) for a in args):
+            return self.shaped_method(t, name, args, kwargs)  # an order the evaluator cannot compute
         return Opaque(f"tensor.{name}")
 
 
@@ -236,6 +237,15 @@ class HostCalls(HostCore):
                 dim += 1
             elif isinstance(x, int) and not isinstance(x, bool) and x == 0 and t.shape[dim] > 0:
                 dim += 1  # the first position: no offset
+            elif _leading_slice(x):
+                # `idx[:n]`: the first min(n, size) positions, from the first element (no offset)
+                part = self._first_n(t.view_of([t.shape[dim]], [t.strides[dim]], [t.symbols[dim]]), 0, x.stop)
+                if part is None:
+                    return Opaque("tensor index")
+                shape.append(part.shape[0])
+                strides.append(t.strides[dim])
+                syms.append(part.symbols[0])
+                dim += 1
             else:
                 return Opaque("tensor index")
         return t.view_of(shape, strides, syms)
@@ -261,6 +271,33 @@ class HostCalls(HostCore):
         if inferred and any(self.dims.find(s) in self.free_roots for s in t.symbols):
             out.sized = False  # `-1` from a total nothing established: its extent is unknown
         return out
+
+def _descriptor(fname: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """A host-side TensorDescriptor: `TensorDescriptor.from_tensor(x, block)` (or its keywords
+    `tensor=`, `block_shape=`) and `TensorDescriptor(x, shape, strides, block_shape)`."""
+    last = fname.rpartition(".")[2]
+    covered = args[0] if args else kwargs.get("tensor")
+    if "TensorDescriptor" not in fname or not isinstance(covered, HostTensor):
+        return None
+    if last == "from_tensor":
+        block = args[1] if len(args) > 1 else kwargs.get("block_shape")
+    elif last == "TensorDescriptor" and args:
+        block = kwargs.get("block_shape", args[3] if len(args) > 3 else None)
+    else:
+        return None
+    return ("desc", covered, list(block) if isinstance(block, tuple | list) else block)
+
+
+def _leading_slice(x: Any) -> bool:
+    """`[:n]` or `[0:n]` (step 1): a slice that starts at the first position."""
+    return (
+        isinstance(x, slice)
+        and x.start in (None, 0)
+        and x.step in (None, 1)
+        and isinstance(x.stop, int)
+        and not isinstance(x.stop, bool)
+    )
+
 
 def _ints(xs: list[Any]) -> bool:
     return all(isinstance(x, int) and not isinstance(x, bool) for x in xs)

@@ -4,6 +4,7 @@ host tensors, and binary operations that keep track of the dimension class a siz
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 from argus.analyzers.interp.budget import oversized_result
@@ -35,6 +36,9 @@ class HostCore:
         # host functions being called (model/host_invoke.py): nesting, and calls left to make
         self.call_depth = 0
         self.calls_left = MAX_CALLS
+        # `q, k = ctx.saved_tensors`: the binder makes each saved tensor as it makes a
+        # parameter tensor (None: they stay opaque)
+        self.saved_tensor: Callable[[str], Any] | None = None
 
     # ---- sizes -----------------------------------------------------------------------------
     def dim(self, sym: str) -> SymInt:

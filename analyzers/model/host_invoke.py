@@ -157,8 +157,11 @@ class HostInvoke:
         if isinstance(st, ast.For | ast.While | ast.AsyncFor):
             if exits(st.body + st.orelse):
                 raise UnknownResult
-            for n in stored_names([st]):
-                self.env[n] = Opaque("loop")
+            if isinstance(st, ast.AsyncFor):
+                for n in stored_names([st]):
+                    self.env[n] = Opaque("loop")
+            else:
+                self.run_loop(st)  # type: ignore[attr-defined]  # known items one by one, else unknown names
             return True
         if isinstance(st, ast.With | ast.AsyncWith):
             self.run_function(st.body)
@@ -176,5 +179,4 @@ class HostInvoke:
             return
         if exits(st.body) or exits(st.orelse):
             raise UnknownResult
-        for n in stored_names(st.body + st.orelse):
-            self.env[n] = Opaque("branch")
+        self.join_branches(st)  # type: ignore[attr-defined]  # names the sides leave different: unknown

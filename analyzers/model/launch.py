@@ -71,10 +71,11 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
         pairs = list(zip(args, defaults, strict=True)) + list(
             zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True)
         )
+        ev.saved_tensor = lambda name: self._param_tensor(ev, name, ranks)
         for a, d in pairs:
             name = a.arg
-            if name in ("self", "ctx"):
-                ev.env[name] = Opaque(name)
+            if name == "ctx" or (name == "self" and name not in ranks and name not in kernel_ptr_args):
+                ev.env[name] = Opaque(name)  # a method's receiver; `self` used as a tensor is one (aten's `relu(self)`)
                 continue
             is_tensor = name in ranks or name in kernel_ptr_args
             if isinstance(d, ast.Constant) and d.value is None and name in self._unguarded:
@@ -83,17 +84,21 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
                 ev.env[name] = ev.expr(d)
                 continue
             if is_tensor:
-                rank = ranks.get(name, 1)
-                shape = [ev.dim(f"{name}.{i}") for i in range(rank)]
-                t = ev.new_tensor(shape, "fp16", name, False)
-                # a tensor read only as `v.shape[-1]` has a rank the launcher does not give:
-                # its extents are not judged (no bound stands on a guessed rank)
-                t.sized = name in ranks and name not in self._rank_unknown
-                if self.sizes_known() and name in self.padded_layout:
-                    t.strides = padded_strides(t.shape)
-                ev.env[name] = t
+                ev.env[name] = self._param_tensor(ev, name, ranks)
             elif d is None:
                 ev.env[name] = ev.dim(name)
+
+    def _param_tensor(self, ev: HostEval, name: str, ranks: dict[str, int]) -> HostTensor:
+        """The host tensor a launcher parameter (or a tensor `ctx.saved_tensors` gives) is."""
+        rank = ranks.get(name, 1)
+        shape = [ev.dim(f"{name}.{i}") for i in range(rank)]
+        t = ev.new_tensor(shape, "fp16", name, False)
+        # a tensor read only as `v.shape[-1]` has a rank the launcher does not give:
+        # its extents are not judged (no bound stands on a guessed rank)
+        t.sized = name in ranks and name not in self._rank_unknown
+        if self.sizes_known() and name in self.padded_layout:
+            t.strides = padded_strides(t.shape)
+        return t
 
     def _run_host(self, sizes: dict[str, int] | None) -> HostEval:
         assert self.site is not None

@@ -56,7 +56,7 @@ def tensor_param_ranks(
     launcher may raise a parameter's rank (never lower it); parameters whose shapes are
     compared equal share the larger rank. `back_only` collects the parameters whose only
     rank evidence is an index from the back (`v.shape[-1]`): their rank is unknown."""
-    names = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    names = {a.arg for a in func.args.args + func.args.kwonlyargs} | set(saved_tensor_names(func))
     ranks: dict[str, int] = {}  # from unpacking and comparisons: the whole shape is written out
     front: dict[str, int] = {}  # dimensions counted from the front (`x.shape[2]`: 3)
     back: dict[str, int] = {}  # dimensions counted from the back (`x.shape[-1]`: 1)
@@ -91,6 +91,10 @@ def tensor_param_ranks(
         bounded_below |= {
             name for name in front if name not in related and seen.get(name) != set(range(front[name]))
         }
+        # a saved tensor read as `exp_buf.size(0)` alone: nothing says it has no more
+        # dimensions (liger's `[BT, V]` buffer of the forward); only a written-out shape does
+        written = {name for pair in same for name in pair} | set(ranks)
+        bounded_below |= {name for name in saved_tensor_names(func) if name in front and name not in written}
     for name in sorted(used | set(front) | set(back) | set(ranks)):
         ranks[name] = max(ranks.get(name, 1 if name in used else 0), _indexed_rank(name, ranks, front, back))
     for _ in range(3):
@@ -99,6 +103,23 @@ def tensor_param_ranks(
             if r:
                 ranks[a] = ranks[b] = r
     return ranks
+
+
+def saved_tensor_names(func: ast.FunctionDef) -> list[str]:
+    """`q, k, v = ctx.saved_tensors` in an autograd `backward`: the tensors the forward saved,
+    which the launcher knows no more about than about its parameters (their ranks come from
+    their uses, their sizes are the problem's)."""
+    out: list[str] = []
+    for n in subtree(func):
+        if (
+            isinstance(n, ast.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Tuple | ast.List)
+            and isinstance(n.value, ast.Attribute)
+            and n.value.attr == "saved_tensors"
+        ):
+            out += [t.id for t in n.targets[0].elts if isinstance(t, ast.Name) and t.id not in out]
+    return out
 
 
 def _like_copies(func: ast.FunctionDef) -> list[tuple[str, str]]:
