@@ -26,7 +26,7 @@ from typing import Any
 
 from argus.analyzers.errors import Unevaluable
 
-DEFAULT_KERNEL_TIMEOUT = 10.0  # seconds of interpretation per kernel
+DEFAULT_KERNEL_TIMEOUT = 10.0  # CPU seconds of interpretation per kernel
 TRITON_MAX_NUMEL = 1 << 20  # Triton refuses a tensor of more elements (TRITON_MAX_TENSOR_NUMEL)
 
 MAX_INT_BITS = 4096  # a host integer wider than this is no size, stride or grid: refused
@@ -84,11 +84,12 @@ YIELD_EVERY_S = 0.002  # how long one thread interprets before it lets other thr
 
 
 class _Yields(threading.local):
-    """Per thread: when it next yields, and how long it has spent paused (class defaults: read
-    as plain attributes on every statement, which `getattr(..., default)` made slower)."""
+    """Per thread: when it next yields (monotonic) and the CPU time it had used at its last yield
+    point (class defaults: read as plain attributes on every statement, which `getattr(...,
+    default)` made slower)."""
 
     next = 0.0
-    paused = 0.0
+    spent = 0.0
 
 
 _yields = _Yields()
@@ -109,7 +110,8 @@ def pausing(pause: Callable[[], None] | None) -> Iterator[None]:
 
 
 def over_time(deadline: float) -> bool:
-    """Whether the kernel is past its deadline; also the interpreter's yield point.
+    """Whether the kernel is past its deadline (on `work_clock`); also the interpreter's yield
+    point.
 
     A thread that interprets holds the GIL nearly all the time. CPython hands the GIL to a waiting
     thread only after the switch interval, and restarts that wait whenever the GIL passes between
@@ -118,33 +120,34 @@ def over_time(deadline: float) -> bool:
     whole budget). `time.sleep(0)` releases the GIL and lets a waiter in at once: one system call
     per 2 ms of interpretation. It is made only where another thread exists: on a loaded machine
     the call also hands the core to another process for its time slice, which doubled the
-    wall-clock time of a single-threaded CLI check for nothing."""
-    now = time.monotonic()
+    wall-clock time of a single-threaded CLI check for nothing. The CPU clock is read only at these
+    yield points (it is a system call, the monotonic clock is not), so a kernel stops at most 2 ms
+    past its budget."""
     state = _yields
-    if now >= state.next:
-        state.next = now + YIELD_EVERY_S
+    if time.monotonic() >= state.next:
         pause_now()
         if threading.active_count() > 1:  # (alone, there is no one to hand the GIL to)
             time.sleep(0)
-        now = time.monotonic()
-    return now - state.paused > deadline
+        state.next = time.monotonic() + YIELD_EVERY_S
+        state.spent = work_clock()
+    return state.spent > deadline
 
 
 def pause_now() -> None:
-    """Call the pause `pausing` set, if any; the time it waits is not the kernel's: the clock
-    deadlines are measured on (`work_clock`) stops meanwhile, so a check that paused for hovers
-    does not end in "budget exceeded" where one that did not would not."""
+    """Call the pause `pausing` set, if any. The thread waits there without running, so the time
+    it waits is not charged to the kernel (`work_clock` counts CPU time): a check that paused for
+    hovers does not end in "budget exceeded" where one that did not would not."""
     pause = _PAUSE.get()
-    if pause is None:
-        return
-    before = time.monotonic()
-    pause()
-    _yields.paused += time.monotonic() - before
+    if pause is not None:
+        pause()
 
 
 def work_clock() -> float:
-    """This thread's monotonic time less the time it spent paused (`pause_now`)."""
-    return time.monotonic() - _yields.paused
+    """This thread's CPU time, the clock kernel budgets are measured on. Wall-clock time made the
+    verdict depend on the machine's load: with a dozen processes on two cores, kernels that need
+    2 s of CPU ran past a 10 s budget and turned into AR001, so the same file gave different
+    results on a busy CI runner than on a laptop."""
+    return time.thread_time()
 
 
 def time_exceeded(limit: float, node: Any = None) -> BudgetExceeded:
