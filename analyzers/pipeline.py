@@ -133,20 +133,30 @@ def describe_at(
     where each kernel's trace is kept (the language server's), so that hovers after the first
     in a kernel only look up."""
     source = _as_bytes(text)
-    tree = tree or parse(source)
-    node = tree.root_node.descendant_for_byte_range(byte_offset, byte_offset)
-    if node is None or node.type != "identifier":
+    found = identifier_in_kernel(source, byte_offset, tree)
+    if found is None:
         return None
-    view = build_module_view(source, tree)
-    site = next((s for s in view.sites if s.node.start_byte <= byte_offset < s.node.end_byte), None)
-    if site is None:
-        return None
+    node, view, site = found
     name = node.text.decode("utf-8", "replace") if node.text else ""
     traced = trace_kernel(view, site, name, node.start_point[0], memo)
     if traced is None:
         return None
     value, sizes, pid = traced
     return describe_value(name, value, sizes, pid)
+
+
+def identifier_in_kernel(
+    source: bytes, byte_offset: int, tree: Tree | None = None
+) -> tuple[Node, ModuleView, KernelSite] | None:
+    """The identifier at `byte_offset`, the module view and the kernel it lies in; None when the
+    offset is not on a name inside a kernel (what every hover asks first)."""
+    tree = tree or parse(source)
+    node = tree.root_node.descendant_for_byte_range(byte_offset, byte_offset)
+    if node is None or node.type != "identifier":
+        return None
+    view = build_module_view(source, tree)
+    site = next((s for s in view.sites if s.node.start_byte <= byte_offset < s.node.end_byte), None)
+    return None if site is None else (node, view, site)
 
 
 #: told, after each analyzed kernel but the last, the findings so far and the kernels still to do

@@ -28,48 +28,6 @@ from typing import Any
 from argus.analyzers.model.host_core import HostCore
 from argus.analyzers.model.host_values import HostTensor, SymInt, contiguous_strides
 
-# `torch.f(x, ...)` spelled as the method `x.f(...)`: the same shape rules
-TORCH_FUNCTION_FORMS = {
-    "reshape",
-    "transpose",
-    "permute",
-    "squeeze",
-    "unsqueeze",
-    "flatten",
-    "ravel",
-    "clone",
-    "t",
-    "broadcast_to",
-    "narrow",
-    "sum",
-    "mean",
-    "amax",
-    "amin",
-    "prod",
-    "argmax",
-    "argmin",
-    "max",
-    "min",
-    "all",
-    "any",
-    "logsumexp",
-    "sort",
-    "topk",
-    "cumsum",
-    "cumprod",
-    "abs",
-    "neg",
-    "exp",
-    "log",
-    "sqrt",
-    "rsqrt",
-    "sigmoid",
-    "tanh",
-    "relu",
-    "sign",
-    "clamp",
-    "masked_fill",
-}
 REDUCTIONS = {"sum", "mean", "amax", "amin", "prod", "argmax", "argmin", "max", "min", "all", "any", "logsumexp"}
 SAME_SHAPE = {
     "cumsum",
@@ -94,6 +52,12 @@ SAME_SHAPE = {
     "clamp_",
     "masked_fill_",
 }
+# `torch.f(x, ...)` spelled as the method `x.f(...)`: the same shape rules (in-place methods
+# have no function form)
+LAYOUT_FORMS = {"reshape", "transpose", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "clone", "t"}
+TORCH_FUNCTION_FORMS = (
+    LAYOUT_FORMS | {"broadcast_to", "narrow", "sort", "topk"} | REDUCTIONS | {n for n in SAME_SHAPE if not n.endswith("_")}
+)
 LINEAR_NAMES = {"F.linear", "torch.nn.functional.linear", "nn.functional.linear", "functional.linear"}
 ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1, "uint8": 1, "int16": 2, "int32": 4, "int64": 8}
 INTEGRAL = {"int8", "int16", "int32", "int64", "uint8", "bool", "int1"}

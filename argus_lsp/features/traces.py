@@ -22,9 +22,9 @@ from typing import Any, Protocol
 
 from argus.analyzers import KernelCache
 from argus.analyzers.describe import describe_value
-from argus.analyzers.frontend.parse import parse
 from argus.analyzers.frontend.queries import KernelSite
 from argus.analyzers.module_view import ModuleView, build_module_view
+from argus.analyzers.pipeline import identifier_in_kernel
 from argus.analyzers.trace import KernelTrace, trace_kernel, trace_key
 from tree_sitter import Tree
 
@@ -98,14 +98,10 @@ def kernel_traces(source: bytes, tree: Tree, skip: Container[str]) -> Iterator[t
 def describe(source: bytes, offset: int, tree: Tree | None, memo: KernelCache) -> str | None:
     """Markdown for the kernel variable at byte `offset`, from `memo`'s trace of its kernel when
     there is one, else from one interpretation kept there for the next hover."""
-    tree = tree or parse(source)
-    node = tree.root_node.descendant_for_byte_range(offset, offset)
-    if node is None or node.type != "identifier":
+    found = identifier_in_kernel(source, offset, tree)
+    if found is None:
         return None
-    view = build_module_view(source, tree)
-    site = next((s for s in view.sites if s.node.start_byte <= offset < s.node.end_byte), None)
-    if site is None:
-        return None
+    node, view, site = found
     key = trace_key(view, site)
     trace: Trace | None = memo.get(key)
     if trace is None:
