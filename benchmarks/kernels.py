@@ -61,6 +61,23 @@ def quick_bench(fn: Callable[[], object]) -> float:
     return float(triton.testing.do_bench(fn, warmup=10, rep=40, return_mode="median"))
 
 
+def gemm_sweep_inputs(sw: object, m: int, n: int, k: int) -> tuple:
+    """One GEMM shape of an exploration sweep (kernels_explore*.py): its label, a rotation of fresh
+    inputs (so timing does not run from a warm L2), the first inputs and their reference product,
+    and the cuBLAS baseline in ms, already recorded in `sw` (a `Sweep`)."""
+
+    def make() -> tuple:
+        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
+                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
+
+    shape = f"{m}x{n}x{k}"
+    nxt = rotation(make, 2 * (m * k + k * n + m * n))
+    a, b = make()
+    base = quick_bench(lambda: torch.matmul(*nxt()))
+    sw.record("gemm", shape, "cuBLAS", base, 0.0, "baseline", base)  # type: ignore[attr-defined]
+    return shape, nxt, a, b, torch.matmul(a, b), base
+
+
 def bench_graph(fn: Callable[[], object]) -> float | None:
     """Median milliseconds of CUDA-graph replays: the kernels' time without Python launch overhead."""
     try:

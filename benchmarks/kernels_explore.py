@@ -31,7 +31,7 @@ from argus.knowledge.kernels import attention as attn_mod  # noqa: E402
 from argus.knowledge.kernels import gemm as gemm_mod  # noqa: E402
 from argus.knowledge.kernels import moe as moe_mod  # noqa: E402
 
-from benchmarks.kernels import L2_BYTES, quick_bench, rel_err, rotation, torch_moe  # noqa: E402
+from benchmarks.kernels import L2_BYTES, gemm_sweep_inputs, quick_bench, rel_err, rotation, torch_moe  # noqa: E402
 from benchmarks.kernels_explore_host import HOST_SWEEPS  # noqa: E402
 
 
@@ -110,16 +110,7 @@ def sweep_gemm(sw: Sweep) -> None:
 
 
 def _gemm_shape(sw: Sweep, m: int, n: int, k: int, sms: int) -> None:
-    def make(m=m, n=n, k=k) -> tuple:
-        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
-                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
-
-    shape = f"{m}x{n}x{k}"
-    nxt = rotation(make, 2 * (m * k + k * n + m * n))
-    a, b = make()
-    ref = torch.matmul(a, b)
-    base = quick_bench(lambda: torch.matmul(*nxt()))
-    sw.record("gemm", shape, "cuBLAS", base, 0.0, "baseline", base)
+    shape, nxt, a, b, ref, base = gemm_sweep_inputs(sw, m, n, k)
     variants: list[tuple[str, tuple]] = []
     for bm, bn, bk, w, st, sub in TMA_SWEEP:
         if bm <= max(64, triton.next_power_of_2(m)):

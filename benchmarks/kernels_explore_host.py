@@ -9,7 +9,6 @@ output before timing it. Outputs: benchmarks/results/kernels-explore-h200-host{,
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import torch
@@ -17,7 +16,7 @@ import triton
 from argus.knowledge.kernels import attention as attn_mod
 from argus.knowledge.kernels import gemm as gemm_mod
 
-from benchmarks.kernels import quick_bench, rotation
+from benchmarks.kernels import gemm_sweep_inputs, quick_bench, rotation
 
 if TYPE_CHECKING:
     from benchmarks.kernels_explore import Sweep
@@ -63,16 +62,7 @@ def _gemm_host_entries(m: int, n: int, k: int) -> list[tuple[str, tuple | None]]
 
 
 def _gemm_host_shape(sw: Sweep, m: int, n: int, k: int) -> None:
-    def make(m=m, n=n, k=k) -> tuple:
-        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
-                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
-
-    shape = f"{m}x{n}x{k}"
-    nxt = rotation(make, 2 * (m * k + k * n + m * n))
-    a, b = make()
-    ref = torch.matmul(a, b)
-    base = quick_bench(lambda: torch.matmul(*nxt()))
-    sw.record("gemm", shape, "cuBLAS", base, 0.0, "baseline", base)
+    shape, nxt, a, b, ref, base = gemm_sweep_inputs(sw, m, n, k)
     for label, entry in _gemm_host_entries(m, n, k):
         choice = None if entry is None else gemm_mod.pinned_config(entry)
         out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
@@ -149,16 +139,7 @@ def sweep_gemm_host2(sw: Sweep) -> None:
 
 
 def _gemm_plans(sw: Sweep, m: int, n: int, k: int, variants: list[tuple[str, object]]) -> None:
-    def make(m=m, n=n, k=k) -> tuple:
-        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
-                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
-
-    shape = f"{m}x{n}x{k}"
-    nxt = rotation(make, 2 * (m * k + k * n + m * n))
-    a, b = make()
-    ref = torch.matmul(a, b)
-    base = quick_bench(lambda: torch.matmul(*nxt()))
-    sw.record("gemm", shape, "cuBLAS", base, 0.0, "baseline", base)
+    shape, nxt, a, b, ref, base = gemm_sweep_inputs(sw, m, n, k)
     scratch = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
     for label, planner in variants:
         out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
