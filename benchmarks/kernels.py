@@ -208,6 +208,7 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
     graphs = (bench_graph(lambda: attn_mod.attention(*nxt(), causal=causal)), bench_graph(base_call))
     persistent = attn_mod.use_persistent(s, causal)  # the launcher's own choice of kernel
     host = not persistent and attn_mod.use_host_descriptors(s, causal)
+    regime = attn_mod.regime_config(s, d, causal, h != h_kv) if host else None
     kernel = (attn_mod.attention_persistent_kernel if persistent
               else attn_mod.attention_fwd_host_kernel if host else attn_mod.attention_fwd_kernel)
     return {
@@ -218,7 +219,8 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
         "baseline": f"SDPA {best}",
         "backends": base_by_backend,
         "rel_err": err,
-        "config": best_config(kernel),
+        "config": str(regime) if regime is not None else best_config(kernel),
+        "regime_tile": regime is not None,  # a fixed tile of attention.REGIME_TILES, not the autotuner's
         "persistent": persistent,
         "host_descriptors": host,
         "graph_ms": graphs,

@@ -98,3 +98,29 @@ class FastLaunch:
         compiled = self.jit[self.grid](*args, **self.kwargs)
         if FastLaunch.direct and compiled is not None and not interpreting() and hasattr(compiled, "launch_metadata"):
             self.runner = compiled[self.grid]
+
+
+def host_descriptors(block_shapes: tuple[list[int], ...]) -> object:
+    """Host tensor descriptors for a plan's tensors: built once, then only their base tensor is swapped.
+
+    A descriptor holds the base tensor, shape, strides and block shape; the plan fixes all but the base
+    (its key holds the shapes, strides and 16-byte alignment), and the launcher reads the descriptor's
+    fields when it launches, so re-pointing `base` is enough for a new tensor of that layout. Building
+    fresh descriptors cost a `matmul` that allocates its output 17 us of Python a call on the H200
+    (1024^3: 37.6 us against 20.0 with a reused output; the earlier cache by base pointers missed on
+    every new output, benchmarks/results/kernels-h200-launch-probe.txt).
+    """
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    slots: list[tuple] = []
+
+    def get(*tensors: torch.Tensor) -> tuple:
+        if not slots:
+            slots.append(tuple(TensorDescriptor(t, list(t.shape), [t.stride(0), 1], shape)
+                               for t, shape in zip(tensors, block_shapes, strict=True)))
+        else:
+            for desc, t in zip(slots[0], tensors, strict=True):
+                desc.base = t
+        return slots[0]
+
+    return get

@@ -18,7 +18,8 @@ One program owns BLOCK_M query rows of one head and streams the keys in BLOCK_N 
   softmax and epilogue overlap the other's matrix products (card software-pipelining);
 - attention_fwd_host_kernel: the one-tile kernel over descriptors built on the host (kernel
   parameters): no program writes and fences its own four descriptors before its first load; the
-  launcher's default, measured faster on every benchmark shape (card tma-descriptors);
+  launcher's default, measured faster on every benchmark shape (card tma-descriptors); its tile is
+  fixed by regime (REGIME_TILES: head dim, causal, S) where that beat the autotuner's pick;
 - attention_persistent_kernel: two programs per SM walk the tiles; it beat the device-descriptor
   one-tile kernel on non-causal and short causal rows, no longer the host one (card persistent-kernels).
 """
@@ -217,12 +218,48 @@ def _host_configs() -> list[triton.Config]:
 
 
 def _prune_long(configs: list[triton.Config], named_args: dict, **kwargs: object) -> list[triton.Config]:
-    """From S = 8192 on only 128-row tiles: 64x64 w4 s3, the best causal tile up to S4096 with host
-    descriptors, lost at S16384 causal (0.81x of cuDNN against 0.87x for 128x64 s2 r128,
+    """At head dim 128 no 128x128 tile under the 128-register cap: it spills and ran at 0.07x of cuDNN
+    (S1024-S16384, kernels-explore-h200-host3.txt), so timing it only costs the autotuner time (0.37 s a
+    run at S16384). From S = 8192 on only 128-row tiles: 64x64 w4 s3, the best causal tile up to S4096
+    with host descriptors, lost at S16384 causal (0.81x of cuDNN against 0.87x for 128x64 s2 r128,
     kernels-explore-h200-attention-2cta.txt), and the autotuner's one timing per config can miss that."""
+    head_d = named_args.get("HEAD_D", kwargs.get("HEAD_D"))
+    if head_d == 128:
+        configs = [c for c in configs if not (c.kwargs["BLOCK_N"] == 128 and c.maxnreg == 128)] or configs
     if named_args["S"] < 8192:
         return configs
     return [c for c in configs if c.kwargs["BLOCK_M"] == 128] or configs
+
+
+# Fixed tiles by regime, (HEAD_D, CAUSAL, longest S) -> config, for heads that do not share K/V: the
+# launcher takes them instead of the autotuner, whose one timing per config picked slower tiles on these
+# rows. Picked in two H200 sweeps (kernels-explore-h200-host3.txt and -pins.txt, ratio to cuDNN, the
+# autotuner's pick in brackets): not causal, 128x64 s2 r128 from S2048 on (S2048 0.768 [0.741], S4096
+# 0.796 and 0.814 [0.762, 0.782], S16384 0.857 and 0.849 [0.837, 0.829], S8192 tied 0.828 [0.827]) and
+# 64x64 s3 at S1024 (tied, 0.756 [0.750]); causal up to S4096 64x64 s3 (S2048 0.840 [0.807], S4096
+# 0.792 [0.753], D64 S4096 0.925 [0.886], S1024 tied 0.860 [0.858]). Longer causal rows, D64 without
+# a mask and GQA keep the autotuner: it tied or won there (GQA 32/8 S4096 0.826 [128x64 s2 r128 0.768]).
+REGIME_TILES: dict[tuple[int, bool], list[tuple[int, tuple]]] = {
+    (128, False): [(1024, (64, 64, 4, 3, False)), (1 << 31, (128, 64, 8, 2, False, 128))],
+    (128, True): [(4096, (64, 64, 4, 3, False))],
+    (64, True): [(4096, (64, 64, 4, 3, False))],
+}
+
+
+def regime_tile(s: int, d: int, causal: bool, grouped: bool) -> tuple | None:
+    """The REGIME_TILES entry (a `config` argument tuple) for this shape, or None where the autotuner picks."""
+    if grouped:
+        return None
+    for longest, cfg in REGIME_TILES.get((d, causal), []):
+        if s <= longest:
+            return cfg
+    return None
+
+
+def regime_config(s: int, d: int, causal: bool, grouped: bool) -> triton.Config | None:
+    """regime_tile as a config for the compiled kernel; None under the interpreter (its own small tile)."""
+    cfg = regime_tile(s, d, causal, grouped)
+    return None if cfg is None or interpreting() else config(*cfg)
 
 
 @triton.autotune(configs=_host_configs(), key=["S", "HEAD_D", "CAUSAL"],
@@ -335,6 +372,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
     if host_desc is None:
         host_desc = use_host_descriptors(s, causal)
     if host_desc:
+        if pinned is None:
+            pinned = regime_config(s, d, causal, h != h_kv)
         _attention_host(q, k, v, out, sm_scale, causal, pinned, grid)
         return out
 

@@ -14,7 +14,10 @@ os.environ["TRITON_INTERPRET"] = "1"  # must be set before triton is imported
 torch = pytest.importorskip("torch")
 pytest.importorskip("triton")
 
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
 from argus.knowledge.kernels import attention, gemm, moe  # noqa: E402
+from argus.knowledge.kernels.gemm_splitk import grouped_tile  # noqa: E402
 
 pytestmark = pytest.mark.skipif(os.environ.get("TRITON_INTERPRET") != "1", reason="interpreter only")
 
@@ -162,3 +165,54 @@ def test_attention_host_descriptors(pinned: bool, h_kv: int) -> None:
     for causal in (False, True):
         out = attention.attention(q, k, v, causal=causal, pinned=cfg, persistent=False, host_desc=True)
         assert _rel(out, attention.reference(q, k, v, causal=causal)) < 1e-2
+
+
+@triton.jit
+def _tile_order_kernel(out_ptr, tiles_m, tiles_n, GROUP_M: tl.constexpr):
+    """Writes (pid_m, pid_n) of every tile number in grouped_tile's order."""
+    tile = tl.program_id(0)
+    pid_m, pid_n = grouped_tile(tile, tiles_m, tiles_n, GROUP_M)
+    tl.store(out_ptr + 2 * tile, pid_m)
+    tl.store(out_ptr + 2 * tile + 1, pid_n)
+
+
+def test_grouped_tile_walks_bands_of_group_m_rows() -> None:
+    """gemm_splitk.grouped_tile (both split-K kernels' tile order): tiles go down a band of GROUP_M tile
+    rows, then right, band after band; the last band (5 rows in bands of 2) is shorter."""
+    tiles_m, tiles_n, group = 5, 3, 2
+    out = torch.full((tiles_m * tiles_n, 2), -1, dtype=torch.int32)
+    _tile_order_kernel[(tiles_m * tiles_n,)](out, tiles_m, tiles_n, GROUP_M=group)
+    expected = [(first + r, n) for first in range(0, tiles_m, group)
+                for n in range(tiles_n) for r in range(min(group, tiles_m - first))]
+    assert [tuple(row) for row in out.tolist()] == expected
+
+
+def test_regime_tiles_where_measured() -> None:
+    """REGIME_TILES: fixed tiles only for heads that do not share K/V and only in the measured regimes;
+    every causal tile keeps BLOCK_N dividing BLOCK_M (the diagonal split needs it); the interpreter keeps
+    its own small tile (regime_config None)."""
+    assert attention.regime_tile(1024, 128, False, False) == (64, 64, 4, 3, False)
+    assert attention.regime_tile(2048, 128, False, False) == (128, 64, 8, 2, False, 128)
+    assert attention.regime_tile(16384, 128, False, False) == (128, 64, 8, 2, False, 128)
+    assert attention.regime_tile(4096, 128, True, False) == (64, 64, 4, 3, False)
+    assert attention.regime_tile(4096, 64, True, False) == (64, 64, 4, 3, False)
+    assert attention.regime_tile(8192, 128, True, False) is None  # long causal rows: the autotuner
+    assert attention.regime_tile(1024, 64, False, False) is None
+    assert attention.regime_tile(4096, 128, False, True) is None  # GQA: the autotuner
+    for (_, causal), entries in attention.REGIME_TILES.items():
+        for _, cfg in entries:
+            assert not causal or cfg[0] % cfg[1] == 0
+    assert attention.regime_config(2048, 128, False, False) is None
+
+
+def test_host_descriptors_repointed_not_rebuilt() -> None:
+    """A plan's host descriptors are built once; a later call with other tensors re-points them."""
+    from argus.knowledge.kernels._common import host_descriptors
+
+    get = host_descriptors(([16, 32], [32, 16]))
+    a1, b1 = torch.randn(48, 64, dtype=torch.float16), torch.randn(64, 40, dtype=torch.float16)
+    first = get(a1, b1)
+    assert [d.block_shape for d in first] == [[16, 32], [32, 16]] and first[0].shape == [48, 64]
+    a2, b2 = torch.randn(48, 64, dtype=torch.float16), torch.randn(64, 40, dtype=torch.float16)
+    second = get(a2, b2)
+    assert second is first and second[0].base is a2 and second[1].base is b2
