@@ -9,7 +9,7 @@ listed with the reason and never ranked. Prints one line per variant and, per sh
 correct variant; writes everything to DIR/explore.json. The winners are what the kernels pin (gemm.TUNED,
 attention.ATTN_CONFIGS, moe.GATE_UP_CONFIGS / DOWN_CONFIGS); benchmarks/kernels.py then measures them.
 The host-descriptor families (gemm_host, attention_host and their _host2 / _host3 follow-ups) live in
-benchmarks/kernels_explore_host.py.
+benchmarks/kernels_explore_host.py, the fourth sweep's (gemm_pins, attention_pins) in kernels_explore_pins.py.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from argus.knowledge.kernels import moe as moe_mod  # noqa: E402
 
 from benchmarks.kernels import L2_BYTES, gemm_sweep_inputs, quick_bench, rel_err, rotation, torch_moe  # noqa: E402
 from benchmarks.kernels_explore_host import HOST_SWEEPS  # noqa: E402
+from benchmarks.kernels_explore_pins import PINS_SWEEPS  # noqa: E402
 
 
 class Sweep:
@@ -271,7 +272,7 @@ def _moe_shape(sw: Sweep, shape: str, t: int, e: int, top_k: int, hdim: int, int
                 sw.try_variant("moe", shape, label, run, ref, timed, 3e-2, base)
 
 
-SWEEPS = {"gemm": sweep_gemm, "attention": sweep_attention, "moe": sweep_moe, **HOST_SWEEPS}
+SWEEPS = {"gemm": sweep_gemm, "attention": sweep_attention, "moe": sweep_moe, **HOST_SWEEPS, **PINS_SWEEPS}
 
 
 def main(argv: list[str] | None = None) -> int:
