@@ -3,7 +3,7 @@
     python benchmarks/realworld_speed.py [--files 40] [--seed 5] [--repeat 3]
                                          [--baseline-rev main | --baseline-path DIR]
                                          [--packages liger_kernel,fla_core] [--dir benchmarks/.realworld]
-                                         [--json out.json] [--profile DIR]
+                                         [--json out.json] [--profile DIR] [--paths LIST]
     python benchmarks/realworld_speed.py --compare OLD.json.gz NEW.json.gz
 
 The sample is drawn by a seeded rule, not by hand: the Triton files of the unpacked packages
@@ -24,6 +24,8 @@ message): a speed change must not change a finding. Kernels get a 600 s budget h
 the findings do not depend on the machine's load (the default budget is wall-clock time). `--profile DIR` writes a cProfile of this
 tree's check of each file there (slower; for finding where the time goes, not for the figures).
 `--compare OLD NEW` diffs the findings of two `realworld.py --json` files, kernel by kernel.
+`--paths LIST` times the files listed in LIST (one a line, relative to DIR/src) instead of the
+seeded sample: a subset chosen by a stated rule, such as the files around the median kernel.
 """
 
 from __future__ import annotations
@@ -63,6 +65,26 @@ def sample_files(src: Path, packages: list[str], count: int, seed: int) -> list[
         raise SystemExit(f"no Triton files of {', '.join(packages)} under {src} (run realworld.py first)")
     rng = random.Random(seed)
     return sorted(rng.sample(pool, min(count, len(pool))), key=lambda rf: str(rf[1]))
+
+
+def listed_files(src: Path, listing: Path) -> list[tuple[Path, Path]]:
+    """(package root, file) pairs for the paths listed one a line in `listing` (absolute, or
+    relative to `src`; blank lines and `#` comments skipped), in the listed order: a chosen
+    subset (the median kernels, the slowest files) timed the same way as the sample."""
+    roots = sorted(p for p in src.iterdir() if p.is_dir())
+    out: list[tuple[Path, Path]] = []
+    for line in listing.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        path = (src / line).resolve()
+        root = next((r for r in roots if path.is_relative_to(r.resolve())), None)
+        if root is None or not path.is_file():
+            raise SystemExit(f"{line}: not a file under a package root of {src}")
+        out.append((root.resolve(), path))
+    if not out:
+        raise SystemExit(f"{listing} lists no files")
+    return out
 
 
 def package_files(root: Path) -> list[Path]:
@@ -280,6 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline-path", type=Path, help="a source tree to use as the baseline instead")
     ap.add_argument("--no-baseline", action="store_true", help="time this tree only")
     ap.add_argument("--json", type=Path)
+    ap.add_argument(
+        "--paths", type=Path, help="time the files listed in this file (one a line) instead of the sample"
+    )
     ap.add_argument("--profile", type=Path, help="write a cProfile of this tree per file here")
     ap.add_argument(
         "--compare", nargs=2, type=Path, metavar=("OLD", "NEW"), help="diff two realworld.py --json files"
@@ -290,7 +315,11 @@ def main(argv: list[str] | None = None) -> int:
         return worker(args.worker, args.profile)
     if args.compare:
         return compare_results(*args.compare)
-    chosen = sample_files(args.dir.resolve() / "src", args.packages.split(","), args.files, args.seed)
+    src = args.dir.resolve() / "src"
+    if args.paths is not None:
+        chosen = listed_files(src, args.paths)
+    else:
+        chosen = sample_files(src, args.packages.split(","), args.files, args.seed)
     if args.profile is not None:
         args.profile.mkdir(parents=True, exist_ok=True)
     new_w = Worker(ROOT, args.profile)

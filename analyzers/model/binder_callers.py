@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
+from collections import deque
 
 from argus.analyzers.model.launch_site import LaunchSite
 
@@ -25,13 +27,34 @@ def caller_guard(site: LaunchSite | None) -> str | None:
     source = site.smap.source
     if len(source) > _MAX_SOURCE:
         return None
-    tree = _parse(source)
-    if tree is None:
-        return None
     name = site.host_func.name
+    if not _named_besides_its_def(source, name):
+        return None  # (no call of it in the module: nothing to parse)
+    return _guard_in_module(source, name)
+
+
+def _named_besides_its_def(source: bytes, name: str) -> bool:
+    """Whether `name` occurs as a word of the module's text other than in `def name`: a call
+    of it needs its name written there (each `def name` match is one of the word's matches, so
+    more matches than defs means one elsewhere). A name outside ASCII is not looked for: True."""
+    if not name.isascii():
+        return True
+    word = re.escape(name.encode())
+    uses = len(re.findall(rb"(?<!\w)" + word + rb"(?!\w)", source))  # (`f(` and `x.f(` alike)
+    defs = len(re.findall(rb"\bdef\s+" + word + rb"(?!\w)", source))
+    return uses > defs
+
+
+@functools.lru_cache(maxsize=256)
+def _guard_in_module(source: bytes, name: str) -> str | None:
+    """`caller_guard` of the function `name` in the module `source`: one answer per module and
+    function (every kernel launched from one launcher function asks the same question)."""
+    callers = _callers_index(source)
+    if callers is None:
+        return None
     guards: list[str] = []
-    for func in ast.walk(tree):
-        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) or func.name == name:
+    for func in callers.get(name, ()):
+        if func.name == name:
             continue
         assigned = _local_values(func)
         for _call, tests in _calls_with_guards(func.body, name, []):
@@ -40,6 +63,54 @@ def caller_guard(site: LaunchSite | None) -> str | None:
                 return None
             guards.append(ast.unparse(relation))
     return guards[0] if guards else None
+
+
+@functools.lru_cache(maxsize=8)
+def _callers_index(source: bytes) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None:
+    """For each name called in the module (plainly or as a method), the functions whose bodies
+    call it (a nested function's calls count for the functions around it), in `ast.walk` order:
+    a function calling no such name holds no call to judge, so `_guard_in_module` looks at these
+    alone, as a walk over every function would find them. Built in one breadth-first pass (the
+    order `ast.walk` visits in) rather than one walk per function and kernel."""
+    tree = _parse(source)
+    if tree is None:
+        return None
+    Func = ast.FunctionDef | ast.AsyncFunctionDef
+    funcs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    owner: dict[int, ast.AST | None] = {id(tree): None}  # node -> the innermost function around it
+    called: dict[int, set[str]] = {}
+    todo: deque[ast.AST] = deque([tree])
+    while todo:
+        node = todo.popleft()
+        around = owner[id(node)]
+        if isinstance(node, Func):
+            funcs.append(node)
+            called[id(node)] = set()
+        elif around is not None and isinstance(node, ast.Call):
+            name = _called_name(node)
+            if name is not None:
+                called[id(around)].add(name)
+        inner = node if isinstance(node, Func) else around
+        for child in ast.iter_child_nodes(node):
+            owner[id(child)] = inner
+            todo.append(child)
+    for func in reversed(funcs):  # innermost first: each adds its calls to the one around it
+        around = owner[id(func)]
+        if around is not None:
+            called[id(around)] |= called[id(func)]
+    index: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    for func in funcs:
+        for name in called[id(func)]:
+            index.setdefault(name, []).append(func)
+    return index
+
+
+def _called_name(call: ast.Call) -> str | None:
+    if isinstance(call.func, ast.Name):
+        return call.func.id
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return None
 
 
 @functools.lru_cache(maxsize=8)

@@ -97,3 +97,17 @@ def test_two_result_files_are_compared_kernel_by_kernel(tmp_path: Path, capsys) 
     assert realworld_speed.compare_results(old, new) == 1
     printed = capsys.readouterr().out
     assert "pkg==1 a.py:6 k" in printed and '- {"code": "MB001"' in printed and "1 kernels differ" in printed
+
+
+def test_a_listed_subset_is_read_in_order_and_a_stray_path_refused(tmp_path: Path) -> None:
+    src = _package(tmp_path) / "src"
+    listing = tmp_path / "subset.txt"
+    listing.write_text("# the chosen files\nfakepkg-1.0/fakepkg/k2.py\n\nfakepkg-1.0/fakepkg/k0.py\n")
+    chosen = realworld_speed.listed_files(src, listing)
+    assert [(r.name, f.name) for r, f in chosen] == [("fakepkg-1.0", "k2.py"), ("fakepkg-1.0", "k0.py")]
+    listing.write_text("fakepkg-1.0/fakepkg/missing.py\n")
+    with pytest.raises(SystemExit, match="not a file under a package root"):
+        realworld_speed.listed_files(src, listing)
+    listing.write_text("# nothing\n")
+    with pytest.raises(SystemExit, match="lists no files"):
+        realworld_speed.listed_files(src, listing)
