@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 MODULE_NAMES = ("tl", "triton", "math", "libdevice", "tlm")
 BUILTIN_NAMES = (
+    "unwrap_if_constexpr",  # the module's own copy of Triton's helper: a constexpr's value
+    "_unwrap_if_constexpr",
     "float",
     "int",
     "min",
@@ -166,6 +168,8 @@ def _tile_attribute(interp: RunContext, base: Val, e: ast.Attribute) -> Any:
         return trans(interp, [base], {}, e)
     if e.attr == "shape":
         return tuple(scalar(s, constexpr=True) for s in base.shape)
+    if e.attr == "numel":  # `tl.tensor.numel`: the tile's element count, a constexpr
+        return scalar(int(np.prod(base.shape, dtype=np.int64)), constexpr=True)
     return ("method", base, e.attr)
 
 

@@ -50,6 +50,7 @@ UNARY_FLOAT = {
     "ceil": np.ceil,
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "erf": None,
+    "fast_erf": None,  # Cambricon libdevice's erf (an approximation: the value is erf's)
     "exp": np.exp,
     "exp2": np.exp2,
     "expm1": np.expm1,
@@ -92,7 +93,7 @@ def unary_float(interp: OpContext, name: str, args: list[Any], kwargs: dict[str,
             raise FullRun()
         return light_float(x.shape, dtype)
     with np.errstate(all="ignore"):
-        if name == "erf":
+        if name in ("erf", "fast_erf"):
             data = (
                 np.vectorize(math.erf, otypes=[np.float64])(x.data.astype(np.float64))
                 if x.data.size

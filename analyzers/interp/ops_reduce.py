@@ -62,7 +62,7 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
             kw = {k: v for k, v in kwargs.items() if not k.startswith("return_indices")}
             return reduce_(interp, name, args, kw, node), reduce_(interp, "arg" + name, args, kw, node)
         kwargs = {k: v for k, v in kwargs.items() if not k.startswith("return_indices")}
-    if _of_two_scalars(name, args, kwargs):
+    if _of_two_scalars(name, args, kwargs) or _builtin_of_two(name, args, node):
         return _builtin_minmax(interp, args, kwargs, node, name == "max")
     if name == "reduce":
         return _reduce_with_combine(interp, args, kwargs, node)
@@ -83,6 +83,20 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         # a sum of unshifted exps: a softmax normalizer once it divides or is logged (ops_core)
         out.unstable_exp = (*x.unstable_exp, node, interp.smap)
     return out
+
+
+def _builtin_of_two(name: str, args: list[Any], node: ast.AST) -> bool:
+    """Python's `max(a, b)` / `min(a, b)` written as a bare name inside a kernel: Triton's code
+    generator binds these builtins to `tl.maximum` / `tl.minimum`, elementwise over tiles too
+    (`max(0, row_idx + offset)` of a row of indices), never a reduction."""
+    return (
+        name in ("max", "min")
+        and len(args) >= 2
+        and isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == name
+        and all(isinstance(a, Val) for a in args)
+    )
 
 
 def _of_two_scalars(name: str, args: list[Any], kwargs: dict[str, Any]) -> bool:
