@@ -266,7 +266,12 @@ def call_(interp: RunContext, e: ast.Call, env: dict[str, Any]) -> Any:
 
 # arguments of an op the checker never reads (name -> position): the assembly, its constraints
 # and packing (module constants of another file, `asm=s_softplus`, need not be resolvable)
-_UNREAD_ARGUMENTS = {"inline_asm_elementwise": {"asm": 0, "constraints": 1, "is_pure": 4, "pack": 5}}
+# and a dot's precision (fla-core's `input_precision=SOLVE_TRIL_DOT_PRECISION`, a constant set
+# under an `if` at module level): it changes rounding only, never lanes, tags or shapes
+_UNREAD_ARGUMENTS = {
+    "inline_asm_elementwise": {"asm": 0, "constraints": 1, "is_pure": 4, "pack": 5},
+    "dot": {"input_precision": 3, "allow_tf32": 4, "max_num_imprecise_acc": 5},
+}
 
 
 def _text(interp: RunContext, e: ast.expr, env: dict[str, Any]) -> Any:

@@ -123,6 +123,15 @@ def _next_power_of_2(interp: OpContext, args: list[Any], kwargs: dict[str, Any],
     return scalar(1 if v <= 1 else 1 << (v - 1).bit_length(), constexpr=True)
 
 
+def _log2(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    """`_log2(n)` of `triton.language.standard` (a bitonic sort's stage count): the floor of
+    log2 of a constexpr, 0 for n <= 1 (its loop shifts n right while it is above 1)."""
+    n = to_val(args[0] if args else kwargs["i"], node)
+    if not n.constexpr or not n.is_scalar:
+        raise Unevaluable("`_log2` of a runtime value", node)
+    return scalar(max(int(n.item()), 1).bit_length() - 1, constexpr=True)
+
+
 def _range_call(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     raise Unevaluable("`range` outside a for loop header", node)
 
@@ -174,6 +183,7 @@ OPS = declare(
         "assume": _device_assert,
         "range": _range_call,
         "next_power_of_2": _next_power_of_2,
+        "_log2": _log2,
         # Triton's `unwrap_if_constexpr` (and a module's copy of it): the interpreter holds a
         # constexpr as its value already
         "unwrap_if_constexpr": _identity,

@@ -316,7 +316,7 @@ def _reduced(x: Val, r: np.ndarray, name: str, axis: int | None, keep: bool) -> 
     out = Val(
         np.asarray(r, dtype=np_dtype(dtype)),
         dtype,
-        tags=_reduced_tags(x, axis, keep),
+        tags=_selected_tags(x, axis, keep) if name == "sum" else _reduced_tags(x, axis, keep),
         index_tags=x.index_tags,
         undef=_all_along(x.undef, x.shape, axis, keep),
         pad=_all_along(x.pad, x.shape, axis, keep),
@@ -344,6 +344,32 @@ def _all_along(
         return None
     a = bc(a, shape)
     return np.asarray(a.all(axis=axis, keepdims=keep) if axis is not None else np.asarray(a.all()))
+
+
+def _selected_tags(x: Val, axis: int | None, keep: bool) -> dict[str, np.ndarray]:
+    """A sum along an axis where each slice holds at most one lane that is not padding (the
+    others zeroed by a constant selector, `tl.sum(y * (1 - mask), 1)` in a compare-and-swap)
+    is that lane's value: it keeps that lane's coordinates, the varying ones too. Any other
+    sum keeps the tags that do not vary along the axis."""
+    if axis is None or x.pad is None or x.data.ndim == 0:
+        return _reduced_tags(x, axis, keep)
+    real = ~bc(x.pad, x.shape)
+    if x.undef is not None:
+        real &= ~bc(x.undef, x.shape)
+    per_slice = real.sum(axis=axis)
+    if int(per_slice.max(initial=0)) > 1:
+        return _reduced_tags(x, axis, keep)
+    sources = dict(x.tags)
+    if x.shape[axis] == 2 and bool((per_slice == 1).all()):
+        # a compare-and-swap's pair: the value of one lane moved onto both (see MOVED)
+        where = [1] * x.data.ndim
+        where[axis] = 2
+        sources[tagops.MOVED] = np.arange(2, dtype=np.float64).reshape(where)
+    tags: dict[str, np.ndarray] = {}
+    for k, t in sources.items():
+        picked = np.fmax.reduce(np.where(real, bc(t, x.shape), np.nan), axis=axis)
+        tags[k] = np.expand_dims(picked, axis) if keep else picked
+    return tags
 
 
 def _reduced_tags(x: Val, axis: int | None, keep: bool) -> dict[str, np.ndarray]:
