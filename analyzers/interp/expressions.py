@@ -82,6 +82,8 @@ def truth(interp: RunContext, c: Any, node: ast.AST) -> bool:
 
 def constant(interp: RunContext, e: ast.Constant, env: dict[str, Any]) -> Any:
     v = e.value
+    if type(v) is int and not -(1 << 63) <= v < 1 << 63:
+        raise Unevaluable(f"the integer literal {v:#x} (outside int64)", e)
     if isinstance(v, bool | int | float):
         cached = getattr(e, "_argus_val", None)
         if cached is None:
