@@ -39,21 +39,28 @@ _UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError, RecursionError)
 def compile_time_functions(view: ModuleView, roots: list[Node]) -> dict[str, Helper]:
     """The compile-time functions of the module that the functions `roots` call, directly or
     through each other, parsed as helpers (those that do not parse are left out)."""
-    defined = _defined(view.tree.root_node)
-    if not defined:
-        return {}
     out: dict[str, Helper] = {}
+    for name, node in compile_time_nodes(view, roots).items():
+        helper = _parse(view, node)
+        if helper is not None:
+            out[name] = helper
+    return out
+
+
+def compile_time_nodes(view: ModuleView, roots: list[Node]) -> dict[str, Node]:
+    """The decorated definitions of those functions, by name (the kernel cache keys on their
+    text, as on a jit helper's)."""
+    defined = _defined(view.tree.root_node)
+    out: dict[str, Node] = {}
+    if not defined:
+        return out
     todo = [name for node in roots for name in called_names(node) if name in defined]
     while todo and len(out) < MAX_COMPILE_TIME_FUNCTIONS:
         name = todo.pop()
         if name in out:
             continue
-        node = defined[name]
-        helper = _parse(view, node)
-        if helper is None:
-            continue
-        out[name] = helper
-        fn = node.child_by_field_name("definition")
+        out[name] = defined[name]
+        fn = defined[name].child_by_field_name("definition")
         if fn is not None:
             todo.extend(n for n in called_names(fn) if n in defined and n not in out)
     return out

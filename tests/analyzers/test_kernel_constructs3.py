@@ -388,3 +388,16 @@ def test_names_of_another_module_resolve_there() -> None:
     )
     found = check_source(texts2[path], path, project=project2)
     assert {f.code for f in found if f.severity == Severity.ERROR} == {"MB002"}
+
+
+def test_an_edit_of_a_compile_time_function_rechecks_the_kernel() -> None:
+    """The kernel cache keys on the compile-time functions a kernel calls, as on its helpers."""
+    from argus.analyzers import KernelCache
+
+    cache = KernelCache()
+    assert failing(COMPILE_TIME) == []
+    first = check_source(HEADER + COMPILE_TIME, cache=cache)
+    assert [f for f in first if f.code == "AR001"] == []
+    broken = COMPILE_TIME.replace("return tl.core.get_int_dtype(num_bits, signed)", "return undefined_name")
+    again = check_source(HEADER + broken, cache=cache)
+    assert any("undefined_name" in f.message for f in again if f.code == "AR001")
