@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from argus.analyzers.compile_time import compile_time_functions
 from argus.analyzers.errors import CANNOT_EVALUATE
 from argus.analyzers.frontend.parse import span_of
 from argus.analyzers.frontend.queries import KernelSite
@@ -45,6 +46,9 @@ def parse_kernel(view: ModuleView, site: KernelSite) -> tuple[ast.FunctionDef, S
 def set_up_kernel(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: SourceMap) -> KernelSetup:
     kernel = build_kernel_model(func, smap, view.const_nodes)
     helpers = view.helpers(site)
+    roots = [site.function, *(s.function for s in view.sites if s.name in helpers)]
+    for name, fn in compile_time_functions(view, roots).items():
+        helpers.setdefault(name, fn)  # a jit helper of the same name wins
     scan = scan_kernel(func, [p.name for p in kernel.params], {k: h.func for k, h in helpers.items()})
     sites = view.launch_sites(site.name) or foreign_launch(view, site, kernel, scan)
     return KernelSetup(site, func, smap, kernel, helpers, scan, sites)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from argus.analyzers.cache import KernelCache, cache_key
+from argus.analyzers.compile_time import compile_time_nodes
 from argus.analyzers.describe import describe_value
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
@@ -241,7 +242,9 @@ def _kernel_key(
 
 def _helper_nodes(view: ModuleView, site: KernelSite) -> list[Node]:
     helpers = view.reachable_helpers(site)
-    return [h.node for h in view.sites if h is not site and h.name in helpers]
+    nodes = [h.node for h in view.sites if h is not site and h.name in helpers]
+    roots = [site.function, *(h.function for h in view.sites if h.name in helpers)]
+    return nodes + list(compile_time_nodes(view, roots).values())  # `@tl.constexpr` functions
 
 
 def _context_parts(view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch]) -> list[bytes]:

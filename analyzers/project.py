@@ -26,6 +26,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import PY_LANGUAGE, first_error, parse, text_of
@@ -68,6 +69,8 @@ class ForeignHelper(Helper):
     (`pinned_map`); `origin` ("path:line") says where the helper is."""
 
     origin: str = ""
+    # its own module's constants: the names it reads resolve there, as Python's globals do
+    consts: dict[str, Any] | None = None
 
     def pinned_map(self, caller: SourceMap, call: ast.AST) -> SourceMap:
         return RecordedSourceMap(caller, caller.span(call))
@@ -313,7 +316,7 @@ def _parse_helper(owner: Loaded, site: KernelSite) -> ForeignHelper | None:
     if fn is None:
         return None
     qualify_triton_names(fn, owner.imports)  # `tldevice.tanh` of that module's imports
-    return ForeignHelper(fn, smap, _origin(owner, site))
+    return ForeignHelper(fn, smap, _origin(owner, site), view.consts)
 
 
 def _launches_in(

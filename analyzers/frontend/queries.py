@@ -12,7 +12,13 @@ from tree_sitter import Node, Query, QueryCursor
 CALLS = Query(
     PY_LANGUAGE,
     "(call function: (identifier) @fn) (call arguments: (argument_list (identifier) @arg))"
-    " (call arguments: (argument_list (keyword_argument value: (identifier) @arg)))",
+    " (call arguments: (argument_list (keyword_argument value: (identifier) @arg)))"
+    # either branch of a choice made at compile time: `combine_fn=(reduce_all if invert else reduce_any)`
+    " (call arguments: (argument_list (conditional_expression (identifier) @arg)))"
+    " (call arguments: (argument_list (parenthesized_expression (conditional_expression (identifier) @arg))))"
+    " (call arguments: (argument_list (keyword_argument value: (conditional_expression (identifier) @arg))))"
+    " (call arguments: (argument_list (keyword_argument value:"
+    " (parenthesized_expression (conditional_expression (identifier) @arg)))))",
 )
 LAUNCHES = Query(PY_LANGUAGE, "(call function: (subscript value: (_) @kernel)) @launch")
 

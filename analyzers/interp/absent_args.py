@@ -45,6 +45,18 @@ def replace_absent(
     return a, b
 
 
+def absent_pointer(interp: OpContext, node: ast.AST) -> Ptr | None:
+    """`tl.load(total_weight)` / `tl.store(p, v)` straight through a kernel pointer parameter that
+    is `None` in the launch as bound (a launcher default its callers override: a load from
+    `None` does not compile): the stand-in pointer, as for `None + offset`. None otherwise."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    name = _name(node.args[0])
+    if name is None or interp.smap is not interp.kernel.smap or name not in interp.scan.pointers:
+        return None
+    return Ptr(_absent_tensor(interp, name), np.zeros((), dtype=np.int64))
+
+
 def _name(e: ast.expr) -> str | None:
     return e.id if isinstance(e, ast.Name) else None
 

@@ -410,6 +410,8 @@ def _check_store_tags(
     through a loaded index is scattered through the same index."""
     if not v.tags or not ok.any() or v.unknown:
         return
+    if ptr is not None and any(k.rstrip("'") == tagops.MOVED for k in ptr.tags):
+        return  # an address the kernel permuted (values moved between lanes): not one lane's own
     keys = tag_keys(t)
     # coordinates in a stand-in layout (a tensor whose extents nobody states) are not the
     # tensor's: only the tags the address itself carries are compared
@@ -417,6 +419,11 @@ def _check_store_tags(
     if ptr is not None:
         for k, arr in ptr.tags.items():
             dest.setdefault(k, np.where(ok, bc(arr, shape), np.nan))
+    for b in _mixed_bases(ptr, shape) if ptr is not None else ():
+        # the address combines coordinates of several lanes along one axis (a permutation the
+        # kernel computes, a bitonic sort's index): where it points is not one lane's own
+        # coordinate, so which element a lane stands for is not judged along that symbol
+        dest = {k: a for k, a in dest.items() if k.rstrip("'") != b}
     valid = ok.copy()
     if v.pad is not None:
         valid &= ~bc(v.pad, shape)
@@ -464,6 +471,23 @@ def _check_store_tags(
                 index_value=int(vt[k][lane]),
             )
             return
+
+
+def _mixed_bases(ptr: Ptr, shape: tuple[int, ...]) -> set[str]:
+    """Symbols of which the pointer carries two coordinates varying along the same axis (`n`
+    and `n'`: values of two lanes of that axis merged into one address)."""
+    out: set[str] = set()
+    by_base: dict[str, list[np.ndarray]] = {}
+    for k, arr in ptr.tags.items():
+        by_base.setdefault(k.rstrip("'"), []).append(arr)
+    for b, arrs in by_base.items():
+        if len(arrs) < 2:
+            continue
+        for ax in range(len(shape)):
+            if sum(1 for a in arrs if tagops.varies_right(a, ax - len(shape))) > 1:
+                out.add(b)
+                break
+    return out
 
 
 def _known_along(vt: dict[str, np.ndarray], ax: int) -> bool:

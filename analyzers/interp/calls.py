@@ -39,6 +39,10 @@ def call_helper(interp: RunContext, name: str, args: list[Any], kwargs: dict[str
     interp.call_stack.append((node, saved))
     pin = getattr(helper, "pinned_map", None)  # another file's helper: findings point at the call
     interp.smap = helper.smap if pin is None else pin(saved, node)
+    home_consts = interp.module_consts
+    own_consts = getattr(helper, "consts", None)  # another file's helper reads its own module's
+    if own_consts is not None:
+        interp.module_consts = own_consts
     try:
         env = _bind_arguments(interp, fn, name, args, kwargs, node)
         try:
@@ -52,6 +56,7 @@ def call_helper(interp: RunContext, name: str, args: list[Any], kwargs: dict[str
         raise
     finally:
         interp.smap = saved
+        interp.module_consts = home_consts
         interp.call_stack.pop()
 
 

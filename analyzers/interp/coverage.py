@@ -94,8 +94,11 @@ def record_coverage(
             store,
         )
     else:
-        entry.counts = entry.counts + cover["counts"]
         entry.plain = False  # written more than once: the sum of several programs' parts
+        if entry.counts.shape == cover["counts"].shape and entry.dim == cover["key"]:
+            entry.counts = entry.counts + cover["counts"]
+        else:  # reductions over extents of other lengths (or dims) meet: no index to compare
+            entry.counts = np.zeros(0, dtype=entry.counts.dtype)
 
 
 def judge_reduction_coverage(interp: RunContext) -> None:

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 MODULE_NAMES = ("tl", "triton", "math", "libdevice", "tlm")
 BUILTIN_NAMES = (
+    "unwrap_if_constexpr",  # the module's own copy of Triton's helper: a constexpr's value
+    "_unwrap_if_constexpr",
     "float",
     "int",
     "min",
@@ -80,6 +82,8 @@ def truth(interp: RunContext, c: Any, node: ast.AST) -> bool:
 
 def constant(interp: RunContext, e: ast.Constant, env: dict[str, Any]) -> Any:
     v = e.value
+    if type(v) is int and not -(1 << 63) <= v < 1 << 63:
+        raise Unevaluable(f"the integer literal {v:#x} (outside int64)", e)
     if isinstance(v, bool | int | float):
         cached = getattr(e, "_argus_val", None)
         if cached is None:
@@ -166,6 +170,8 @@ def _tile_attribute(interp: RunContext, base: Val, e: ast.Attribute) -> Any:
         return trans(interp, [base], {}, e)
     if e.attr == "shape":
         return tuple(scalar(s, constexpr=True) for s in base.shape)
+    if e.attr == "numel":  # `tl.tensor.numel`: the tile's element count, a constexpr
+        return scalar(int(np.prod(base.shape, dtype=np.int64)), constexpr=True)
     return ("method", base, e.attr)
 
 
@@ -262,7 +268,12 @@ def call_(interp: RunContext, e: ast.Call, env: dict[str, Any]) -> Any:
 
 # arguments of an op the checker never reads (name -> position): the assembly, its constraints
 # and packing (module constants of another file, `asm=s_softplus`, need not be resolvable)
-_UNREAD_ARGUMENTS = {"inline_asm_elementwise": {"asm": 0, "constraints": 1, "is_pure": 4, "pack": 5}}
+# and a dot's precision (fla-core's `input_precision=SOLVE_TRIL_DOT_PRECISION`, a constant set
+# under an `if` at module level): it changes rounding only, never lanes, tags or shapes
+_UNREAD_ARGUMENTS = {
+    "inline_asm_elementwise": {"asm": 0, "constraints": 1, "is_pure": 4, "pack": 5},
+    "dot": {"input_precision": 3, "allow_tf32": 4, "max_num_imprecise_acc": 5},
+}
 
 
 def _text(interp: RunContext, e: ast.expr, env: dict[str, Any]) -> Any:

@@ -93,6 +93,10 @@ def math_alias(node: ast.expr) -> tuple[str, str] | None:
 
 IMPORTED = "<import>"  # module_consts key prefix of an imported name that stands for an op
 _ALIAS_FAMILIES = ("math", "random")
+# ops of other families that packages re-export under Triton's own name (fla-core's
+# `fla.ops.utils.op.make_tensor_descriptor` binds `tl.make_tensor_descriptor` or its older
+# `_experimental_` name, which takes the same arguments, by Triton version)
+_ALIASED_OPS = ("make_tensor_descriptor",)
 _TRITON_OWN = ("triton.language", "triton.language.random", "triton.language.math")
 
 
@@ -115,7 +119,7 @@ def imported_op_aliases(text: bytes) -> dict[str, tuple[str, str]]:
         vendor = (st.module or "").startswith("triton.") and st.module not in _TRITON_OWN
         for alias in st.names:
             op = REGISTRY.get(alias.name)
-            if op is None or op.family not in _ALIAS_FAMILIES:
+            if op is None or (op.family not in _ALIAS_FAMILIES and alias.name not in _ALIASED_OPS):
                 continue
             if op.family == "random" and (vendor or alias.asname not in (None, alias.name)):
                 continue  # `from triton.language.extra.mlu.libdevice import philox as _philox`: another signature

@@ -102,11 +102,47 @@ def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) ->
         out.checked = a.checked | b.checked
     _int_provenance(interp, op, a, b, out, node)
     _float_semantics(interp, op, a, b, out, node)
+    if isinstance(op, ast.Mult):
+        _zeroed_by_selector(a, b, out)
     if isinstance(op, ast.Add | ast.Sub) and (a.kcover is not None or b.kcover is not None):
         out.kcover = merge_cover(a.kcover, b.kcover)
     elif isinstance(op, ast.Mult | ast.Div) and (a.kcover is None) != (b.kcover is None):
         out.kcover = a.kcover if a.kcover is not None else b.kcover  # scaling keeps what was summed
     return out
+
+
+def _zeroed_by_selector(a: Val, b: Val, out: Val) -> None:
+    """`y * (1 - mask)` with `mask = tl.arange(0, 2)[None, :, None]`: a bitonic sort's
+    compare-and-swap picks one lane of each pair this way and then `tl.sum`s the pair. A tile of
+    constant 0s and 1s (built from literals and aranges alone) zeroes the lanes where it is 0;
+    those lanes hold no data any more, so they count as padding holding 0, the sum's neutral
+    element: the pair's sum is then the selected lane, padding only where that lane was (a
+    sort's sentinel stays a sentinel instead of being taken for padding mixed into real data).
+    Only lanes of a tile (not a scalar) whose value is finite change (inf * 0 is NaN), and only
+    of a padded tile or an integer one (the indices sorted beside the keys)."""
+    for sel, x in ((a, b), (b, a)):
+        if x.is_scalar or (x.pad is None and is_float(x.dtype)) or _constant_selector(x):
+            continue
+        if not _constant_selector(sel):
+            continue
+        with np.errstate(all="ignore"):
+            zeroed = bc(sel.data == 0, out.shape) & np.isfinite(bc(x.data, out.shape).astype(np.float64))
+        if zeroed.any():
+            out.pad = zeroed if x.pad is None else bc(x.pad, out.shape) | zeroed
+        return
+
+
+def _constant_selector(v: Val) -> bool:
+    """A tile of 0s and 1s that depends on nothing but literals and aranges."""
+    return (
+        not v.is_scalar
+        and not is_float(v.dtype)
+        and not (v.tags or v.lineage or v.loaded_from or v.runtime or v.grows or v.unknown or v.src)
+        and v.pad is None
+        and v.undef is None
+        and bool(np.isin(v.data, (0, 1)).all())
+        and bool((v.data == 0).any())
+    )
 
 
 def _int_provenance(interp: OpContext, op: ast.operator, a: Val, b: Val, out: Val, node: ast.AST) -> None:
@@ -387,6 +423,8 @@ def _reinterpret(data: np.ndarray, src: str, dst: str, bits: int) -> np.ndarray 
     with np.errstate(all="ignore"):
         if is_float(src):
             raw = np.asarray(data).astype(_VIEW[src]).view(signed).astype(np.int64)
+        elif bits == 64:  # int64 holds the 64 bits as they are (a mask of 2**64 - 1 overflows)
+            raw = np.asarray(data).astype(np.int64)
         else:
             raw = np.asarray(data).astype(np.int64) & ((1 << bits) - 1)
             raw = np.where(raw >= 1 << (bits - 1), raw - (1 << bits), raw)

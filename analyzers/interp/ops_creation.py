@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import softmax as sm
+from argus.analyzers.interp.budget import TRITON_MAX_NUMEL
 from argus.analyzers.interp.opdecl import declare
 from argus.analyzers.interp.ops_arith import binop
 from argus.analyzers.interp.ops_core import dtype_arg, np_dtype, to_val
@@ -48,7 +49,8 @@ def _num_programs(interp: OpContext, args: list[Any], kwargs: dict[str, Any], no
 
 def _arange(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     lo, hi = (int(to_val(a, node).item()) for a in args[:2])
-    if hi - lo > 1 << 16 or hi < lo:
+    # Triton's own cap (TRITON_MAX_TENSOR_NUMEL); a power of two is checked by Triton, not here
+    if hi - lo > TRITON_MAX_NUMEL or hi < lo:
         raise Unevaluable(f"tl.arange({lo}, {hi})", node)
     return Val(np.arange(lo, hi, dtype=np.int64), "int32")
 
@@ -121,6 +123,15 @@ def _next_power_of_2(interp: OpContext, args: list[Any], kwargs: dict[str, Any],
     return scalar(1 if v <= 1 else 1 << (v - 1).bit_length(), constexpr=True)
 
 
+def _log2(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    """`_log2(n)` of `triton.language.standard` (a bitonic sort's stage count): the floor of
+    log2 of a constexpr, 0 for n <= 1 (its loop shifts n right while it is above 1)."""
+    n = to_val(args[0] if args else kwargs["i"], node)
+    if not n.constexpr or not n.is_scalar:
+        raise Unevaluable("`_log2` of a runtime value", node)
+    return scalar(max(int(n.item()), 1).bit_length() - 1, constexpr=True)
+
+
 def _range_call(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
     raise Unevaluable("`range` outside a for loop header", node)
 
@@ -172,6 +183,11 @@ OPS = declare(
         "assume": _device_assert,
         "range": _range_call,
         "next_power_of_2": _next_power_of_2,
+        "_log2": _log2,
+        # Triton's `unwrap_if_constexpr` (and a module's copy of it): the interpreter holds a
+        # constexpr as its value already
+        "unwrap_if_constexpr": _identity,
+        "_unwrap_if_constexpr": _identity,
         "len": _len,
     },
 )

@@ -9,6 +9,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import softmax as sm
 from argus.analyzers.interp.opdecl import declare, named
 from argus.analyzers.interp.ops_arith import binop
@@ -26,6 +27,7 @@ from argus.analyzers.interp.ops_core import (
 )
 from argus.analyzers.interp.values import (
     FullRun,
+    Ptr,
     Val,
     is_float,
 )
@@ -50,6 +52,7 @@ UNARY_FLOAT = {
     "ceil": np.ceil,
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "erf": None,
+    "fast_erf": None,  # Cambricon libdevice's erf (an approximation: the value is erf's)
     "exp": np.exp,
     "exp2": np.exp2,
     "expm1": np.expm1,
@@ -84,6 +87,9 @@ _PREDICATES = ("isnan", "isinf", "signbit", "isfinited", "finitef")
 
 def unary_float(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     x = to_val(args[0], node)
+    if name == "abs" and not is_float(x.dtype):
+        # `tl.abs` of an integer is an integer (`t = tl.abs(offs - pad)`: a reflected index)
+        return derive([x], np.abs(x.data.astype(np.int64)), x.dtype)
     dtype = x.dtype if is_float(x.dtype) else "fp32"
     if name in _PREDICATES:
         dtype = "int1"
@@ -92,7 +98,7 @@ def unary_float(interp: OpContext, name: str, args: list[Any], kwargs: dict[str,
             raise FullRun()
         return light_float(x.shape, dtype)
     with np.errstate(all="ignore"):
-        if name == "erf":
+        if name in ("erf", "fast_erf"):
             data = (
                 np.vectorize(math.erf, otypes=[np.float64])(x.data.astype(np.float64))
                 if x.data.size
@@ -126,7 +132,9 @@ def _exp_semantics(interp: OpContext, x: Val, out: Val, node: ast.AST) -> None:
         out.unstable_exp = (node, interp.smap)
 
 
-def _where(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+def _where(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
+    if any(isinstance(a, Ptr) for a in args[1:3]):
+        return _pointer_choice(args[0], args[1], args[2], node)
     c, x, y = (to_val(a, node) for a in args[:3])
     shape = bshape(c.shape, x.shape, y.shape)
     dtype = promote(x, y)
@@ -212,6 +220,16 @@ def _umulhi(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: as
 
 def _div_rn(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     return binop(interp, ast.Div(), args[0], args[1], node)
+
+
+def _pointer_choice(c: Any, x: Any, y: Any, node: ast.AST) -> Any:
+    """`tl.where(tensor_idx == 0, in_ptr0, in_ptr1)` (flag-gems' vstack picks its input tensor
+    per program): a condition the same for the whole program picks one pointer whole. A
+    condition that differs between lanes would mix two tensors in one tile: not modelled."""
+    cond = to_val(c, node)
+    if not cond.is_scalar or cond.unknown:
+        raise Unevaluable("`tl.where` between pointers under a per-lane condition", node)
+    return x if bool(cond.item()) else y
 
 
 def _pow(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp.absent_args import absent_pointer
 from argus.analyzers.interp.access_checks import check_access, record_store, report_out_of_bounds
 from argus.analyzers.interp.opdecl import declare
 from argus.analyzers.interp.ops_core import Retype, bc, bshape, light_float, tag_keys, to_val
@@ -80,6 +81,8 @@ def load(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.A
     other = args[2] if len(args) > 2 else kwargs.get("other")
     if isinstance(ptr, BlockPtr):
         return block_load(interp, ptr, kwargs, node)
+    if ptr is None:
+        ptr = absent_pointer(interp, node)
     if not isinstance(ptr, Ptr):
         raise Unevaluable(f"a load from {type(ptr).__name__}", node)
     if ptr.unknown:
@@ -179,6 +182,8 @@ def store(
     mask = args[2] if len(args) > 2 else kwargs.get("mask")
     if isinstance(ptr, BlockPtr):
         return block_store(interp, ptr, value, kwargs, node)
+    if ptr is None:
+        ptr = absent_pointer(interp, node)
     if not isinstance(ptr, Ptr):
         raise Unevaluable(f"a store to {type(ptr).__name__}", node)
     if ptr.unknown:

@@ -62,7 +62,7 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
             kw = {k: v for k, v in kwargs.items() if not k.startswith("return_indices")}
             return reduce_(interp, name, args, kw, node), reduce_(interp, "arg" + name, args, kw, node)
         kwargs = {k: v for k, v in kwargs.items() if not k.startswith("return_indices")}
-    if _of_two_scalars(name, args, kwargs):
+    if _of_two_scalars(name, args, kwargs) or _builtin_of_two(name, args, node):
         return _builtin_minmax(interp, args, kwargs, node, name == "max")
     if name == "reduce":
         return _reduce_with_combine(interp, args, kwargs, node)
@@ -83,6 +83,20 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         # a sum of unshifted exps: a softmax normalizer once it divides or is logged (ops_core)
         out.unstable_exp = (*x.unstable_exp, node, interp.smap)
     return out
+
+
+def _builtin_of_two(name: str, args: list[Any], node: ast.AST) -> bool:
+    """Python's `max(a, b)` / `min(a, b)` written as a bare name inside a kernel: Triton's code
+    generator binds these builtins to `tl.maximum` / `tl.minimum`, elementwise over tiles too
+    (`max(0, row_idx + offset)` of a row of indices), never a reduction."""
+    return (
+        name in ("max", "min")
+        and len(args) >= 2
+        and isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == name
+        and all(isinstance(a, Val) for a in args)
+    )
 
 
 def _of_two_scalars(name: str, args: list[Any], kwargs: dict[str, Any]) -> bool:
@@ -302,7 +316,7 @@ def _reduced(x: Val, r: np.ndarray, name: str, axis: int | None, keep: bool) -> 
     out = Val(
         np.asarray(r, dtype=np_dtype(dtype)),
         dtype,
-        tags=_reduced_tags(x, axis, keep),
+        tags=_selected_tags(x, axis, keep) if name == "sum" else _reduced_tags(x, axis, keep),
         index_tags=x.index_tags,
         undef=_all_along(x.undef, x.shape, axis, keep),
         pad=_all_along(x.pad, x.shape, axis, keep),
@@ -330,6 +344,32 @@ def _all_along(
         return None
     a = bc(a, shape)
     return np.asarray(a.all(axis=axis, keepdims=keep) if axis is not None else np.asarray(a.all()))
+
+
+def _selected_tags(x: Val, axis: int | None, keep: bool) -> dict[str, np.ndarray]:
+    """A sum along an axis where each slice holds at most one lane that is not padding (the
+    others zeroed by a constant selector, `tl.sum(y * (1 - mask), 1)` in a compare-and-swap)
+    is that lane's value: it keeps that lane's coordinates, the varying ones too. Any other
+    sum keeps the tags that do not vary along the axis."""
+    if axis is None or x.pad is None or x.data.ndim == 0:
+        return _reduced_tags(x, axis, keep)
+    real = ~bc(x.pad, x.shape)
+    if x.undef is not None:
+        real &= ~bc(x.undef, x.shape)
+    per_slice = real.sum(axis=axis)
+    if int(per_slice.max(initial=0)) > 1:
+        return _reduced_tags(x, axis, keep)
+    sources = dict(x.tags)
+    if x.shape[axis] == 2 and bool((per_slice == 1).all()):
+        # a compare-and-swap's pair: the value of one lane moved onto both (see MOVED)
+        where = [1] * x.data.ndim
+        where[axis] = 2
+        sources[tagops.MOVED] = np.arange(2, dtype=np.float64).reshape(where)
+    tags: dict[str, np.ndarray] = {}
+    for k, t in sources.items():
+        picked = np.fmax.reduce(np.where(real, bc(t, x.shape), np.nan), axis=axis)
+        tags[k] = np.expand_dims(picked, axis) if keep else picked
+    return tags
 
 
 def _reduced_tags(x: Val, axis: int | None, keep: bool) -> dict[str, np.ndarray]:

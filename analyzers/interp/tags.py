@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+# the tag of a value moved from one lane of a pair to the other (a bitonic sort's
+# compare-and-swap sums each pair with one lane zeroed, `interp/ops_reduce.py`): an address
+# computed from such values (a permutation the kernel sorted) does not stand for its own lane
+MOVED = "~moved"
+
 
 def varies(arr: np.ndarray, axis: int) -> bool:
     """Does the coordinate change along `axis` among the lanes that have one?"""
