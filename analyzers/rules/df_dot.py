@@ -36,8 +36,8 @@ class DotOperandMismatch(Rule[DotMismatch]):
 
     def check(self, fact: DotMismatch, ctx: RuleContext) -> Iterator[Finding]:
         j = fact.j
-        a_c = ", ".join(f"{k}={v}" for k, v in fact.a_coord.items())
-        b_c = ", ".join(f"{k}={v}" for k, v in fact.b_coord.items())
+        a_c = ", ".join(f"{k}={v}" for k, v in sorted(fact.a_coord.items()))  # sorted: set order varies by hash seed
+        b_c = ", ".join(f"{k}={v}" for k, v in sorted(fact.b_coord.items()))
         if fact.mismatch == "axis":
             msg = (
                 f"the dot contracts different axes: column {j} of `a` varies along {a_c or '?'} while row {j} of "
