@@ -11,7 +11,8 @@ Three launcher constructs give a kernel a value no reading of the code can fix:
 - a launcher input the user's call decides (binder_inputs.py): an axis argument (`dim`), a
   `normalized_shape`, a `size` list;
 - a runtime scalar the launcher computes from what only the running program knows (a random
-  generator's state, `value.item()`) that the kernel computes only data from (data_params.py).
+  generator's state, `value.item()`) that the kernel computes only data from (data_params.py):
+  no verdict depends on its value, so it is named in each finding's sizes, not varied.
 
 The probe picks a value and names it (`ProbeLaunch.choices`). Kernels with picked constexprs or
 flags are probed twice: the second probe (`SECOND_PICK`) halves every picked size and flips
@@ -50,8 +51,13 @@ class PickedValues(LauncherInputs):
         tuner = self.kernel.autotune
         if (tuner is None or tuner.configs) and not self.unreadable_heuristics():
             return {}
+        flags = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
         return {
-            p.name: (PICKED_TILE if p.name in self.scan.arange_params else PICKED_COUNT) // divisor
+            # a flag (`if SAME_H:`, from `SAME_H = OH == IH` in a table the checker cannot read) is
+            # True, then False in the second probe: no count stands in for it
+            p.name: (divisor == 1)
+            if p.name in flags
+            else (PICKED_TILE if p.name in self.scan.arange_params else PICKED_COUNT) // divisor
             for p in self.kernel.params
             if p.constexpr
             and p.name not in kargs
@@ -76,7 +82,7 @@ class PickedValues(LauncherInputs):
 
     def wants_second_pick(self) -> bool:
         """Whether the kernel's probes pick values a second probe should vary."""
-        return self.site is not None and bool(self.picked_params or self.input_choices or self.data_picks)
+        return self.site is not None and bool(self.picked_params or self.input_choices)
 
     def named_picks(self, picks: dict[str, int], flags: dict[str, bool]) -> tuple[str, ...]:
         tuner = self.kernel.autotune
@@ -101,7 +107,7 @@ class PickedValues(LauncherInputs):
 
     def all_choices(self, picks: dict[str, int], flags: dict[str, bool]) -> tuple[str, ...]:
         """Every value this probe picked, named (ProbeLaunch.choices)."""
-        return self.named_picks(picks, flags) + tuple(self.input_choices.values()) + tuple(self.data_picks.values())
+        return self.named_picks(picks, flags) + tuple(self.input_choices.values())
 
 
 def _unreadable_heuristics(func: ast.FunctionDef) -> bool:

@@ -46,7 +46,7 @@ class BinderState:
         self.picked_params: set[str] = set()  # constexprs the launch leaves to picks (binder_picks.py)
         self.second_probe = False  # the probe being bound is the second pick (binder_picks.SECOND_PICK)
         self.input_choices: dict[str, str] = {}  # launcher inputs the probes pick, named (binder_inputs.py)
-        self.data_picks: dict[str, str] = {}  # data-only runtime scalars the probes pick, named
+        self.data_picks: dict[str, int] = {}  # data-only runtime scalars the probes pick (data_params.py)
 
     def symbol_name(self, sym: str) -> str:
         """A readable name for a dimension class (`(a.0*topk_ids.1)` -> `(T*top_k)`)."""
@@ -79,11 +79,13 @@ class BinderState:
     def data_pick(self, name: str, what: str) -> int | None:
         """The value a probe picks for the data-only runtime scalar `name` whose launcher value
         (`what`) is not known; None where the parameter steers anything (then a stand-in and
-        an AR001)."""
+        an AR001). No address, mask, branch, loop or tile shape depends on it, so no bound,
+        race, coverage or undefined-lane verdict can: the pick is named in every finding's
+        sizes (`ProbeLaunch.sizes`) rather than made a choice a second probe must confirm."""
         if name not in self.data_params():
             return None
         value = DATA_PICKS[1 if self.second_probe else 0]
-        self.data_picks[name] = f"`{name}` ({what.replace(';', ',')}, from which the kernel computes only data) = {value}"
+        self.data_picks[name] = value
         return value
 
     def sizes_known(self) -> bool:

@@ -4,9 +4,9 @@ A launcher value the evaluator cannot compute (a random generator's seed and off
 `torch.finfo(...).tiny`, a scalar from `value.item()`) is given to the probes as a stand-in.
 Where the kernel uses that parameter only in the values it computes (never in an address, a
 mask, a branch, a loop, a tile's shape, or a call the checker does not see into), no bound,
-race or coverage verdict depends on it: the probes may pick it like a size, and a second probe
-with another pick tells which findings rest on the pick (binder_picks.py). Any other use keeps
-it an AR001 stand-in.
+race, coverage or undefined-lane verdict depends on its value: the probes pick it like a size
+and name it in each finding's sizes (binder_state.data_pick). Any other use keeps it an AR001
+stand-in.
 """
 
 from __future__ import annotations

@@ -262,6 +262,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             if (root.startswith("_") or "." in root) and root not in self.display:
                 continue
             shown[self.display.get(root, root)] = v
+        shown.update(self.data_picks)  # data-only scalars the probe picked (data_params.py)
         return ProbeLaunch(
             kind,
             args,

@@ -214,3 +214,34 @@ def test_heuristics_from_a_runtime_table_are_picked_like_unreadable_configs() ->
     found = [f for f in bad if f.code == "MB001"]
     assert found, [(f.code, f.severity, f.message) for f in bad]
     assert "(heuristics not readable)" in found[0].message or found[0].severity == Severity.ERROR
+
+
+_FLAGGED = """
+@triton.heuristics(runtime.get_heuristic_config("copy"))
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, m, BLOCK: tl.constexpr, SAME: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if SAME:
+        src = offs
+    else:
+        src = offs % m
+    x = tl.load(x_ptr + src, mask=offs < n)
+    tl.store(y_ptr + offs, x, mask=offs < n)
+
+
+def copy(x, n):
+    m = x.numel()
+    y = torch.empty((n,), device=x.device, dtype=x.dtype)
+    copy_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, y, n, m)
+    return y
+"""
+
+
+def test_a_flag_from_an_unreadable_heuristic_is_flipped_in_the_second_probe() -> None:
+    """`SAME` comes from a table (`SAME = n == m`, say): reading `x` at `offs` overruns it when
+    the flag is true and `n > m`, which only the first probe's pick shows: a hint naming it."""
+    findings = check_source(_HEADER + _FLAGGED, "flagged.py")
+    assert not _notes(findings), _notes(findings)
+    oob = [f for f in findings if f.code == "MB001"]
+    assert oob and all(f.severity == Severity.HINT for f in oob), [(f.code, f.severity) for f in findings]
+    assert "`SAME` (heuristics not readable) = True" in oob[0].message
