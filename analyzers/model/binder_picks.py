@@ -7,7 +7,12 @@ Three launcher constructs give a kernel a value no reading of the code can fix:
 - a constexpr flag the launch passes from a value the evaluator does not know (a module flag
   computed at import, `IS_GATHER_SUPPORTED`; a comparison of values it cannot compute): either
   branch is a launch some machine or some call makes;
-- a grid axis of a device property (binder_grid.py).
+- a grid axis of a device property (binder_grid.py);
+- a launcher input the user's call decides (binder_inputs.py): an axis argument (`dim`), a
+  `normalized_shape`, a `size` list;
+- a runtime scalar the launcher computes from what only the running program knows (a random
+  generator's state, `value.item()`) that the kernel computes only data from (data_params.py):
+  no verdict depends on its value, so it is named in each finding's sizes, not varied.
 
 The probe picks a value and names it (`ProbeLaunch.choices`). Kernels with picked constexprs or
 flags are probed twice: the second probe (`SECOND_PICK`) halves every picked size and flips
@@ -22,7 +27,7 @@ import ast
 from typing import Any
 
 from argus.analyzers.model.binder_grid import program_axes_read
-from argus.analyzers.model.binder_state import BinderState
+from argus.analyzers.model.binder_inputs import LauncherInputs
 from argus.analyzers.model.host_values import Opaque
 
 PICKED_TILE = 32  # a tuned `tl.arange` extent the configs do not show (>= 16 for `tl.dot`)
@@ -32,7 +37,7 @@ PICKED_COUNT = 4  # a tuned count the configs do not show (warps per row, stages
 SECOND_PICK: dict[str, Any] = {}
 
 
-class PickedValues(BinderState):
+class PickedValues(LauncherInputs):
     """The picks of one probe launch (see the module's docstring)."""
 
     def first_config(self) -> dict[str, Any] | None:
@@ -44,16 +49,26 @@ class PickedValues(BinderState):
         launch does not pass them and no default or heuristic gives them. A tile size for an
         `arange` extent and a small count otherwise, divided by `divisor`."""
         tuner = self.kernel.autotune
-        if tuner is None or tuner.configs:
+        if (tuner is None or tuner.configs) and not self.unreadable_heuristics():
             return {}
+        flags = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
         return {
-            p.name: (PICKED_TILE if p.name in self.scan.arange_params else PICKED_COUNT) // divisor
+            # a flag (`if SAME_H:`, from `SAME_H = OH == IH` in a table the checker cannot read) is
+            # True, then False in the second probe: no count stands in for it
+            p.name: (divisor == 1)
+            if p.name in flags
+            else (PICKED_TILE if p.name in self.scan.arange_params else PICKED_COUNT) // divisor
             for p in self.kernel.params
             if p.constexpr
             and p.name not in kargs
             and p.default is None
             and p.name not in self.kernel.heuristics
         }
+
+    def unreadable_heuristics(self) -> bool:
+        """`@triton.heuristics(runtime.get_heuristic_config("dropout"))`: values from a table
+        the package reads at run time, like autotune configs the checker cannot read."""
+        return self.kernel.cached("unreadable_heuristics", lambda: _unreadable_heuristics(self.kernel.func))
 
     def _flag_picks(self, kargs: dict[str, Any], value: bool) -> dict[str, bool]:
         """Constexpr flags (a parameter the kernel branches on by itself: `if USE_GATHER:`)
@@ -67,11 +82,12 @@ class PickedValues(BinderState):
 
     def wants_second_pick(self) -> bool:
         """Whether the kernel's probes pick values a second probe should vary."""
-        return self.site is not None and bool(self.picked_params)
+        return self.site is not None and bool(self.picked_params or self.input_choices)
 
-    @staticmethod
-    def named_picks(picks: dict[str, int], flags: dict[str, bool]) -> tuple[str, ...]:
-        out = [f"`{k}` (autotune configs not readable) = {v}" for k, v in picks.items()]
+    def named_picks(self, picks: dict[str, int], flags: dict[str, bool]) -> tuple[str, ...]:
+        tuner = self.kernel.autotune
+        source = "autotune configs" if tuner is not None and not tuner.configs else "heuristics"
+        out = [f"`{k}` ({source} not readable) = {v}" for k, v in picks.items()]
         out += [f"`{k}` (a flag the code does not fix) = {v}" for k, v in flags.items()]
         return tuple(out)
 
@@ -84,6 +100,23 @@ class PickedValues(BinderState):
     def note_picked_params(self, kargs: dict[str, Any]) -> None:
         """After the first pass: the parameters this launch leaves to picks (wants_second_pick)."""
         self.picked_params = set(self._tuned_picks(kargs)) | set(self._flag_picks(kargs, True))
+        for p in self.kernel.params:
+            v = kargs.get(p.name)
+            if not p.constexpr and isinstance(v, Opaque) and p.name not in self.scan.pointers:
+                self.data_pick(p.name, v.what)
+
+    def all_choices(self, picks: dict[str, int], flags: dict[str, bool]) -> tuple[str, ...]:
+        """Every value this probe picked, named (ProbeLaunch.choices)."""
+        return self.named_picks(picks, flags) + tuple(self.input_choices.values())
+
+
+def _unreadable_heuristics(func: ast.FunctionDef) -> bool:
+    for dec in func.decorator_list:
+        if isinstance(dec, ast.Call) and ast.unparse(dec.func).endswith("heuristics"):
+            h = dec.args[0] if dec.args else next((k.value for k in dec.keywords if k.arg == "values"), None)
+            if not isinstance(h, ast.Dict):
+                return True
+    return False
 
 
 def branch_flags(func: ast.FunctionDef) -> set[str]:

@@ -8,11 +8,14 @@ import ast
 import contextlib
 from typing import Any
 
+from argus.analyzers.model.data_params import data_only_params
 from argus.analyzers.model.host_values import DimClasses
 from argus.analyzers.model.kernel import KernelModel
 from argus.analyzers.model.launch_args import keyword_exprs, positional_exprs
 from argus.analyzers.model.launch_site import LaunchSite
 from argus.analyzers.model.scan import KernelScan
+
+DATA_PICKS = (3, 5)  # a data-only runtime scalar (data_params.py): first probe, second probe
 
 
 class BinderState:
@@ -41,6 +44,9 @@ class BinderState:
         self._contains_memo: dict[tuple[int, int], bool] = {}
         self._stand_in_bound: set[str] = set()  # bounding parameters with stand-in values (L2)
         self.picked_params: set[str] = set()  # constexprs the launch leaves to picks (binder_picks.py)
+        self.second_probe = False  # the probe being bound is the second pick (binder_picks.SECOND_PICK)
+        self.input_choices: dict[str, str] = {}  # launcher inputs the probes pick, named (binder_inputs.py)
+        self.data_picks: dict[str, int] = {}  # data-only runtime scalars the probes pick (data_params.py)
 
     def symbol_name(self, sym: str) -> str:
         """A readable name for a dimension class (`(a.0*topk_ids.1)` -> `(T*top_k)`)."""
@@ -65,6 +71,22 @@ class BinderState:
             if tok in self.dims.parent:
                 out = out.replace(tok, self.display.get(self.dims.find(tok), self.dims.find(tok)))
         return out
+
+    def data_params(self) -> frozenset[str]:
+        """Runtime scalars of the kernel that only data is computed from (data_params.py)."""
+        return self.kernel.cached("data_params", lambda: data_only_params(self.kernel.func, self.scan))
+
+    def data_pick(self, name: str, what: str) -> int | None:
+        """The value a probe picks for the data-only runtime scalar `name` whose launcher value
+        (`what`) is not known; None where the parameter steers anything (then a stand-in and
+        an AR001). No address, mask, branch, loop or tile shape depends on it, so no bound,
+        race, coverage or undefined-lane verdict can: the pick is named in every finding's
+        sizes (`ProbeLaunch.sizes`) rather than made a choice a second probe must confirm."""
+        if name not in self.data_params():
+            return None
+        value = DATA_PICKS[1 if self.second_probe else 0]
+        self.data_picks[name] = value
+        return value
 
     def sizes_known(self) -> bool:
         return self.recorded

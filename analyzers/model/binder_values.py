@@ -46,9 +46,13 @@ class KernelValues(BinderState):
             if isinstance(v, Opaque) and p.name in self.scan.pointers:
                 raise Unevaluable(f"the tensor passed as `{p.name}` ({v.what})")
             if isinstance(v, Opaque) and p.name not in self.kernel.heuristics:
-                # a device property or a call's result (`num_sms(device)`): a small stand-in value
-                self.assumed_values[p.name] = (v.what, 4 if p.constexpr else 3)
-                v = 4 if p.constexpr else 3
+                picked = None if p.constexpr else self.data_pick(p.name, v.what)
+                if picked is not None:
+                    v = picked  # only data derives from it: a pick the second probe varies
+                else:
+                    # a device property or a call's result (`num_sms(device)`): a small stand-in value
+                    self.assumed_values[p.name] = (v.what, 4 if p.constexpr else 3)
+                    v = 4 if p.constexpr else 3
             if isinstance(v, HostTensor):
                 ti = self._tensor_info(len(tensors), p.name, v, established)
                 tensors.append(ti)

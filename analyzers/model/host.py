@@ -235,6 +235,13 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
                     base[Opaque("key")] = v
                 else:
                     base[key] = v
+            elif isinstance(base, list):
+                # `shape[dim] = 1` (flag-gems' reductions): that item; an index not known may
+                # have replaced any item, so the list is unknown
+                if isinstance(key, int) and not isinstance(key, bool) and -len(base) <= key < len(base):
+                    base[key] = v
+                elif isinstance(target.value, ast.Name):
+                    self.env[target.value.id] = Opaque("list item")
 
     def record_assert(self, test: ast.expr) -> None:
         if self.undecided_depth:

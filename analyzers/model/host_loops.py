@@ -80,6 +80,8 @@ class HostLoops:
             except ValueError:
                 return Opaque("range")
             return r if len(r) <= MAX_ITEMS else Opaque("range")
+        if fname in ("functools.reduce", "reduce") and len(args) in (2, 3):
+            return self.folded(args[0], args[1], args[2:])
         if fname in ("enumerate", "zip", "reversed") and args:
             lists = [self.known_items(a) for a in args]
             if any(x is None for x in lists):
@@ -90,6 +92,24 @@ class HostLoops:
                 return list(reversed(lists[0])) if len(args) == 1 else Opaque(fname)  # type: ignore[arg-type]
             return list(zip(*lists, strict=False))  # type: ignore[misc]
         return None
+
+    def folded(self, fn: Any, seq: Any, initial: list[Any]) -> Any:
+        """`functools.reduce(operator.mul, shape, 1)` (flag-gems' `volume`), or with a lambda,
+        over a sequence the evaluator knows, as Python folds it: left to right, from `initial`
+        when given (an empty sequence without one raises, so its value is unknown). Sizes
+        multiplied keep their dimension classes, as `math.prod` does."""
+        items = self.known_items(seq)
+        if items is None or (not items and not initial):
+            return Opaque("functools.reduce")
+        op = _FOLD_OPS.get(fn.what.rpartition(".")[2]) if isinstance(fn, Opaque) else None
+        if op is None and not (isinstance(fn, tuple) and len(fn) == 3 and fn[0] == "lambda"):
+            return Opaque("functools.reduce")
+        acc, rest = (initial[0], items) if initial else (items[0], items[1:])
+        for item in rest:
+            acc = self.binop(op, acc, item) if op is not None else self.apply_lambda(fn, [acc, item])  # type: ignore[attr-defined]
+            if isinstance(acc, Opaque):
+                return acc
+        return acc
 
     def type_test(self, args: list[Any]) -> Any:
         """`isinstance(v, int)` of a value whose kind the evaluator knows: a launcher argument
@@ -183,6 +203,8 @@ class HostLoops:
 
 
 _MISSING = object()
+# the `operator` functions a fold applies (`functools.reduce(operator.mul, ...)`, `from operator import mul`)
+_FOLD_OPS: dict[str, ast.operator] = {"mul": ast.Mult(), "add": ast.Add(), "floordiv": ast.FloorDiv()}
 
 _KINDS = {
     "int": lambda v: isinstance(v, int) and not isinstance(v, bool),

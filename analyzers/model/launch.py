@@ -80,6 +80,10 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             is_tensor = name in ranks or name in kernel_ptr_args
             if isinstance(d, ast.Constant) and d.value is None and name in self._unguarded:
                 d = None  # `beta=None` but `beta.shape[2]` read unguarded: a tensor is passed
+            picked = None if is_tensor else self.input_pick(ev, name, d)
+            if picked is not None:  # `dim`, `normalized_shape`, `size`: the caller's (binder_inputs.py)
+                ev.env[name] = picked
+                continue
             if d is not None:
                 ev.env[name] = ev.expr(d)
                 continue
@@ -232,6 +236,13 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
     def probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         if self.site is None:
             return self._assumed_probe(kind, config)
+        self.second_probe = config is SECOND_PICK  # the picks of binder_inputs / data_params vary
+        try:
+            return self._site_probe(kind, config)
+        finally:
+            self.second_probe = False
+
+    def _site_probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         sizes = self.choose_sizes(kind)
         ev = self._run_host(sizes)
         if ev.broken_asserts:  # sizes no real launch has: what they imply is not judged
@@ -251,6 +262,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             if (root.startswith("_") or "." in root) and root not in self.display:
                 continue
             shown[self.display.get(root, root)] = v
+        shown.update(self.data_picks)  # data-only scalars the probe picked (data_params.py)
         return ProbeLaunch(
             kind,
             args,
@@ -264,7 +276,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             grid_span=self.site.smap.span(self.site.grid_node),
             bare_axes=frozenset(self.bare_axes),
             fixed_runtime=frozenset(self.fixed_runtime),
-            choices=self.named_picks(picks, flags),
+            choices=self.all_choices(picks, flags),
             grid_picks=tuple(grid_picks),
             counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
         )

@@ -53,6 +53,8 @@ class KernelScan:
     address_ranks: dict[str, int] = field(default_factory=dict)
     # pointer param -> {stride param, or "" for the unit-stride term -> what indexes that axis}
     axis_keys: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
+    # the `@triton.jit` helpers the kernel calls, by name (model/data_params.py reads them)
+    helpers: dict[str, ast.FunctionDef] = field(default_factory=dict)
 
 
 def scan_kernel(
@@ -89,7 +91,9 @@ def scan_kernel(
     arange_params = _tile_size_params(body.calls, pset)
     ranks = _pointer_ranks(body, pset, pointers, constexprs)
     axes = axis_index_keys(body.assigns, body.calls, body.compares, body.fors, pointers, pset - pointers - constexprs)
-    return KernelScan(pointers, checks.tiled & pset, arange_params, policies, derived, ranks, axes)
+    out = KernelScan(pointers, checks.tiled & pset, arange_params, policies, derived, ranks, axes)
+    out.helpers = dict(helpers or {})
+    return out
 
 
 @dataclass

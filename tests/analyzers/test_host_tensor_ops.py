@@ -176,11 +176,12 @@ def double_(self, n):
 
 
 def test_a_loop_over_dimensions_the_launcher_is_given_leaves_the_product_unknown() -> None:
-    # `dims` is the caller's: the product is not 1 (the value before the loop), it is unknown
+    # `order` is the caller's: the product is not 1 (the value before the loop), it is unknown
+    # (an axis argument named `dim`/`dims` is picked instead: test_launcher_inputs.py)
     launcher = """
-def double(x, dims):
+def double(x, order):
     n = 1
-    for d in dims:
+    for d in order:
         n *= x.shape[d]
     out = torch.empty_like(x)
     flat_kernel[(4,)](x, out, n, BLOCK=128)

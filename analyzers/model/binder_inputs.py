@@ -1,0 +1,168 @@
+"""Launcher inputs the user's call decides, which the probes pick like the shapes of tensors.
+
+A public function's scalar and list arguments are not sizes the binder can choose freely:
+- an axis argument (`dim`, `dims`, `axis`, `axes`): `for d in dim: N *= shape[d]` needs a list
+  of real axes, `dim % x.ndim` an int. The probe picks the last axis (`-1`, or `[-1]` where the
+  launcher uses it as a sequence) and the second probe the first (`0`, `[0]`);
+- `normalized_shape` (layer and RMS norms): the trailing extents of the first tensor argument,
+  as torch requires of it: the last one, and the last two in the second probe;
+- a sequence the launcher unpacks (`OH, OW = output_size`): that many sizes, which the
+  probes choose as they choose a tensor's extents (the code fixes the length, nothing else);
+- a shape list (`size`, `shape`, `sizes`) the launcher allocates from (`torch.empty(size)`),
+  so the tensors agree with it by construction: one extent, two in the second probe.
+Each pick is a value the launcher itself could receive, everything else is computed from it
+exactly, and it is named in the probe's choices, so a finding only one of the two probes sees
+is at most a hint (binder_picks.py, judge.py). A launch under `if dim is None:` keeps `None`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from argus.analyzers.model.binder_state import BinderState
+from argus.analyzers.model.host_values import HostTensor, SymInt, dotted_name
+
+AXIS_PARAMS = frozenset({"dim", "dims", "axis", "axes"})
+SHAPE_PARAMS = frozenset({"size", "shape", "sizes"})
+NORMALIZED_SHAPE = "normalized_shape"
+_FACTORIES = frozenset(
+    {"empty", "zeros", "ones", "full", "rand", "randn", "new_empty", "new_zeros", "new_ones"}
+)
+_SEQUENCE_BUILTINS = frozenset({"len", "list", "tuple", "sorted", "set", "enumerate", "reversed"})
+
+
+class LauncherInputs(BinderState):
+    """The picks of a launcher's public inputs (see the module's docstring)."""
+
+    def input_pick(self, ev: Any, name: str, default: ast.expr | None) -> Any:
+        """The value the probe gives the launcher parameter `name` (no default, or `None`), or
+        None where it is not such an input; the pick is named in `input_choices`."""
+        func = self.site.host_func if self.site is not None else None
+        if func is None or (default is not None and not _is_none(default)):
+            return None
+        if _launched_when_none(func, self.site.call, name):  # type: ignore[union-attr]
+            return None
+        unpacked = _unpacked_length(func, name)
+        if unpacked and default is None:
+            # `OH, OW = output_size`: a sequence of that many sizes, each one the probes choose
+            return tuple(ev.dim(f"{name}.{i}") for i in range(unpacked))
+        second = self.second_probe
+        sequence = _used_as_sequence(func, name)
+        if name in AXIS_PARAMS:
+            axis = 0 if second else -1
+            value: Any = [axis] if sequence else axis
+            self.input_choices[name] = f"`{name}` (the caller's axis) = {value!r}"
+            return value
+        if name == NORMALIZED_SHAPE:
+            t = next((v for v in ev.env.values() if isinstance(v, HostTensor)), None)
+            if t is None:
+                return None
+            last = 2 if second and len(t.shape) >= 2 else 1
+            dims = _shape_of(t)[-last:]
+            self.input_choices[name] = f"`{name}` (the caller's) = the last {last} extent(s) of `{t.name}`"
+            return tuple(dims)
+        if name in SHAPE_PARAMS and _allocates_from(func, name):
+            rank = 2 if second else 1
+            self.input_choices[name] = f"`{name}` (the caller's shape) = {rank} extent(s)"
+            return tuple(ev.dim(f"{name}.{i}") for i in range(rank))
+        return None
+
+
+def _shape_of(t: HostTensor) -> list[Any]:
+    return [SymInt(s, y) for s, y in zip(t.shape, t.symbols, strict=True)]
+
+
+def _is_none(e: ast.expr) -> bool:
+    return isinstance(e, ast.Constant) and e.value is None
+
+
+def _used_as_sequence(func: ast.FunctionDef, name: str) -> bool:
+    """Whether the launcher iterates `name`, takes its length or items, spreads it, or
+    allocates or views a tensor of that shape (`torch.empty(size)`, `x.view(shape)`)."""
+    for n in ast.walk(func):
+        if isinstance(n, ast.For) and _is_name(n.iter, name):
+            return True
+        if isinstance(n, ast.comprehension) and _is_name(n.iter, name):
+            return True
+        if isinstance(n, ast.Subscript) and _is_name(n.value, name):
+            return True
+        if isinstance(n, ast.Starred) and _is_name(n.value, name):
+            return True
+        if (
+            isinstance(n, ast.Compare)
+            and any(isinstance(op, ast.In | ast.NotIn) for op in n.ops)
+            and any(_is_name(c, name) for c in n.comparators)
+        ):
+            return True
+        if isinstance(n, ast.Call) and n.args and _is_name(n.args[0], name):
+            callee = dotted_name(n.func)
+            last = callee.rpartition(".")[2] if callee else getattr(n.func, "attr", "")
+            if callee in _SEQUENCE_BUILTINS or last in _FACTORIES or last in ("view", "reshape", "expand"):
+                return True
+    return False
+
+
+def _allocates_from(func: ast.FunctionDef, name: str) -> bool:
+    """Whether the launcher allocates a tensor of shape `name` (`torch.empty(size)`): the
+    tensors are then consistent with the pick by construction."""
+    for n in ast.walk(func):
+        if isinstance(n, ast.Call) and n.args and _is_name(n.args[0], name):
+            callee = dotted_name(n.func)
+            last = callee.rpartition(".")[2] if callee else getattr(n.func, "attr", "")
+            if last in _FACTORIES:
+                return True
+    return False
+
+
+def _unpacked_length(func: ast.FunctionDef, name: str) -> int:
+    """`OH, OW = output_size`: how many names the launcher unpacks `name` into (0: none, or
+    unpacks of different lengths)."""
+    lengths = {
+        len(t.elts)
+        for n in ast.walk(func)
+        if isinstance(n, ast.Assign) and _is_name(n.value, name)
+        for t in n.targets
+        if isinstance(t, ast.Tuple | ast.List) and all(isinstance(e, ast.Name) for e in t.elts)
+    }
+    return lengths.pop() if len(lengths) == 1 else 0
+
+
+def _is_name(e: ast.expr, name: str) -> bool:
+    return isinstance(e, ast.Name) and e.id == name
+
+
+def _launched_when_none(func: ast.FunctionDef, call: ast.AST, name: str) -> bool:
+    """Whether the launch sits where `name` is None: in the body of `if name is None:` (or
+    `if not name:`), or in the `else` of `if name is not None:` (or `if name:`)."""
+    for n in ast.walk(func):
+        if not isinstance(n, ast.If):
+            continue
+        in_body = any(call is m for s in n.body for m in ast.walk(s))
+        in_else = any(call is m for s in n.orelse for m in ast.walk(s))
+        if not (in_body or in_else):
+            continue
+        none_side = _none_side(n.test, name)
+        if none_side == "body" and in_body or none_side == "else" and in_else:
+            return True
+    return False
+
+
+def _none_side(test: ast.expr, name: str) -> str | None:
+    """Which side of `if test:` runs when `name` is None ("body", "else"), if the test is
+    only about that."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_name(test.left, name):
+        right = test.comparators[0]
+        if _is_none(right):
+            return (
+                "body"
+                if isinstance(test.ops[0], ast.Is)
+                else "else"
+                if isinstance(test.ops[0], ast.IsNot)
+                else None
+            )
+    if _is_name(test, name):
+        return "else"
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _is_name(test.operand, name):
+        return "body"
+    return None
