@@ -166,6 +166,9 @@ def accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) -> 
             inner = subtree(value)
             if target is not None and not any(isinstance(x, ast.Name) and x.id == target for x in inner):
                 continue
+            name = target if target is not None else n.target.id  # type: ignore[union-attr]
+            if reset_each_iteration(f, n, name):
+                continue  # `b_dv = tl.zeros(...)` earlier in the same iteration: no loop reduction
             out |= {
                 id(c)
                 for c in inner
@@ -173,4 +176,46 @@ def accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) -> 
                 and isinstance(c.func, ast.Attribute | ast.Name)
                 and (c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) == "dot"
             }
+    return out
+
+
+def reset_each_iteration(func: ast.FunctionDef, stmt: ast.stmt, name: str) -> bool:
+    """Whether `name` is assigned afresh (from a value that does not read it) earlier in the
+    body of the innermost loop holding `stmt`: the dot then accumulates within one iteration
+    only (a per-chunk tile summed from several products), and its operands need not step."""
+    loop = None
+    for n in subtree(func):
+        if isinstance(n, ast.For | ast.While) and any(x is stmt for x in subtree(n)):
+            if loop is None or any(x is n for x in subtree(loop)):
+                loop = n
+    if loop is None:
+        return False
+    for n in subtree(loop):
+        if (
+            isinstance(n, ast.Assign)
+            and n.lineno < stmt.lineno
+            and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
+            and not any(isinstance(x, ast.Name) and x.id == name for x in subtree(n.value))
+        ):
+            return True
+    return False
+
+
+def per_iteration_dots(func: ast.FunctionDef) -> set[int]:
+    """Dot calls given an accumulator (`tl.dot(a, b, acc)`) that is assigned afresh earlier in
+    the same loop iteration: a sum over one iteration's products, not a loop reduction."""
+    out: set[int] = set()
+    for n in subtree(func):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
+            continue
+        name = n.targets[0].id
+        dots = [
+            c
+            for c in subtree(n.value)
+            if isinstance(c, ast.Call)
+            and isinstance(c.func, ast.Attribute | ast.Name)
+            and (c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) == "dot"
+        ]
+        if dots and reset_each_iteration(func, n, name):
+            out |= {id(c) for c in dots}
     return out

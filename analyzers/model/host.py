@@ -61,6 +61,7 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
             inside = any(self.contains(s, target) for s in st.body)
             if inside and _size_fixed_by(st.test):
                 self.record_assert(st.test)  # `if hc == 4: kernel[...]`: launched only at hc == 4
+            self.launch_guards.append((st.test, inside, self.guard_value(st.test)))
             return self.run_block(st.body if inside else st.orelse, target)
         if isinstance(st, ast.With | ast.Try):
             return self.run_block(st.body, target)
@@ -70,6 +71,14 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
             self.assign(st.target, self._first_item(st.iter))
             return self.run_block(st.body, target)
         return True
+
+    def guard_value(self, test: ast.expr) -> Any:
+        """The value of a test the launch sits under, at these sizes (Opaque when unknown)."""
+        try:
+            c = self.expr(test)
+        except (*HOST_ERRORS, RecursionError):
+            return Opaque("guard")
+        return c.truth if isinstance(c, KnownTruth) else c
 
     def _first_item(self, it: ast.expr) -> Any:
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":

@@ -22,6 +22,7 @@ from argus.analyzers.model.binder_unify import DimUnification
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.launch_args import evaluate_launch_args
+from argus.analyzers.model.launch_guards import unsettled_guards
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
 from argus.analyzers.model.launcher_reads import (
     ranks_through_calls,
@@ -264,7 +265,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             grid_span=self.site.smap.span(self.site.grid_node),
             bare_axes=frozenset(self.bare_axes),
             fixed_runtime=frozenset(self.fixed_runtime),
-            choices=self.named_picks(picks, flags),
+            choices=self.named_picks(picks, flags) + unsettled_guards(ev),
             grid_picks=tuple(grid_picks),
             counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
         )
