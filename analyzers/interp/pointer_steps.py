@@ -70,6 +70,8 @@ def check_pointer_steps(interp: RunContext) -> None:
             continue
         if _in_descending_loop(interp, tinfo[0]) and _moves_one_tile(t, c0 - c1, -raw, cdim, step):
             continue  # a loop counting down (`range(NT - 1, -1, -1)`) walks the tiles backwards
+        if _in_flattened_loop(interp, tinfo[0]):
+            continue  # one loop over several reduced axes (a convolution's window and channels)
         where = upd if upd is not None else tinfo[0]
         interp.sink.add(
             Fact(
@@ -133,6 +135,40 @@ def _in_descending_loop(interp: RunContext, load: ast.AST) -> bool:
         return inner is not None and _counts_down(inner)
 
     return interp.kernel.cached(f"descending-loop:{id(load)}", find)
+
+
+def _innermost_loop(interp: RunContext, load: ast.AST) -> ast.For | None:
+    funcs = [interp.kernel.func, *(h.func for h in interp.helpers.values())]
+    inner = None
+    for f in funcs:
+        for n in subtree(f):
+            if isinstance(n, ast.For) and any(x is load for x in subtree(n)):
+                if inner is None or any(x is n for x in subtree(inner)):
+                    inner = n
+    return inner
+
+
+def _in_flattened_loop(interp: RunContext, load: ast.AST) -> bool:
+    """Whether the innermost loop around `load` walks several axes at once: its variable is
+    split with `//` or `%` in the body (`for dhwc in range(KD * KH * KW * NC): w = dhwc %
+    KW ...`). Each iteration then moves along whichever axis the split gives, all of them
+    reduced: a step along a window axis is the loop's design, not a stale pointer (DF002)."""
+
+    def find() -> bool:
+        loop = _innermost_loop(interp, load)
+        if loop is None or not isinstance(loop.target, ast.Name):
+            return False
+        var = loop.target.id
+        return any(
+            isinstance(n, ast.BinOp)
+            and isinstance(n.op, ast.Mod | ast.FloorDiv)
+            and isinstance(n.left, ast.Name)
+            and n.left.id == var
+            for st in loop.body
+            for n in subtree(st)
+        )
+
+    return interp.kernel.cached(f"flattened-loop:{id(load)}", find)
 
 
 def _counts_down(loop: ast.For) -> bool:

@@ -252,6 +252,12 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
             for v in test.values:
                 self.record_assert(v)
             return
+        choices = _literal_choices(test)
+        if choices is not None:  # `H == 64 or H == 128` is `H in (64, 128)`
+            subject, values = choices
+            test = ast.copy_location(
+                ast.Compare(left=subject, ops=[ast.In()], comparators=[ast.Tuple(elts=values, ctx=ast.Load())]), test
+            )
         if isinstance(test, ast.Compare) and len(test.ops) > 1:
             # `k.shape == v.shape == (b, h, s, d)`: each neighbouring pair
             operands = [test.left, *test.comparators]
@@ -520,6 +526,24 @@ __all__ = [
     "contiguous_strides",
     "dotted_name",
 ]
+
+
+def _literal_choices(test: ast.expr) -> tuple[ast.expr, list[ast.expr]] | None:
+    """`x == 64 or x == 128`: the one subject and its literal values; None for any other test."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
+        return None
+    subject, values = None, []
+    for v in test.values:
+        if not (isinstance(v, ast.Compare) and len(v.ops) == 1 and isinstance(v.ops[0], ast.Eq)):
+            return None
+        const = v.comparators[0]
+        if not (isinstance(const, ast.Constant) and type(const.value) is int):
+            return None
+        if subject is not None and ast.dump(subject) != ast.dump(v.left):
+            return None
+        subject = v.left
+        values.append(const)
+    return (subject, values) if subject is not None else None
 
 
 def _size_fixed_by(test: ast.expr) -> bool:

@@ -35,7 +35,7 @@ class HostCalls(HostTensorOps):
                 )
             if last == "next_power_of_2" and _ints(args):
                 n = int(args[0])
-                return 1 if n <= 1 else 1 << (n - 1).bit_length()
+                return 0 if n <= 0 else 1 << (n - 1).bit_length()  # Triton's: 0 for n <= 0
             if fname in ("min", "max") and args and all(isinstance(a, int | float) for a in args):
                 return (min if fname == "min" else max)(*args)
             if fname in ("min", "max") and len(args) >= 2 and any(isinstance(a, int | float) for a in args):

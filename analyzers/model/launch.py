@@ -22,7 +22,7 @@ from argus.analyzers.model.binder_unify import DimUnification
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.launch_args import evaluate_launch_args
-from argus.analyzers.model.launch_guards import unsettled_guards
+from argus.analyzers.model.launch_guards import empty_range, unsettled_guards
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
 from argus.analyzers.model.launcher_reads import (
     ranks_through_calls,
@@ -239,6 +239,9 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             test = ev.broken_asserts[0]
             raise Unevaluable(f"a probe size consistent with the launcher's {_refusal(test)}", test)
         kargs = self._kernel_args(ev)
+        empty = empty_range(self.kernel.func, kargs, self.scan.arange_params)
+        if empty is not None:  # sizes at which Triton would not compile the kernel
+            raise Unevaluable(f"a probe size consistent with the kernel's ranges ({empty})", self.site.call)
         second = config is SECOND_PICK
         config = self.first_config() if second else config
         picks = self._tuned_picks(kargs, 2 if second else 1)

@@ -73,3 +73,34 @@ def _is_size(v: Any) -> bool:
     if isinstance(v, list | tuple):
         return any(isinstance(x, SymInt) for x in v[:16])
     return False
+
+
+def empty_range(func: ast.FunctionDef, args: dict[str, Any], arange_params: set[str]) -> str | None:
+    """A constexpr the probe's sizes make 0 or negative (`TDP = next_power_of_2(DT - D)` at
+    DT < D) that sizes a `tl.arange` no test of it guards: Triton refuses to compile that
+    launch, so the probe is no launch the code can make. Returns how, or None."""
+    for name in sorted(arange_params):
+        v = args.get(name)
+        if not isinstance(v, int) or isinstance(v, bool) or v > 0:
+            continue
+        if any(_sizes_arange(n, name) and not _guarded(func, n, name) for n in ast.walk(func)):
+            return f"`{name}` = {v} sizes a `tl.arange`, which Triton refuses to compile"
+    return None
+
+
+def _sizes_arange(node: ast.AST, name: str) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "arange"
+        and any(isinstance(a, ast.Name) and a.id == name for a in node.args)
+    )
+
+
+def _guarded(func: ast.FunctionDef, call: ast.AST, name: str) -> bool:
+    """Whether an `if` or a conditional expression around `call` tests `name`."""
+    for n in ast.walk(func):
+        if isinstance(n, ast.If | ast.IfExp) and any(x is call for x in ast.walk(n)):
+            if any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(n.test)):
+                return True
+    return False

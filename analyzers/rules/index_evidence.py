@@ -58,14 +58,18 @@ def _host_names_of(tree: ast.Module, kernel: str, param: str) -> set[str]:
     says nothing of this index's range (K18)."""
     names = {param, param.removesuffix("_ptr")}
     position = _param_position(tree, kernel, param)
-    for n in ast.walk(tree):
-        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) and _name(n.func.value) == kernel):
-            continue
-        args = [k.value for k in n.keywords if k.arg == param]
-        if position is not None and position < len(n.args):
-            args.append(n.args[position])
-        for a in args:
-            names |= _names(a)
+    for launcher in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+        for n in ast.walk(launcher):
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) and _name(n.func.value) == kernel):
+                continue
+            args = [k.value for k in n.keywords if k.arg == param]
+            if position is not None and position < len(n.args):
+                args.append(n.args[position])
+            for a in args:
+                names |= _names(a)
+                # the launcher's own parameter: what its callers in the file pass there
+                for p in _names(a) & {x.arg for x in launcher.args.args}:
+                    names |= _caller_names(tree, launcher, p)
     sources = {}
     for n in ast.walk(tree):
         if isinstance(n, ast.Assign):
@@ -76,6 +80,20 @@ def _host_names_of(tree: ast.Module, kernel: str, param: str) -> set[str]:
     for _ in range(3):
         names |= {src for name in list(names) for src in sources.get(name, ())}
     return names
+
+
+def _caller_names(tree: ast.Module, launcher: ast.FunctionDef, param: str) -> set[str]:
+    """Names passed as `param` of `launcher` by its calls in the file."""
+    position = [a.arg for a in launcher.args.args].index(param)
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and _name(n.func) == launcher.name:
+            args = [k.value for k in n.keywords if k.arg == param]
+            if position < len(n.args):
+                args.append(n.args[position])
+            for a in args:
+                out |= _names(a)
+    return out
 
 
 def _param_position(tree: ast.Module, kernel: str, param: str) -> int | None:
