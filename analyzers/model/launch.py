@@ -268,9 +268,11 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             grid_span=self.site.smap.span(self.site.grid_node),
             bare_axes=frozenset(self.bare_axes),
             fixed_runtime=frozenset(self.fixed_runtime),
-            choices=self.named_picks(picks, flags) + unsettled_guards(ev),
+            choices=self.named_picks(picks, flags),
+            guards=unsettled_guards(ev),
             grid_picks=tuple(grid_picks),
             counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
+            stand_ins=frozenset(self.assumed_values),
         )
 
 
