@@ -15,7 +15,7 @@ from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.opdecl import declare
 from argus.analyzers.interp.ops_arith import binop
 from argus.analyzers.interp.ops_core import bc, light_float, tag_keys, to_val
-from argus.analyzers.interp.pointer_steps import per_iteration_dots
+from argus.analyzers.interp.pointer_steps import in_flattened_loop, per_iteration_dots
 from argus.analyzers.interp.values import LOW_PRECISION, Val, is_float
 
 if TYPE_CHECKING:
@@ -388,6 +388,8 @@ def _coverage(
         return {"invalid": True}
     if not ka or a.data.ndim != 2:
         return None
+    if interp.loops and in_flattened_loop(interp, node):  # type: ignore[arg-type]
+        return {"invalid": True}  # one loop over the window and the channels: counts multiply
     k = ka[0]
     size = interp.symbol_sizes.get(_base(k))
     if not size:

@@ -70,7 +70,7 @@ def check_pointer_steps(interp: RunContext) -> None:
             continue
         if _in_descending_loop(interp, tinfo[0]) and _moves_one_tile(t, c0 - c1, -raw, cdim, step):
             continue  # a loop counting down (`range(NT - 1, -1, -1)`) walks the tiles backwards
-        if _in_flattened_loop(interp, tinfo[0]):
+        if in_flattened_loop(interp, tinfo[0]):
             continue  # one loop over several reduced axes (a convolution's window and channels)
         where = upd if upd is not None else tinfo[0]
         interp.sink.add(
@@ -148,11 +148,12 @@ def _innermost_loop(interp: RunContext, load: ast.AST) -> ast.For | None:
     return inner
 
 
-def _in_flattened_loop(interp: RunContext, load: ast.AST) -> bool:
+def in_flattened_loop(interp: RunContext, load: ast.AST) -> bool:
     """Whether the innermost loop around `load` walks several axes at once: its variable is
     split with `//` or `%` in the body (`for dhwc in range(KD * KH * KW * NC): w = dhwc %
     KW ...`). Each iteration then moves along whichever axis the split gives, all of them
-    reduced: a step along a window axis is the loop's design, not a stale pointer (DF002)."""
+    reduced: a step along a window axis is the loop's design, not a stale pointer (DF002),
+    and each contraction index enters once per window offset, not twice by mistake (DF003)."""
 
     def find() -> bool:
         loop = _innermost_loop(interp, load)

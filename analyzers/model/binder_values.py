@@ -111,6 +111,7 @@ class KernelValues(BinderState):
             and all(self._extent_established(s, established) for s in t.symbols),
             bounds_unjudged=self._bounds_unjudged(name),
             grid_tiled=grid
+            and not self._passed_before(name)
             and bool(t.symbols)
             and all(self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots) for s in t.symbols),
         )

@@ -16,7 +16,7 @@ from typing import Any
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.model.binder_assumed import AssumedProbes
 from argus.analyzers.model.binder_grid import GridBinding
-from argus.analyzers.model.binder_picks import SECOND_PICK, PickedValues
+from argus.analyzers.model.binder_picks import SECOND_PICK, PickedValues, branch_flags
 from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
 from argus.analyzers.model.host import HostEval
@@ -230,6 +230,29 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
         consts = {p.name for p in self.kernel.params if p.constexpr}
         return {k for k in consts if a.get(k) != b.get(k)}
 
+    def _named_choices(self, picks: dict[str, Any], flags: dict[str, bool]) -> tuple[str, ...]:
+        """The picks, named. A picked value the kernel only branches on (`if DIVISIBLE_K:`)
+        is named by the branch it selects, not the number: two probes picking 4 and 2 take
+        the same path, and a finding seen under both still rests on that pick."""
+        branching = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
+        as_flags = {k: v for k, v in picks.items() if k in branching and isinstance(v, int)}
+        out = list(self.named_picks({k: v for k, v in picks.items() if k not in as_flags}, flags))
+        out += [
+            f"`{k}` (autotune configs not readable) {'true' if v else 'false'}" for k, v in sorted(as_flags.items())
+        ]
+        return tuple(out)
+
+    def _constexpr_stand_ins(self) -> tuple[str, ...]:
+        """Constexprs the launch does not give (a heuristics table read at run time, a missing
+        argument) and the probe fills with a stand-in: the path or tile they select is the
+        probe's choice, so what it shows is at most a hint naming them (cause L8)."""
+        consts = {p.name for p in self.kernel.params if p.constexpr}
+        return tuple(
+            _stand_in_text(name, what, value)
+            for name, (what, value) in sorted(self.assumed_values.items())
+            if name in consts
+        )
+
     def probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         if self.site is None:
             return self._assumed_probe(kind, config)
@@ -268,12 +291,16 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             grid_span=self.site.smap.span(self.site.grid_node),
             bare_axes=frozenset(self.bare_axes),
             fixed_runtime=frozenset(self.fixed_runtime),
-            choices=self.named_picks(picks, flags),
+            choices=self._named_choices(picks, flags) + self._constexpr_stand_ins(),
             guards=unsettled_guards(ev),
             grid_picks=tuple(grid_picks),
             counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
             stand_ins=frozenset(self.assumed_values),
         )
+
+
+def _stand_in_text(name: str, what: str, value: Any) -> str:
+    return f"`{name}` ({what}) = {value}"
 
 
 def _refusal(node: ast.AST) -> str:
