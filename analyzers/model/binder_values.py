@@ -112,6 +112,7 @@ class KernelValues(BinderState):
             bounds_unjudged=self._bounds_unjudged(name),
             grid_tiled=grid
             and not self._passed_before(name)
+            and t.storage not in self.initialized_storages
             and bool(t.symbols)
             and all(self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots) for s in t.symbols),
         )

@@ -82,6 +82,8 @@ class HostCalls(HostTensorOps):
                         isinstance(dt, tuple) or src.dtype_known,
                     )
                     t.created = last == "empty_like"
+                    if last in ("zeros_like", "ones_like", "full_like"):
+                        self.initialized.add(t.storage)
                     t.sized = src.sized  # the model's extents, stated or not
                     return t
             if fname == "dict" and not args and all(k.arg for k in node.keywords):
@@ -129,6 +131,8 @@ class HostCalls(HostTensorOps):
         )
         t = self.new_tensor(shape, dtype, f"t{self.storages + 1}", isinstance(dt, tuple) or kind == "randint")
         t.created = kind in ("empty", "empty_strided")
+        if kind in ("zeros", "ones", "full"):
+            self.initialized.add(t.storage)  # every element holds a value before any kernel runs
         if not stated:
             t.sized = False
         return t

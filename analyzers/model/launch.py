@@ -270,6 +270,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
         picks = self._tuned_picks(kargs, 2 if second else 1)
         flags = self._flag_picks(kargs, not second)
         kargs = {**kargs, **flags}
+        self.initialized_storages = ev.initialized
         args, runtime, tensors = self._to_kernel_values(kargs, {**picks, **(config or {})} or None)
         grid, axes, grid_picks = self._grid(ev, args, kargs)
         picked_axes = {axis for axis, _ in grid_picks}

@@ -284,3 +284,35 @@ def test_no_launch_elementwise_bug_still_found() -> None:
     text = _ELEMENTWISE.format(store_mask="offs <= n")
     assert ("MB002", _line_of(text, "tl.store(out_ptr")) in _bad(text)
     assert _bad(_ELEMENTWISE.format(store_mask="offs < n")) == []
+
+
+_DIAGONAL = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def to_diagonal(x_ptr, out_ptr, N, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < N
+    tl.store(out_ptr + i * N + i, tl.load(x_ptr + i, mask=m, other=0.0), mask=m)
+
+
+def diag(x):
+    N = x.shape[0]
+    out = torch.{alloc}((N, N), device=x.device, dtype=x.dtype)
+    to_diagonal[(triton.cdiv(N, 16),)](x, out, N, BLOCK=16)
+    return out
+"""
+
+
+def test_an_output_allocated_with_zeros_may_be_written_in_part() -> None:
+    """`torch.zeros((N, N))` holds a value everywhere: writing only its diagonal is the design
+    (flag-gems `diag`, `max`; GR001 L7)."""
+    assert _bad(_DIAGONAL.format(alloc="zeros")) == []
+
+
+def test_an_uninitialized_output_written_in_part_is_found() -> None:
+    text = _DIAGONAL.format(alloc="empty")
+    assert ("GR001", _line_of(text, "tl.store(out_ptr")) in _bad(text)
