@@ -226,3 +226,39 @@ def test_a_range_checked_only_as_a_test_still_meets_its_sentinel() -> None:
     """Seeded bug: the kernel compares `tgt` with `C` but the comparison guards nothing."""
     text = _ASSERTED.format(check="bad = tgt >= C")
     assert any(code in ("MB001", "MB005") for code, _ in _bad(text))
+
+
+_WRAPPED = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def stretch(x_ptr, y_ptr, W_in, W_out, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = (tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)) % W_out
+    src = tl.minimum(offs * W_in // W_out, W_in - 1)
+    x = tl.load(x_ptr + row * W_in + src)
+    tl.store(y_ptr + row * W_out + {dst}, x)
+
+
+def run(x, W_out):
+    R, W_in = x.shape
+    y = torch.empty((R, W_out), device=x.device, dtype=x.dtype)
+    stretch[(R, 1)](x, y, W_in, W_out, BLOCK=2 * triton.next_power_of_2(W_out))
+    return y
+"""
+
+
+def test_lanes_storing_the_same_value_again_are_no_race() -> None:
+    """The block is wider than the row and wraps (`% W_out`): its tail stores again what
+    another lane stores, from the same source element (flag-gems `_kunlunxin`
+    `upsample_linear1d`, GR002)."""
+    assert _bad(_WRAPPED.format(dst="offs")) == []
+
+
+def test_lanes_storing_different_values_to_one_element_are_a_race() -> None:
+    """Seeded bug: every lane of a block writes element `offs // 2`, from different sources."""
+    text = _WRAPPED.format(dst="offs // 2")
+    assert ("GR002", _line_of(text, "tl.store(y_ptr")) in _bad(text)
