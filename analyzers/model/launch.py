@@ -243,14 +243,17 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
         return tuple(out)
 
     def _constexpr_stand_ins(self) -> tuple[str, ...]:
-        """Constexprs the launch does not give (a heuristics table read at run time, a missing
-        argument) and the probe fills with a stand-in: the path or tile they select is the
+        """Constexpr flags the launch does not give (a heuristics table read at run time, a
+        missing argument) and the probe fills with a stand-in: the path they select is the
         probe's choice, so what it shows is at most a hint naming them (cause L8)."""
         consts = {p.name for p in self.kernel.params if p.constexpr}
+        # only a flag the kernel branches on: a tile size's stand-in does not choose a path,
+        # and what does not depend on it (a grid axis the launch lacks) stays judged
+        branching = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
         return tuple(
             _stand_in_text(name, what, value)
             for name, (what, value) in sorted(self.assumed_values.items())
-            if name in consts
+            if name in consts and name in branching
         )
 
     def probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:

@@ -316,3 +316,35 @@ def test_an_output_allocated_with_zeros_may_be_written_in_part() -> None:
 def test_an_uninitialized_output_written_in_part_is_found() -> None:
     text = _DIAGONAL.format(alloc="empty")
     assert ("GR001", _line_of(text, "tl.store(out_ptr")) in _bad(text)
+
+
+_TILE_STAND_IN = """
+import torch
+import triton
+import triton.language as tl
+from elsewhere import best_block
+
+
+@triton.jit
+def rows_by_head(x_ptr, out_ptr, N, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    head = tl.program_id(1)
+    cols = tl.arange(0, BLOCK_N)
+    m = cols < N
+    x = tl.load(x_ptr + row * N + cols, mask=m, other=0.0)
+    tl.store(out_ptr + row * N + cols + head * 0, x, mask=m)
+
+
+def copy_rows(x):
+    R, N = x.shape
+    out = torch.empty_like(x)
+    rows_by_head[(R,)](x, out, N, BLOCK_N=best_block(N))
+    return out
+"""
+
+
+def test_a_tile_size_stand_in_does_not_hide_a_missing_grid_axis() -> None:
+    """`BLOCK_N` comes from a function outside the package (a stand-in), but the kernel reads
+    `program_id(1)` of a one-axis grid whatever the tile: GR003 stays an error (liger's Ascend
+    `mhc.py`, real). Only a stand-in flag the kernel branches on makes the probe a pick."""
+    assert ("GR003", _line_of(_TILE_STAND_IN, "head = tl.program_id(1)")) in _bad(_TILE_STAND_IN)
