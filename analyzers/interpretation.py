@@ -68,6 +68,7 @@ def _launch_text(launch: ProbeLaunch | None) -> str:
             launch.assumed,
             launch.notes,
             launch.choices,
+            launch.guards,
             launch.grid_picks,
             launch.sampled,
             sorted(launch.bare_axes),

@@ -347,6 +347,42 @@ def kunlunxin_argmin_padding(root: Path) -> bool:
     return got8 == want8 and got5 != want5
 
 
+def vdot_complex_partials(root: Path) -> bool:
+    """flag-gems 5.0.2, ops/vdot.py, `vdot_kernel_complex` and `reduce_kernel_complex` (MB001,
+    fprec).
+
+    The complex path allocates `partial_real_sums = torch.empty(grid_size)`, one float per
+    program, but each program stores two (`out_ptr + pid * 2` and `+ 1`: its real and imaginary
+    sums), and the reduction reads `2 * n_blocks` floats of it: every program past the first
+    half writes past the buffer, and program 0 alone already writes element 1 of a 1-element
+    buffer. Run with the interpreter patch of tests/corpus_own/_check.py."""
+    import torch
+
+    sys.path.insert(0, str(HERE.parent / "tests" / "corpus_own"))
+    import _check  # noqa: F401 - patches the interpreter to raise IllegalAccess
+
+    path = root / "flag_gems/ops/vdot.py"
+    helper = load_jit_function(path, "compute_vdot")
+    kernel = load_jit_function(path, "vdot_kernel_complex", {"compute_vdot": helper})
+
+    def run(partials: int) -> str:
+        n = 64
+        x, y = torch.randn(n, 2), torch.randn(n, 2)
+        out = torch.empty(partials)
+        try:
+            kernel[(2,)](x, y, out, n_elements=2 * n, inp_is_conj=False, other_is_conj=False,
+                         inp_stride=1, other_stride=1, BLOCK_SIZE=16)
+        except Exception as exc:  # noqa: BLE001 - the interpreter's error is what we report
+            return f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1][:160]}"
+        return "ok"
+
+    doubled, as_allocated = run(4), run(2)
+    print("flag-gems vdot (complex), grid of 2 programs")
+    print(f"  partial sums of 2 * grid floats: {doubled}")
+    print(f"  partial sums of grid floats (as the launcher allocates): {as_allocated}")
+    return doubled == "ok" and "IllegalAccess" in as_allocated
+
+
 def triton_cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -361,6 +397,7 @@ CASES = {
     "logcumsumexp_zero_padded_max": (logcumsumexp_zero_padded_max, "fla_core-0.6.0"),
     "rwkv_ka_head_not_power_of_two": (rwkv_ka_head_not_power_of_two, "flag_gems-5.0.2"),
     "kunlunxin_argmin_padding": (kunlunxin_argmin_padding, "flag_gems-5.0.2"),
+    "vdot_complex_partials": (vdot_complex_partials, "flag_gems-5.0.2"),
 }
 
 

@@ -315,7 +315,7 @@ def _check_races(
             other_pid=list(interp.program_ids[who][: max(interp.launch.grid_axes, 1)]),
         )
     uniq, counts = np.unique(offs, return_counts=True)
-    if (counts > 1).any():
+    if (counts > 1).any() and not _same_value_per_element(v, ok, offs, shape):
         dup = int(uniq[np.argmax(counts > 1)])
         c, _ = t.unravel(np.asarray([dup]))
         if ptr is not None and ptr.loaded_from:
@@ -329,6 +329,28 @@ def _check_races(
             symbols=list(t.symbols),
             other_pid=None,
         )
+
+
+def _same_value_per_element(v: Val, ok: np.ndarray, offs: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether the lanes that write one element all carry the same value computed from the
+    same data (equal values and equal coordinate tags): a wrapped tail (`offs % W`) storing again
+    what another lane stores, harmless whatever their order. Loaded data, lineage and undefined
+    lanes must agree too: two lanes that read different rows are a race."""
+    if v.undef is not None or v.unknown:
+        return False
+    data = np.broadcast_to(v.data, shape)[ok]
+    tags = [np.broadcast_to(arr, shape)[ok] for arr in v.tags.values()]
+    order = np.argsort(offs, kind="stable")
+    so = offs[order]
+    same_elem = so[1:] == so[:-1]
+    if not same_elem.any():
+        return True
+    for arr in [data, *tags]:
+        a = arr[order]
+        both_nan = np.isnan(a[1:]) & np.isnan(a[:-1]) if a.dtype.kind == "f" else np.zeros(len(a) - 1, bool)
+        if not np.all((a[1:] == a[:-1]) | both_nan | ~same_elem):
+            return False
+    return True
 
 
 def _check_autotune_hazards(interp: OpContext, t: TensorInfo, node: ast.AST, atomic: str | None) -> None:

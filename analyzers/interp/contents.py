@@ -83,7 +83,9 @@ class SynthesizedMemory:
                 ids = rng.permutation(max(upper, 0)).astype(np.int64)
                 arr = np.full(n, upper, dtype=np.int64)
                 arr[: min(n, len(ids))] = ids[: min(n, len(ids))]
-                if n >= len(ids):
+                if pol.asserted and len(ids):
+                    arr = ids[np.arange(n) % len(ids)]  # the kernel asserts the range: no padding
+                if n == len(ids) or (n > len(ids) and not pol.asserted):
                     # every valid id once, as the routing contract promises: writes through
                     # these ids can be judged for coverage and races
                     self.contract_tables.add(t.index)

@@ -93,6 +93,11 @@ def record_coverage(
             plain,
             store,
         )
+    elif plain and entry.plain and entry.pid == interp.pid[: max(interp.launch.grid_axes, 1)]:
+        # the same program stores the element again (a value refined after a first store,
+        # a triangular solve over the rows it stored): the later value replaces the earlier
+        entry.counts = cover["counts"].copy()
+        entry.loop_node, entry.smap, entry.store = loop_node, smap, store
     else:
         entry.plain = False  # written more than once: the sum of several programs' parts
         if entry.counts.shape == cover["counts"].shape and entry.dim == cover["key"]:

@@ -276,7 +276,7 @@ class Interpreter:
 def _pick_stamp(launch: ProbeLaunch) -> Callable[[Fact], Fact] | None:
     """What a fact this probe observes rests on, of the values it picked (ProbeLaunch.choices,
     grid_picks): added to the fact's context, where judge.py reads it."""
-    if not launch.choices and not launch.grid_picks:
+    if not launch.choices and not launch.grid_picks and not launch.guards:
         return None
 
     def stamp(fact: Fact) -> Fact:
@@ -285,7 +285,7 @@ def _pick_stamp(launch: ProbeLaunch) -> Callable[[Fact], Fact] | None:
         other = getattr(fact, "other_pid", None)  # a race's second program (None: the same one)
         if other is not None:
             seen_by.append(tuple(other))
-        picks = launch.picks_under(seen_by)
+        picks = launch.picks_under(seen_by, fact.kind)
         if not picks or fact.probe.choice:
             return fact
         return dataclasses.replace(fact, probe=dataclasses.replace(fact.probe, choice="; ".join(picks)))

@@ -165,6 +165,7 @@ def _int_provenance(interp: OpContext, op: ast.operator, a: Val, b: Val, out: Va
         and b.param is not None
         and b.runtime
         and not interp.launch.assumed
+        and b.param not in interp.launch.stand_ins  # a divisor the probe chose
         and not interp.sink.has("grid-decomposition")
     ):
         axis = a.pid_axis

@@ -15,6 +15,7 @@ from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.opdecl import declare
 from argus.analyzers.interp.ops_arith import binop
 from argus.analyzers.interp.ops_core import bc, light_float, tag_keys, to_val
+from argus.analyzers.interp.pointer_steps import in_flattened_loop, per_iteration_dots
 from argus.analyzers.interp.values import LOW_PRECISION, Val, is_float
 
 if TYPE_CHECKING:
@@ -75,7 +76,8 @@ def dot(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AS
     if acc is not None:
         out = _accumulate(interp, acc, out, dtype, node)
     if not mismatch:
-        _record_operands(interp, a, b, node, acc is not None)
+        fresh = interp.kernel.cached("per-iteration-dots", lambda: per_iteration_dots(interp.kernel.func))
+        _record_operands(interp, a, b, node, acc is not None and id(node) not in fresh)
     return out
 
 
@@ -386,6 +388,8 @@ def _coverage(
         return {"invalid": True}
     if not ka or a.data.ndim != 2:
         return None
+    if interp.loops and in_flattened_loop(interp, node):  # type: ignore[arg-type]
+        return {"invalid": True}  # one loop over the window and the channels: counts multiply
     k = ka[0]
     size = interp.symbol_sizes.get(_base(k))
     if not size:

@@ -70,6 +70,8 @@ def check_pointer_steps(interp: RunContext) -> None:
             continue
         if _in_descending_loop(interp, tinfo[0]) and _moves_one_tile(t, c0 - c1, -raw, cdim, step):
             continue  # a loop counting down (`range(NT - 1, -1, -1)`) walks the tiles backwards
+        if in_flattened_loop(interp, tinfo[0]):
+            continue  # one loop over several reduced axes (a convolution's window and channels)
         where = upd if upd is not None else tinfo[0]
         interp.sink.add(
             Fact(
@@ -135,6 +137,41 @@ def _in_descending_loop(interp: RunContext, load: ast.AST) -> bool:
     return interp.kernel.cached(f"descending-loop:{id(load)}", find)
 
 
+def _innermost_loop(interp: RunContext, load: ast.AST) -> ast.For | None:
+    funcs = [interp.kernel.func, *(h.func for h in interp.helpers.values())]
+    inner = None
+    for f in funcs:
+        for n in subtree(f):
+            if isinstance(n, ast.For) and any(x is load for x in subtree(n)):
+                if inner is None or any(x is n for x in subtree(inner)):
+                    inner = n
+    return inner
+
+
+def in_flattened_loop(interp: RunContext, load: ast.AST) -> bool:
+    """Whether the innermost loop around `load` walks several axes at once: its variable is
+    split with `//` or `%` in the body (`for dhwc in range(KD * KH * KW * NC): w = dhwc %
+    KW ...`). Each iteration then moves along whichever axis the split gives, all of them
+    reduced: a step along a window axis is the loop's design, not a stale pointer (DF002),
+    and each contraction index enters once per window offset, not twice by mistake (DF003)."""
+
+    def find() -> bool:
+        loop = _innermost_loop(interp, load)
+        if loop is None or not isinstance(loop.target, ast.Name):
+            return False
+        var = loop.target.id
+        return any(
+            isinstance(n, ast.BinOp)
+            and isinstance(n.op, ast.Mod | ast.FloorDiv)
+            and isinstance(n.left, ast.Name)
+            and n.left.id == var
+            for st in loop.body
+            for n in subtree(st)
+        )
+
+    return interp.kernel.cached(f"flattened-loop:{id(load)}", find)
+
+
 def _counts_down(loop: ast.For) -> bool:
     it = loop.iter
     if not isinstance(it, ast.Call) or len(it.args) != 3:
@@ -166,6 +203,9 @@ def accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) -> 
             inner = subtree(value)
             if target is not None and not any(isinstance(x, ast.Name) and x.id == target for x in inner):
                 continue
+            name = target if target is not None else n.target.id  # type: ignore[union-attr]
+            if reset_each_iteration(f, n, name):
+                continue  # `b_dv = tl.zeros(...)` earlier in the same iteration: no loop reduction
             out |= {
                 id(c)
                 for c in inner
@@ -173,4 +213,46 @@ def accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) -> 
                 and isinstance(c.func, ast.Attribute | ast.Name)
                 and (c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) == "dot"
             }
+    return out
+
+
+def reset_each_iteration(func: ast.FunctionDef, stmt: ast.stmt, name: str) -> bool:
+    """Whether `name` is assigned afresh (from a value that does not read it) earlier in the
+    body of the innermost loop holding `stmt`: the dot then accumulates within one iteration
+    only (a per-chunk tile summed from several products), and its operands need not step."""
+    loop = None
+    for n in subtree(func):
+        if isinstance(n, ast.For | ast.While) and any(x is stmt for x in subtree(n)):
+            if loop is None or any(x is n for x in subtree(loop)):
+                loop = n
+    if loop is None:
+        return False
+    for n in subtree(loop):
+        if (
+            isinstance(n, ast.Assign)
+            and n.lineno < stmt.lineno
+            and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
+            and not any(isinstance(x, ast.Name) and x.id == name for x in subtree(n.value))
+        ):
+            return True
+    return False
+
+
+def per_iteration_dots(func: ast.FunctionDef) -> set[int]:
+    """Dot calls given an accumulator (`tl.dot(a, b, acc)`) that is assigned afresh earlier in
+    the same loop iteration: a sum over one iteration's products, not a loop reduction."""
+    out: set[int] = set()
+    for n in subtree(func):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
+            continue
+        name = n.targets[0].id
+        dots = [
+            c
+            for c in subtree(n.value)
+            if isinstance(c, ast.Call)
+            and isinstance(c.func, ast.Attribute | ast.Name)
+            and (c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) == "dot"
+        ]
+        if dots and reset_each_iteration(func, n, name):
+            out |= {id(c) for c in dots}
     return out

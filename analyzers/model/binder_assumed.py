@@ -44,7 +44,18 @@ class AssumedProbes(KernelValues):
             runtime.add(p.name)
             sizes[p.name] = v
         strided = any("stride" in p.name for p in self.kernel.params)
-        single = len(tiled) == 1 and not strided and elementwise(self.kernel, self.scan, tiled[0], consts)
+        # a constexpr that bounds offsets too (`mask=offs < numel_sorted`, not a tile size) is
+        # another size: one bounding size is not established
+        other_bounds = [
+            p.name for p in self.kernel.params
+            if p.constexpr and p.name in self.scan.tiled and p.name not in self.scan.arange_params
+        ]
+        single = (
+            len(tiled) == 1
+            and not strided
+            and not other_bounds
+            and elementwise(self.kernel, self.scan, tiled[0], consts)
+        )
         n_t = 0
         for p in self.kernel.params:
             if p.name in self.scan.pointers:

@@ -36,6 +36,7 @@ class BinderState:
         self.error: str | None = None
         self.block_driving: set[str] = set()
         self.assumed_values: dict[str, tuple[str, int]] = {}  # param -> (what it was, stand-in)
+        self.initialized_storages: set[int] = set()  # the probe's `torch.zeros` outputs (HostEval.initialized)
         self._ranks: dict[str, int] | None = None
         self._rank_unknown: set[str] = set()  # launcher tensors indexed only from the back
         self.partitioned: dict[str, int] = {}  # rows split by a prefix-sum table -> rows to give them

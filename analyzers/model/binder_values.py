@@ -14,6 +14,7 @@ from argus.analyzers.model.binder_callers import caller_guard
 from argus.analyzers.model.binder_state import BinderState
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
+from argus.analyzers.model.launch_shared import passed_before
 
 HEURISTIC_STAND_IN = 4  # a heuristic's value the binder cannot evaluate (as other opaque constexprs)
 
@@ -106,7 +107,7 @@ class KernelValues(BinderState):
             tuple(t.strides),
             tuple(self.symbol_name(s) for s in t.symbols),
             norm_dtype(t.dtype) if t.dtype_known else "fp16?",
-            created=t.created,
+            created=t.created and not self._passed_before(name),
             # a stand-in bound (L2) leaves the tensor's tags unjudged too: tile sizes and
             # extents guessed together make reductions look short or transposed
             sized=t.sized
@@ -114,9 +115,16 @@ class KernelValues(BinderState):
             and all(self._extent_established(s, established) for s in t.symbols),
             bounds_unjudged=self._bounds_unjudged(name),
             grid_tiled=grid
+            and not self._passed_before(name)
+            and t.storage not in self.initialized_storages
             and bool(t.symbols)
             and all(self._roots_of(s) and self._roots_of(s) <= set(self.grid_tiled_roots) for s in t.symbols),
         )
+
+    def _passed_before(self, param: str) -> bool:
+        """An allocation an earlier call of the launcher received (model/launch_shared.py)."""
+        arg = dict(self._call_pairs()).get(param) if self.site is not None else None
+        return isinstance(arg, ast.Name) and passed_before(self.site, arg.id)
 
     def _bounds_unjudged(self, pointer: str) -> str:
         """Why the bounds of the tensor passed as `pointer` are not judged though its shape is

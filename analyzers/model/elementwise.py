@@ -49,11 +49,17 @@ def one_size_bounds_all(kernel: KernelModel, scan: KernelScan, size: str, consts
         if not p.constexpr and p.name not in consts and p.name not in scan.pointers
     }
     pid_names = _program_id_names(func)
+    bounded: set[str] = set()  # the offsets `size` bounds (`offs` of `offs < n`)
+    for n in subtree(func):
+        if isinstance(n, ast.Compare) and any(size in _names_in(x) for x in [n.left, *n.comparators]):
+            bounded |= set().union(*(_names_in(x) for x in [n.left, *n.comparators])) - {size}
     for n in subtree(func):
         if isinstance(n, ast.Compare):
             for side in [n.left, *n.comparators]:
                 if size in _names_in(side) and not _one_size(side, size):
                     return False
+        if _scaled_offsets(n, bounded):
+            return False  # `offs * 2`: interleaved elements, more of them than `size`
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
             a, b = _names_in(n.left), _names_in(n.right)
             pid_a = bool(a & pid_names) or _calls_program_id(n.left)
@@ -61,6 +67,23 @@ def one_size_bounds_all(kernel: KernelModel, scan: KernelScan, size: str, consts
             if (pid_a and b & runtime) or (pid_b and a & runtime):
                 return False
     return True
+
+
+def _scaled_offsets(n: ast.AST, bounded: set[str]) -> bool:
+    """`offs * 2` (or `2 * offs`) of offsets the size bounds: the tensor holds a multiple of
+    the size (real and imaginary parts interleaved), which the kernel alone does not give."""
+    if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult | ast.LShift)):
+        return False
+    for x, y in ((n.left, n.right), (n.right, n.left)):
+        if (
+            isinstance(x, ast.Name)
+            and x.id in bounded
+            and isinstance(y, ast.Constant)
+            and type(y.value) is int
+            and y.value not in (0, 1)
+        ):
+            return True
+    return False
 
 
 def _one_size(e: ast.expr, size: str) -> bool:

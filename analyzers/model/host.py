@@ -61,6 +61,7 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
             inside = any(self.contains(s, target) for s in st.body)
             if inside and _size_fixed_by(st.test):
                 self.record_assert(st.test)  # `if hc == 4: kernel[...]`: launched only at hc == 4
+            self.launch_guards.append((st.test, inside, self.guard_value(st.test)))
             return self.run_block(st.body if inside else st.orelse, target)
         if isinstance(st, ast.With | ast.Try):
             return self.run_block(st.body, target)
@@ -70,6 +71,14 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
             self.assign(st.target, self._first_item(st.iter))
             return self.run_block(st.body, target)
         return True
+
+    def guard_value(self, test: ast.expr) -> Any:
+        """The value of a test the launch sits under, at these sizes (Opaque when unknown)."""
+        try:
+            c = self.expr(test)
+        except (*HOST_ERRORS, RecursionError):
+            return Opaque("guard")
+        return c.truth if isinstance(c, KnownTruth) else c
 
     def _first_item(self, it: ast.expr) -> Any:
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
@@ -250,6 +259,12 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
             for v in test.values:
                 self.record_assert(v)
             return
+        choices = _literal_choices(test)
+        if choices is not None:  # `H == 64 or H == 128` is `H in (64, 128)`
+            subject, values = choices
+            test = ast.copy_location(
+                ast.Compare(left=subject, ops=[ast.In()], comparators=[ast.Tuple(elts=values, ctx=ast.Load())]), test
+            )
         if isinstance(test, ast.Compare) and len(test.ops) > 1:
             # `k.shape == v.shape == (b, h, s, d)`: each neighbouring pair
             operands = [test.left, *test.comparators]
@@ -518,6 +533,24 @@ __all__ = [
     "contiguous_strides",
     "dotted_name",
 ]
+
+
+def _literal_choices(test: ast.expr) -> tuple[ast.expr, list[ast.expr]] | None:
+    """`x == 64 or x == 128`: the one subject and its literal values; None for any other test."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
+        return None
+    subject, values = None, []
+    for v in test.values:
+        if not (isinstance(v, ast.Compare) and len(v.ops) == 1 and isinstance(v.ops[0], ast.Eq)):
+            return None
+        const = v.comparators[0]
+        if not (isinstance(const, ast.Constant) and type(const.value) is int):
+            return None
+        if subject is not None and ast.dump(subject) != ast.dump(v.left):
+            return None
+        subject = v.left
+        values.append(const)
+    return (subject, values) if subject is not None else None
 
 
 def _size_fixed_by(test: ast.expr) -> bool:

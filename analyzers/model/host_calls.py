@@ -35,7 +35,7 @@ class HostCalls(HostTensorOps):
                 )
             if last == "next_power_of_2" and _ints(args):
                 n = int(args[0])
-                return 1 if n <= 1 else 1 << (n - 1).bit_length()
+                return 0 if n <= 0 else 1 << (n - 1).bit_length()  # Triton's: 0 for n <= 0
             if fname in ("min", "max") and args and all(isinstance(a, int | float) for a in args):
                 return (min if fname == "min" else max)(*args)
             if fname in ("min", "max") and len(args) >= 2 and any(isinstance(a, int | float) for a in args):
@@ -82,6 +82,8 @@ class HostCalls(HostTensorOps):
                         isinstance(dt, tuple) or src.dtype_known,
                     )
                     t.created = last == "empty_like"
+                    if last in ("zeros_like", "ones_like", "full_like"):
+                        self.initialized.add(t.storage)
                     t.sized = src.sized  # the model's extents, stated or not
                     return t
             if fname == "dict" and not args and all(k.arg for k in node.keywords):
@@ -129,6 +131,8 @@ class HostCalls(HostTensorOps):
         )
         t = self.new_tensor(shape, dtype, f"t{self.storages + 1}", isinstance(dt, tuple) or kind == "randint")
         t.created = kind in ("empty", "empty_strided")
+        if kind in ("zeros", "ones", "full"):
+            self.initialized.add(t.storage)  # every element holds a value before any kernel runs
         if not stated:
             t.sized = False
         return t

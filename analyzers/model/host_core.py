@@ -31,6 +31,12 @@ class HostCore:
         self.fresh = 0
         # the launcher's `assert a == b` that the probe's sizes break (see HostEval.record_assert)
         self.broken_asserts: list[ast.expr] = []
+        # the `if` tests the launch sits under, each with the side it is on and the test's
+        # value at these sizes (launch_guards.py judges whether the probe satisfies them)
+        self.launch_guards: list[tuple[ast.expr, bool, Any]] = []
+        # storages the launcher allocates with a value in every element (`torch.zeros`): an
+        # output a kernel writes in part by design (a band, a diagonal) is no uncovered output
+        self.initialized: set[int] = set()
         # dimension classes nothing in the launcher names or relates (LaunchBinder._anonymous)
         self.free_roots: set[str] = set()
         # host functions being called (model/host_invoke.py): nesting, and calls left to make

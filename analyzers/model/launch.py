@@ -16,12 +16,13 @@ from typing import Any
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.model.binder_assumed import AssumedProbes
 from argus.analyzers.model.binder_grid import GridBinding
-from argus.analyzers.model.binder_picks import SECOND_PICK, PickedValues
+from argus.analyzers.model.binder_picks import SECOND_PICK, PickedValues, branch_flags
 from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.launch_args import evaluate_launch_args
+from argus.analyzers.model.launch_guards import empty_range, unsettled_guards
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
 from argus.analyzers.model.launcher_reads import (
     ranks_through_calls,
@@ -233,6 +234,32 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
         consts = {p.name for p in self.kernel.params if p.constexpr}
         return {k for k in consts if a.get(k) != b.get(k)}
 
+    def _named_choices(self, picks: dict[str, Any], flags: dict[str, bool]) -> tuple[str, ...]:
+        """The picks, named. A picked value the kernel only branches on (`if DIVISIBLE_K:`)
+        is named by the branch it selects, not the number: two probes picking 4 and 2 take
+        the same path, and a finding seen under both still rests on that pick."""
+        branching = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
+        as_flags = {k: v for k, v in picks.items() if k in branching and isinstance(v, int)}
+        out = list(self.named_picks({k: v for k, v in picks.items() if k not in as_flags}, flags))
+        out += [
+            f"`{k}` (autotune configs not readable) {'true' if v else 'false'}" for k, v in sorted(as_flags.items())
+        ]
+        return tuple(out)
+
+    def _constexpr_stand_ins(self) -> tuple[str, ...]:
+        """Constexpr flags the launch does not give (a heuristics table read at run time, a
+        missing argument) and the probe fills with a stand-in: the path they select is the
+        probe's choice, so what it shows is at most a hint naming them (cause L8)."""
+        consts = {p.name for p in self.kernel.params if p.constexpr}
+        # only a flag the kernel branches on: a tile size's stand-in does not choose a path,
+        # and what does not depend on it (a grid axis the launch lacks) stays judged
+        branching = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
+        return tuple(
+            _stand_in_text(name, what, value)
+            for name, (what, value) in sorted(self.assumed_values.items())
+            if name in consts and name in branching
+        )
+
     def probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         if self.site is None:
             return self._assumed_probe(kind, config)
@@ -249,11 +276,15 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             test = ev.broken_asserts[0]
             raise Unevaluable(f"a probe size consistent with the launcher's {_refusal(test)}", test)
         kargs = self._kernel_args(ev)
+        empty = empty_range(self.kernel.func, kargs, self.scan.arange_params)
+        if empty is not None:  # sizes at which Triton would not compile the kernel
+            raise Unevaluable(f"a probe size consistent with the kernel's ranges ({empty})", self.site.call)
         second = config is SECOND_PICK
         config = self.first_config() if second else config
         picks = self._tuned_picks(kargs, 2 if second else 1)
         flags = self._flag_picks(kargs, not second)
         kargs = {**kargs, **flags}
+        self.initialized_storages = ev.initialized
         args, runtime, tensors = self._to_kernel_values(kargs, {**picks, **(config or {})} or None)
         grid, axes, grid_picks = self._grid(ev, args, kargs)
         picked_axes = {axis for axis, _ in grid_picks}
@@ -276,10 +307,18 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             grid_span=self.site.smap.span(self.site.grid_node),
             bare_axes=frozenset(self.bare_axes),
             fixed_runtime=frozenset(self.fixed_runtime),
-            choices=self.all_choices(picks, flags),
+            choices=self._named_choices(picks, flags)
+            + tuple(self.input_choices.values())
+            + self._constexpr_stand_ins(),
+            guards=unsettled_guards(ev),
             grid_picks=tuple(grid_picks),
             counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
+            stand_ins=frozenset(self.assumed_values),
         )
+
+
+def _stand_in_text(name: str, what: str, value: Any) -> str:
+    return f"`{name}` ({what}) = {value}"
 
 
 def _refusal(node: ast.AST) -> str:

@@ -12,6 +12,11 @@ from argus.analyzers.findings import Span
 from argus.analyzers.model.kernel import SourceMap
 from argus.analyzers.model.nodes import subtree
 
+# event kinds that measure the sizes themselves (bounds, which elements a grid writes, how
+# often a reduction reaches an index): what they show at sizes a launch guard excludes is no
+# fact of the code (a race or a tag mismatch is judged as usual)
+SIZE_EVENTS = frozenset({"oob-load", "oob-store", "uncovered", "coverage", "grid-decomposition"})
+
 ROW_PAD = 3  # gap after each row (in elements) of padded probe layouts: overreads land in a gap
 
 
@@ -60,16 +65,25 @@ class ProbeLaunch:
     # program other than the first along the axis sees rests on the pick
     grid_picks: tuple[tuple[int, str], ...] = ()
     counted_axes: frozenset[int] = frozenset()  # axes whose size the kernel reads (tl.num_programs)
+    # parameters given a stand-in value (the launcher's value is not known): a grid split by
+    # one of them is not judged (GR003), its divisor being the probe's choice
+    stand_ins: frozenset[str] = frozenset()
+    # `if` tests the launch sits under that the probe's sizes do not satisfy (launch_guards.py):
+    # what bounds and coverage show at those sizes is at most a hint naming the test
+    guards: tuple[str, ...] = ()
 
     @property
     def grid_chosen(self) -> bool:
         return bool(self.grid_picks)
 
-    def picks_under(self, pids: list[tuple[int, ...] | None]) -> tuple[str, ...]:
+    def picks_under(self, pids: list[tuple[int, ...] | None], kind: str = "") -> tuple[str, ...]:
         """The picks an event seen by programs `pids` rests on: every constexpr pick; a grid
         axis's pick unless each program is the first along it (program 0 runs under any grid)
-        and the kernel does not read the axis's size."""
+        and the kernel does not read the axis's size; for a bounds or coverage event, the launch
+        guards these sizes do not satisfy."""
         out = list(self.choices)
+        if kind in SIZE_EVENTS:
+            out += self.guards
         for axis, text in self.grid_picks:
             if axis in self.counted_axes or any(p is None or len(p) <= axis or p[axis] != 0 for p in pids):
                 out.append(text)

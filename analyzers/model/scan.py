@@ -38,6 +38,9 @@ class IndexPolicy:
     # shifted into a window (`local = ids - vocab_start`) and bounded there from below only:
     # such a check does not cover the index (its upper end is open)
     lower_only: bool = False
+    # the kernel asserts the range (`assert tgt >= 0 and tgt < C`, `tl.device_assert`): every
+    # value is a valid index, none is a padding sentinel past `upper`
+    asserted: bool = False
     window_start: str | None = None  # the runtime offset of that window (`vocab_start`)
 
 
@@ -79,6 +82,7 @@ def scan_kernel(
         load_derived=_load_sources(deps, loads, loop_vars),
         pid_vars=_pid_vars(body.assigns, deps, loaded_vars | loop_vars),
     )
+    checks.asserted = _asserted_compares(body.nodes)
     for n in body.compares + body.fors:
         checks.visit(n)
     policies = checks.policies
@@ -283,6 +287,7 @@ class _Checks:
     pid_vars: set[str]
     tiled: set[str] = field(default_factory=set)
     policies: dict[str, IndexPolicy] = field(default_factory=dict)
+    asserted: set[int] = field(default_factory=set)  # ids of comparisons the kernel asserts
 
     def visit(self, n: ast.AST) -> None:
         if isinstance(n, ast.Compare) and len(n.ops) == 1:
@@ -295,7 +300,10 @@ class _Checks:
                             self.policies.setdefault(src, IndexPolicy()).length = True
                 for name in a:
                     for src in self.load_derived.get(name, set()):
-                        self._bound(self.policies.setdefault(src, IndexPolicy()), n.ops[0], bnode, b)
+                        pol = self.policies.setdefault(src, IndexPolicy())
+                        self._bound(pol, n.ops[0], bnode, b)
+                        if id(n) in self.asserted and pol.upper is not None:
+                            pol.asserted = True
         if isinstance(n, ast.For) and isinstance(n.iter, ast.Call):
             for a in n.iter.args:
                 for name in names_of(a):
@@ -320,6 +328,20 @@ class _Checks:
                 pol.upper = bnode.id
         elif b & self.pid_vars or "program_id" in calls_of(bnode):
             pol.work_bound = True
+
+
+def _asserted_compares(nodes: list[ast.AST]) -> set[int]:
+    """Comparisons inside an `assert` statement or a `tl.device_assert(...)` call."""
+    out: set[int] = set()
+    for n in nodes:
+        tests: list[ast.AST] = []
+        if isinstance(n, ast.Assert):
+            tests = [n.test]
+        elif isinstance(n, ast.Call) and call_name(n) == "device_assert" and n.args:
+            tests = [n.args[0]]
+        for t in tests:
+            out |= {id(c) for c in ast.walk(t) if isinstance(c, ast.Compare)}
+    return out
 
 
 def _prefix_tables(calls: list[ast.Call], bases: _AddressBases, pointers: set[str]) -> set[str]:

@@ -43,10 +43,63 @@ def kernel_side(policy_phrases: list[str], source: bytes, kernel: str, index_fro
             and a.arg != index_from
             and not _bounds_program_id_only(func, a.arg)
         ]
-    fills = _negative_fills(source)
+    related = _host_names_of(tree, kernel, index_from)
+    fills = [value for value, filled in _negative_fills(source) if filled in related]
     if fills:
-        out.append(f"host code in this file fills a tensor with {fills[0]}")
+        out.append(f"host code in this file fills the tensor passed as `{index_from}` with {fills[0]}")
     return out
+
+
+def _host_names_of(tree: ast.Module, kernel: str, param: str) -> set[str]:
+    """Host names that may hold the tensor passed as `param`: the names in its argument at
+    each launch of `kernel` in the file, followed back through assignments (`ids =
+    padded.view(-1)`), and the parameter's own name with and without `_ptr` (a launch in
+    another module passes it under the name the kernel gives it). A fill of any other tensor
+    says nothing of this index's range (K18)."""
+    names = {param, param.removesuffix("_ptr")}
+    position = _param_position(tree, kernel, param)
+    for launcher in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+        for n in ast.walk(launcher):
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) and _name(n.func.value) == kernel):
+                continue
+            args = [k.value for k in n.keywords if k.arg == param]
+            if position is not None and position < len(n.args):
+                args.append(n.args[position])
+            for a in args:
+                names |= _names(a)
+                # the launcher's own parameter: what its callers in the file pass there
+                for p in _names(a) & {x.arg for x in launcher.args.args}:
+                    names |= _caller_names(tree, launcher, p)
+    sources = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                for target in ast.walk(t):
+                    if isinstance(target, ast.Name):
+                        sources.setdefault(target.id, set()).update(_names(n.value))
+    for _ in range(3):
+        names |= {src for name in list(names) for src in sources.get(name, ())}
+    return names
+
+
+def _caller_names(tree: ast.Module, launcher: ast.FunctionDef, param: str) -> set[str]:
+    """Names passed as `param` of `launcher` by its calls in the file."""
+    position = [a.arg for a in launcher.args.args].index(param)
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and _name(n.func) == launcher.name:
+            args = [k.value for k in n.keywords if k.arg == param]
+            if position < len(n.args):
+                args.append(n.args[position])
+            for a in args:
+                out |= _names(a)
+    return out
+
+
+def _param_position(tree: ast.Module, kernel: str, param: str) -> int | None:
+    func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel), None)
+    params = [a.arg for a in func.args.args] if func is not None else []
+    return params.index(param) if param in params else None
 
 
 def _bounds_program_id_only(func: ast.FunctionDef, param: str) -> bool:
@@ -134,22 +187,40 @@ def _negative_other(func: ast.FunctionDef, index_from: str) -> list[str]:
 
 
 @lru_cache(maxsize=32)
-def _negative_fills(source: bytes) -> tuple[str, ...]:
+def _negative_fills(source: bytes) -> tuple[tuple[str, str], ...]:
+    """Each negative fill of a tensor in host code, with the name of the tensor it fills:
+    the receiver of `.fill_(-1)`, the name a `torch.full(..., -1)` is assigned to, the base
+    of `t[i] = -1`."""
     tree = _parse(source)
     if tree is None:
         return ()
+    assigned_to: dict[int, str] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name):
+            for inner in ast.walk(n.value):
+                assigned_to.setdefault(id(inner), n.targets[0].id)
     found = []
     for n in ast.walk(tree):
         if isinstance(n, ast.Call) and _name(n.func) in _FILL_CALLS:
             values = list(n.args[1:]) + [k.value for k in n.keywords if k.arg in ("fill_value", "value")]
             if _name(n.func) in ("fill_", "masked_fill_") or _name(n.func) == "new_full":
                 values = list(n.args) + values
-            found += [f"`{v}`" for v in (_negative_int(x) for x in values) if v is not None]
+            filled = assigned_to.get(id(n), "")
+            if _name(n.func) in ("fill_", "masked_fill_") and isinstance(n.func, ast.Attribute):
+                filled = _base_name(n.func.value) or filled
+            found += [(f"`{v}`", filled) for v in (_negative_int(x) for x in values) if v is not None]
         elif isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) for t in n.targets):
             v = _negative_int(n.value)
             if v is not None:
-                found.append(f"`{v}`")
+                target = next(t for t in n.targets if isinstance(t, ast.Subscript))
+                found.append((f"`{v}`", _base_name(target) or ""))
     return tuple(found)
+
+
+def _base_name(e: ast.expr) -> str | None:
+    while isinstance(e, ast.Subscript | ast.Attribute):
+        e = e.value
+    return e.id if isinstance(e, ast.Name) else None
 
 
 @lru_cache(maxsize=32)

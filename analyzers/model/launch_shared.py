@@ -1,0 +1,69 @@
+"""Whether a tensor the launcher allocates may be written in part before this launch.
+
+`Aqk = torch.empty(...)`, then `intra_token_parallel(q, k, Aqk=Aqk)` (which launches a kernel
+writing the diagonal blocks), then `inter_solve_fused[grid](..., Aqk=Aqk)`, which writes the
+off-diagonal ones. Coverage is judged one kernel at a time, so the second kernel alone leaves
+most of `Aqk` "never written" (GR001). The code does not establish that this kernel must write
+the whole tensor once an earlier call of the launcher received it: its coverage is not judged
+(issue 12, rule 1). A tensor allocated and then only handed to this launch is judged as
+before, and so is one whose earlier use is a `torch.*` call or a method of its own (those do
+not write a kernel's part of it)."""
+
+from __future__ import annotations
+
+import ast
+
+from argus.analyzers.model.launch_site import LaunchSite
+
+# call roots that are libraries, not the package's own launchers
+_LIBRARIES = frozenset({"torch", "triton", "tl", "math", "np", "numpy", "F", "logger", "logging", "warnings"})
+_BUILTINS = frozenset(
+    {"len", "int", "float", "bool", "str", "print", "isinstance", "max", "min", "tuple", "list", "dict", "range",
+     "getattr", "hasattr", "type", "id", "abs", "sum", "any", "all", "zip", "enumerate", "sorted", "repr"}
+)
+
+
+def passed_before(site: LaunchSite | None, host_name: str) -> bool:
+    """Whether the launcher passes `host_name`, before this launch and without rebinding it
+    in between, to another kernel launch or to a function of its package."""
+    if site is None or site.host_func is None:
+        return False
+    launch_line = site.call.lineno
+    func = site.host_func
+    local_names = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    local_names |= {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    rebound = [
+        n.lineno
+        for n in ast.walk(site.host_func)
+        if isinstance(n, ast.Name) and n.id == host_name and isinstance(n.ctx, ast.Store)
+    ]
+    for n in ast.walk(site.host_func):
+        if not isinstance(n, ast.Call) or n is site.call or n.lineno >= launch_line:
+            continue
+        if not _may_write(n, local_names) or not _receives(n, host_name):
+            continue
+        end = n.end_lineno or n.lineno
+        if not any(end < line < launch_line for line in rebound):
+            return True
+    return False
+
+
+def _may_write(call: ast.Call, local_names: set[str]) -> bool:
+    """A kernel launch (`k[grid](...)`) or a call of a function that is not a library's."""
+    f = call.func
+    if isinstance(f, ast.Subscript):
+        return True
+    if isinstance(f, ast.Name):
+        return f.id not in _BUILTINS
+    if isinstance(f, ast.Attribute):
+        root = f
+        while isinstance(root, ast.Attribute):
+            root = root.value  # type: ignore[assignment]
+        # a module's function (`ops.solve(...)`), not a method of a local value (`x.copy_(out)`)
+        return isinstance(root, ast.Name) and root.id not in _LIBRARIES and root.id not in local_names
+    return False
+
+
+def _receives(call: ast.Call, name: str) -> bool:
+    values = [*call.args, *(k.value for k in call.keywords)]
+    return any(isinstance(v, ast.Name) and v.id == name for v in values)
