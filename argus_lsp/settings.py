@@ -249,11 +249,20 @@ def resolve(project: Settings, init_options: Any, latest: Any) -> tuple[Settings
     return settings, problems + more
 
 
+PROFILE_KEYS = ("target", "python", "timeout", "counters")  # under `argus.profile`
+
+
 def _profile_keys(raw: dict) -> dict:
-    """`{"profile": {"target": ...}}` (how VS Code nests `argus.profile.target`) or dotted keys."""
+    """`{"profile": {"target": ...}}` (how VS Code nests `argus.profile.target`) or dotted keys
+    (a dotted key wins)."""
     nested = raw.get("profile")
-    keys = dict(nested) if isinstance(nested, dict) else {}
-    keys.update({k[len("profile.") :]: v for k, v in raw.items() if k.startswith("profile.")})
+    nested = nested if isinstance(nested, dict) else {}
+    keys = {}
+    for key in PROFILE_KEYS:
+        if f"profile.{key}" in raw:
+            keys[key] = raw[f"profile.{key}"]
+        elif key in nested:
+            keys[key] = nested[key]
     return keys
 
 
