@@ -19,6 +19,7 @@ import re
 from collections import OrderedDict
 
 from argus.analyzers import RULES, KernelCache
+from argus.analyzers.frontend.queries import find_kernels
 from lsprotocol import types
 from tree_sitter import Tree
 
@@ -69,6 +70,20 @@ def variable_hover(
     the kernel has no trace yet: call it off the message loop. `tree` is the document's own."""
     text = traces.describe(source, offset, tree, memo if memo is not None else traces.trace_memo())
     return _markdown(text) if text else None
+
+
+def being_traced(source: bytes, offset: int, tree: Tree) -> types.Hover | None:
+    """The answer while the kernel at `offset` is still being traced (interpreted on the hover
+    thread for longer than a hover waits): which kernel, and that the next hover will know; None
+    outside a kernel (there is nothing to trace there)."""
+    span = word_span(source, offset)
+    site = next(
+        (s for s in find_kernels(tree.root_node) if s.node.start_byte <= offset < s.node.end_byte), None
+    )
+    if span is None or site is None:
+        return None
+    name = source[span[0] : span[1]].decode("utf-8", "replace")
+    return _markdown(f"`{name}`: kernel `{site.name}` is being traced; hover again in a moment.")
 
 
 _WORD = re.compile(rb"[A-Za-z_0-9]+")

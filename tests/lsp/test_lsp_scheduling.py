@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import time
 from typing import Any
 
 import pytest
-from argus.analyzers import KernelCache
+from argus.analyzers import KernelCache, describe_at
 from lsp_support import mutant, server_env
 from lsprotocol import types
 from rpc_client import RpcClient
@@ -151,7 +152,9 @@ def test_hover_does_not_queue_behind_checks(tmp_path) -> None:
     env = server_env()
     client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=env)
     try:
-        client.initialize(tmp_path, ["utf-16"])
+        # the hover waits for its trace however long it takes (not answered "being traced"): what
+        # is tested is that the trace is not queued behind the checks
+        client.initialize(tmp_path, ["utf-16"], {"argus": {"hoverWaitMs": 60_000}})
         small, _, _ = mutant("vector_add_v2")
         near = (tmp_path / "small.py").as_uri()
         client.open(near, small)
@@ -179,6 +182,43 @@ def test_hover_does_not_queue_behind_checks(tmp_path) -> None:
         assert still_running == long_uris, "a long check finished before the hover was answered"
     finally:
         client.close()
+
+
+def test_a_hover_never_waits_for_a_trace_longer_than_it_may(tmp_path) -> None:
+    # hoverWaitMs 0: a hover on a kernel without a trace is answered at once that the kernel is
+    # being traced; the trace goes on, and a later hover on the name gets its description
+    client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=server_env())
+    try:
+        client.initialize(tmp_path, ["utf-16"], {"argus": {"hoverWaitMs": 0, "checkProcesses": 0}})
+        small, _, _ = mutant("vector_add_v2")
+        uri = (tmp_path / "small.py").as_uri()
+        client.open(uri, small)
+        client.published(uri, 1)
+        row = small.split("\n").index("    mask = offsets < n_elements")
+        where = {"textDocument": {"uri": uri}, "position": {"line": row, "character": 4}}
+        first = client.request("textDocument/hover", where)
+        assert first is not None and "is being traced" in first["contents"]["value"], first
+        assert "`mask`" in first["contents"]["value"]
+        end = time.monotonic() + 60
+        later = first
+        while "is being traced" in later["contents"]["value"] and time.monotonic() < end:
+            time.sleep(0.1)
+            later = client.request("textDocument/hover", where)
+        assert "is being traced" not in later["contents"]["value"]
+        assert later["contents"]["value"] == describe_at(small, utf8_offset(small, row, 4))
+        outside = small.split("\n").index(next(ln for ln in small.split("\n") if ln.startswith("import")))
+        nothing = client.request(
+            "textDocument/hover",
+            {"textDocument": {"uri": uri}, "position": {"line": outside, "character": 8}},
+        )
+        assert nothing is None  # no kernel there: nothing to trace, so no "being traced" either
+    finally:
+        client.close()
+
+
+def utf8_offset(text: str, row: int, col: int) -> int:
+    lines = text.split("\n")
+    return len("\n".join(lines[:row]).encode()) + (1 if row else 0) + len(lines[row][:col].encode())
 
 
 def test_a_check_pauses_while_a_hover_computes_and_not_longer(monkeypatch) -> None:

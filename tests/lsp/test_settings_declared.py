@@ -81,6 +81,7 @@ def test_the_declared_defaults_are_the_servers() -> None:
         "argus.debounceMs": s.debounce_ms,
         "argus.kernelTimeout": s.kernel_timeout,
         "argus.checkProcesses": s.check_processes,
+        "argus.hoverWaitMs": s.hover_wait_ms,
         "argus.profile.target": s.profile_target,
         "argus.profile.timeout": s.profile_timeout,
         "argus.profile.counters": s.profile_counters,
@@ -94,7 +95,13 @@ def test_the_declared_defaults_are_the_servers() -> None:
 
 def test_each_declared_server_setting_with_a_bad_value_is_reported_by_name() -> None:
     # the server does read what is declared: a wrong type comes back as a problem naming it
-    bad = {"debounceMs": -1, "kernelTimeout": "soon", "checkProcesses": 9, "run": "sometimes"}
+    bad = {
+        "debounceMs": -1,
+        "kernelTimeout": "soon",
+        "checkProcesses": 9,
+        "hoverWaitMs": "x",
+        "run": "sometimes",
+    }
     _, problems = merge(Settings(), bad)
     for key in bad:
         assert any(f"argus.{key}" in p for p in problems), (key, problems)

@@ -24,6 +24,8 @@ export interface ServerSettings {
     kernelTimeout: number | null;
     // Worker processes the checks run in (0: threads of the server).
     checkProcesses: 0 | 1 | 2;
+    // How long a hover waits for its kernel's trace before answering "being traced", in ms.
+    hoverWaitMs: number;
 }
 
 // The "Profile" code lens (argus_lsp/features/profile_lens.py): where and how the server runs a
@@ -48,6 +50,7 @@ export const DEFAULT_SETTINGS: ServerSettings = {
     debounceMs: 150,
     kernelTimeout: null,
     checkProcesses: 1,
+    hoverWaitMs: 40,
 };
 
 const SEVERITIES: ReadonlySet<string> = new Set(['error', 'warning', 'info', 'hint', 'off']);
@@ -116,6 +119,7 @@ export function toServerSettings(get: (key: string) => unknown): ServerSettings 
     const debounce = get('debounceMs');
     const timeout = get('kernelTimeout');
     const processes = get('checkProcesses');
+    const hoverWait = get('hoverWaitMs');
     return {
         select: select.length > 0 ? select : null,
         ignore: codes(get('ignore')),
@@ -126,6 +130,7 @@ export function toServerSettings(get: (key: string) => unknown): ServerSettings 
         debounceMs: finiteAtLeast(debounce, 0) ? debounce : DEFAULT_SETTINGS.debounceMs,
         kernelTimeout: finiteAtLeast(timeout, 0) && timeout > 0 ? timeout : null,
         checkProcesses: processes === 0 || processes === 2 ? processes : 1,
+        hoverWaitMs: finiteAtLeast(hoverWait, 0) ? hoverWait : DEFAULT_SETTINGS.hoverWaitMs,
     };
 }
 
@@ -150,6 +155,7 @@ export const LIVE_KEYS = [
     'argus.debounceMs',
     'argus.kernelTimeout',
     'argus.checkProcesses',
+    'argus.hoverWaitMs',
     'argus.profile',
     'argus.optimize',
     'argus.launches',

@@ -33,6 +33,7 @@ describe('toServerSettings', () => {
             debounceMs: 150,
             kernelTimeout: null,
             checkProcesses: 1,
+            hoverWaitMs: 40,
         });
     });
 
@@ -44,6 +45,8 @@ describe('toServerSettings', () => {
         assert.deepEqual([junk.debounceMs, junk.kernelTimeout, junk.checkProcesses], [150, null, 1]);
         assert.equal(from({ kernelTimeout: null }).kernelTimeout, null);
         assert.equal(from({ debounceMs: '300' }).debounceMs, 150);
+        assert.equal(from({ hoverWaitMs: 0 }).hoverWaitMs, 0);
+        assert.equal(from({ hoverWaitMs: -5 }).hoverWaitMs, 40);
     });
 
     it('accepts a comma-separated string as the CLI does', () => {
@@ -139,6 +142,7 @@ describe('package.json', () => {
         assert.equal(props['argus.debounceMs'].default, DEFAULT_SETTINGS.debounceMs);
         assert.equal(props['argus.kernelTimeout'].default, DEFAULT_SETTINGS.kernelTimeout);
         assert.equal(props['argus.checkProcesses'].default, DEFAULT_SETTINGS.checkProcesses);
+        assert.equal(props['argus.hoverWaitMs'].default, DEFAULT_SETTINGS.hoverWaitMs);
     });
 
     it('declares the profile settings with the defaults the mapping assumes', () => {
