@@ -21,7 +21,7 @@ from lsprotocol import types
 from rpc_client import RpcClient
 
 from argus_lsp.documents import DocumentStore
-from argus_lsp.features import diagnostics
+from argus_lsp.features import check_jobs
 from argus_lsp.features.diagnostics import CheckpointCache, DiagnosticsScheduler, Job, Superseded
 from argus_lsp.settings import Settings
 
@@ -244,7 +244,7 @@ def test_a_check_pauses_while_a_hover_computes_and_not_longer(monkeypatch) -> No
     worker.join(60)
     assert not worker.is_alive() and looked_up.gets == 2 and results[0] is not None
 
-    monkeypatch.setattr(diagnostics, "MAX_PAUSE_S", 0.05)
+    monkeypatch.setattr(check_jobs, "MAX_PAUSE_S", 0.05)
     with sched.gate.busy():  # a hover that never finishes: the check still ends
         worker = check()
         worker.join(60)
