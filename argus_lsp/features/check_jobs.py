@@ -81,6 +81,7 @@ class CheckpointCache(KernelCache):
         super().__init__(capacity=0)
         self.inner = inner
         self.cancelled = cancelled
+        self.launch_texts = inner.launch_texts  # the document's, kept between its checks
 
     def get(self, key: str) -> Any:
         if self.cancelled.is_set():

@@ -150,3 +150,17 @@ def test_an_edit_of_a_module_a_constant_comes_from_gathers_again() -> None:
     found, hits, misses = checked(ops, cache, _package(consts.replace(b"65536", b"2"), ops))
     assert (hits, misses) == (0, 1)
     assert "GR001" in codes(found)
+
+
+def test_each_jobs_view_of_the_cache_shares_the_documents_memo() -> None:
+    # with checks on the server's threads (checkProcesses 0) every job wraps the document's cache
+    import threading
+
+    from argus_lsp.features.check_jobs import CheckpointCache
+
+    inner = KernelCache()
+    check_source(source(), PATH, cache=CheckpointCache(inner, threading.Event()))
+    edited = source().replace("x * 2.0", "x * 3.0")
+    found = check_source(edited, PATH, cache=CheckpointCache(inner, threading.Event()))
+    assert (inner.launch_texts.hits, inner.launch_texts.misses) == (1, 1)
+    assert found == check_source(edited, PATH)
