@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from argus.analyzers.findings import Finding, Span, TextEdit
+from argus.analyzers.launch_texts import LaunchTextMemo
 from argus.analyzers.layout import remap_findings
 
 
@@ -31,6 +32,8 @@ class KernelCache:
         self.misses = 0
         self.bound_hits = 0  # the second level's (pipeline.BoundLookup), counted apart
         self.bound_misses = 0
+        #: each launcher's key texts, kept while what they were gathered from is unchanged
+        self.launch_texts = LaunchTextMemo()
 
     def get(self, key: str) -> Any:
         """The entry for a kernel's text (a miss: the binding is looked up next)."""

@@ -13,13 +13,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from argus.analyzers.cache import cache_key
 from argus.analyzers.frontend.parse import first_error
 from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
-from argus.analyzers.host_sources import ModuleFunctions
 from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.ops import imported_op_aliases, math_alias
 from argus.analyzers.interp.values import scalar
+from argus.analyzers.launch_texts import LaunchDeps, LaunchTextMemo, RecordingFunctions, recording_reads
 from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
 from argus.analyzers.model.kernel import Helper, SourceMap, line_starts, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
@@ -69,6 +70,12 @@ class ModuleView:
     _parsed: dict[tuple[int, int], tuple[ast.Module, SourceMap] | None] = field(
         default_factory=dict, repr=False
     )
+    #: launchers' key texts kept between checks of one document (the cache's), and per launcher
+    #: node in this view: its key texts and what they were gathered from
+    memo: LaunchTextMemo | None = field(default=None, repr=False)
+    plain_defs: dict[str, Node] | None = field(default=None, repr=False)
+    _other_texts: dict[tuple[int, int], dict[str, bytes]] = field(default_factory=dict, repr=False)
+    _deps: dict[tuple[int, int], LaunchDeps] = field(default_factory=dict, repr=False)
 
     def called_names(self, only: KernelSite | None = None) -> set[str]:
         """Names called (or passed as combine functions) inside any kernel, or inside `only`
@@ -156,16 +163,44 @@ class ModuleView:
         """Every other file the kernel's result depends on (its helpers' modules, the files that
         launch it): path -> text, for the cache key."""
         own: dict[str, bytes] = {}
-        nodes = self.launcher_nodes(site.name)
-        if any((n.start_byte, n.end_byte) not in self._launch_functions for n in nodes):
-            self.launch_sites(site.name)  # gathers the host functions its launchers call
-        for node in nodes:
-            held = self._launch_functions.get((node.start_byte, node.end_byte))
-            if held is not None:
-                own.update(held.other_texts(self.path))
+        for node in self.launcher_nodes(site.name):
+            own.update(self._launcher_texts(node, site.name))
         if self.project is None:
             return own
         return {**own, **self.kernel_context(site).texts, **self.foreign_launch_sites(site.name)[1]}
+
+    def _launcher_texts(self, node: Node, kernel: str) -> dict[str, bytes]:
+        """The texts launcher `node`'s host functions come from besides this file's (and its own
+        functions of this file, unparsed): once per view, and from the memo while nothing they
+        were gathered from changed (launch_texts.py)."""
+        key = (node.start_byte, node.end_byte)
+        if key in self._other_texts:
+            return self._other_texts[key]
+        memo_key = self._memo_key(node)
+        found = None
+        if memo_key is not None and self.memo is not None:
+            found = self.memo.get(memo_key, self, self._home()[1], self.project)
+        if found is None:
+            if key not in self._launch_functions:
+                self.launch_sites(kernel)  # gathers the host functions its launchers call
+            held = self._launch_functions.get(key)
+            deps = self._deps.get(key)
+            found = (
+                {}
+                if held is None or deps is None
+                else {**deps.key_texts(self.path), **held.other_texts(self.path)}
+            )
+            if memo_key is not None and self.memo is not None and deps is not None:
+                self.memo.put(memo_key, deps, found)
+        self._other_texts[key] = found
+        return found
+
+    def _memo_key(self, node: Node) -> str | None:
+        """A launcher function's memo key: this file and the function's text; None for a
+        script-style launch (the module statements before it are part of its body)."""
+        if node.type not in ("function_definition", "decorated_definition"):
+            return None
+        return cache_key(self.path.encode(), self.source[node.start_byte : node.end_byte])
 
     def parsed_launchers(
         self, kernel: str
@@ -202,19 +237,26 @@ class ModuleView:
 
     def launch_functions(self, node: Node, body: list[ast.stmt]) -> LaunchFunctions:
         """The plain functions (of this file, or through its imports of the package) and the
-        module constants the launcher `node` reads (model/host_functions.py), once per text."""
+        module constants the launcher `node` reads (model/host_functions.py), once per text,
+        noting what they were gathered from (launch_texts.py: the cache key and memo read it)."""
         key = (node.start_byte, node.end_byte)
         if key not in self._launch_functions:
-            loaded = None
-            if self.project is not None:
-                module = self.project.module_of(self.path)
-                loaded = self.project.load(module, self.source, self) if module is not None else None
-            if loaded is not None:
-                src = ModuleFunctions(self, self.path, loaded.shown, loaded.imports, self.project)
-            else:
-                src = ModuleFunctions(self, self.path, self.path, self.imports(), None)
-            self._launch_functions[key] = gather_functions(body, src)
+            shown, imports, project = self._home()
+            deps = self._deps[key] = LaunchDeps()
+            src = RecordingFunctions(deps, self, self.path, shown, imports, project)
+            with recording_reads(project, deps):
+                self._launch_functions[key] = gather_functions(body, src)
         return self._launch_functions[key]
+
+    def _home(self) -> tuple[str, dict[str, ImportRef], SourceSet | None]:
+        """How this file's own functions are seen by its launchers: the name shown for it, its
+        imports and the project they resolve in (package-relative ones resolved with one)."""
+        if self.project is not None:
+            module = self.project.module_of(self.path)
+            loaded = self.project.load(module, self.source, self) if module is not None else None
+            if loaded is not None:
+                return loaded.shown, loaded.imports, self.project
+        return self.path, self.imports(), None
 
     def _module_prefix(self, upto: Node) -> list[ast.stmt]:
         """Top-level assignments, asserts and ifs before `upto`, each parsed on its own (one that

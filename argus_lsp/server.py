@@ -91,8 +91,10 @@ class ArgusServer(LanguageServer):
         self.recorder = record_command.RecordFeature(self)
         self.workspace_folder: Path | None = None
         self.launch_watch: str | None = None  # the pattern a registered launch-file watcher watches
-        # hover interprets one kernel: its own thread, so it never queues behind a check
-        self.hover_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-hover")
+        # hover interprets one kernel: threads of its own, so it never queues behind a check; two,
+        # so that a hover answered "being traced" (its trace still running) does not hold up the
+        # next one, which usually only looks a trace up
+        self.hover_executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-hover")
         self.hover_memo = hover.HoverMemo()
         self.trace_memo = traces.trace_memo()  # kernel traces, by the text they were computed on
         self.diagnostics.on_trace = lambda key, trace: self.trace_memo.put(key, trace)
@@ -344,17 +346,32 @@ async def on_hover(ls: ArgusServer, params: types.HoverParams) -> types.Hover | 
     if key is not None and (known := ls.hover_memo.get(key))[0]:
         return known[1]
     loop = asyncio.get_running_loop()
+    tree = doc.parse()  # incremental, and a copy of its own for the hover thread
+    source, own = doc.source, tree.copy()  # this text and its tree, for an answer given meanwhile
+    running = loop.run_in_executor(ls.hover_executor, _hover_pausing_checks, ls, source, offset, tree)
     try:
-        tree = doc.parse()  # incremental, and a copy of its own for the hover thread
-        found = await loop.run_in_executor(
-            ls.hover_executor, _hover_pausing_checks, ls, doc.source, offset, tree
-        )
+        found = await asyncio.wait_for(asyncio.shield(running), ls.diagnostics.settings.hover_wait_ms / 1000)
+    except TimeoutError:
+        # the kernel has no trace yet and tracing it takes longer than a hover may wait: say so
+        # now; the trace goes on, and its answer is kept for the next hover on this name
+        running.add_done_callback(lambda done: _keep_late_hover(ls, key, done))
+        return hover.being_traced(source, offset, own)
     except Exception as exc:  # the interpreter failing on one name must not break hover for the file
         log.warning("describe_at failed: %s", exc)
         return None
     if key is not None:
         ls.hover_memo.put(key, found)
     return found
+
+
+def _keep_late_hover(ls: ArgusServer, key: tuple[str, int, int, int] | None, done: asyncio.Future) -> None:
+    """A hover's answer that came after the hover was answered "being traced": kept for the next."""
+    if done.cancelled():
+        return
+    if done.exception() is not None:
+        log.warning("describe_at failed: %s", done.exception())
+    elif key is not None:
+        ls.hover_memo.put(key, done.result())
 
 
 def _hover_pausing_checks(ls: ArgusServer, source: bytes, offset: int, tree: Tree) -> types.Hover | None:

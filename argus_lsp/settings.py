@@ -29,7 +29,7 @@ PROJECT_KEYS = ("select", "ignore", "severity", "kernel-timeout")  # what `[tool
 #: (`[tool.argus.optimize]`: argus_lsp/cli_optimize.py)
 PROJECT_SUBTABLES = ("optimize",)
 # per-person settings, never a project's
-EDITOR_ONLY_KEYS = ("run", "debounceMs", "profile", "launches", "checkProcesses")
+EDITOR_ONLY_KEYS = ("run", "debounceMs", "profile", "launches", "checkProcesses", "hoverWaitMs")
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ class Settings:
     # processes the checks run in (features/check_pool.py): 1 or 2; 0 runs them on threads of the
     # server, where they share the GIL with hover (the behaviour before worker processes)
     check_processes: int = 1
+    # how long a hover waits for its kernel's trace before answering that it is being traced
+    # (the trace goes on, and answers the next hover): a hover never waits on a slow kernel
+    hover_wait_ms: int = 40
 
     def level_for(self, code: str, default: str) -> str:
         """The level a finding of `code` is shown at: the longest matching `severity` prefix wins."""
@@ -215,6 +218,12 @@ def merge(base: Settings, raw: Any) -> tuple[Settings, list[str]]:
             out = replace(out, check_processes=n)
         else:
             problems.append(f"argus.checkProcesses must be 0, 1 or 2, got {n!r}")
+    if "hoverWaitMs" in raw:
+        ms = raw["hoverWaitMs"]
+        if isinstance(ms, int | float) and not isinstance(ms, bool) and ms >= 0:
+            out = replace(out, hover_wait_ms=int(ms))
+        else:
+            problems.append(f"argus.hoverWaitMs must be a number >= 0, got {ms!r}")
     if "launches" in raw:
         path = raw["launches"]
         if path is None or isinstance(path, str):
@@ -249,11 +258,20 @@ def resolve(project: Settings, init_options: Any, latest: Any) -> tuple[Settings
     return settings, problems + more
 
 
+PROFILE_KEYS = ("target", "python", "timeout", "counters")  # under `argus.profile`
+
+
 def _profile_keys(raw: dict) -> dict:
-    """`{"profile": {"target": ...}}` (how VS Code nests `argus.profile.target`) or dotted keys."""
+    """`{"profile": {"target": ...}}` (how VS Code nests `argus.profile.target`) or dotted keys
+    (a dotted key wins)."""
     nested = raw.get("profile")
-    keys = dict(nested) if isinstance(nested, dict) else {}
-    keys.update({k[len("profile.") :]: v for k, v in raw.items() if k.startswith("profile.")})
+    nested = nested if isinstance(nested, dict) else {}
+    keys = {}
+    for key in PROFILE_KEYS:
+        if f"profile.{key}" in raw:
+            keys[key] = raw[f"profile.{key}"]
+        elif key in nested:
+            keys[key] = nested[key]
     return keys
 
 

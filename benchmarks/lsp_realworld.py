@@ -45,6 +45,7 @@ class Samples:
     cpu: dict[str, list[float]] = field(default_factory=dict)
     worst: tuple[float, str] = (0.0, "")
     hover: list[float] = field(default_factory=list)
+    hover_pending: int = 0  # hovers answered "being traced" (the trace took longer than hoverWaitMs)
     long_checks: list[float] = field(default_factory=list)
     rss: dict[str, float] = field(default_factory=dict)
     floods: list[tuple[float, float, int]] = field(default_factory=list)  # (final publish, hover) ms, edits
@@ -101,7 +102,9 @@ def replay_file(server: RpcClient, path: Path, edits: list[Edit], out: Samples, 
         col = utf16(lines[e.line][: e.col])
         at = {"line": e.line, "character": col}
         version += 1
-        out.add(e.kind, _timed_change(server, uri, version, {"start": at, "end": at}, e.text), _where(path, e))
+        out.add(
+            e.kind, _timed_change(server, uri, version, {"start": at, "end": at}, e.text), _where(path, e)
+        )
         if "\n" in e.text:
             end = {"line": e.line + 1, "character": utf16(e.text.split("\n", 1)[1])}
         else:
@@ -139,8 +142,9 @@ def hover_during_long_check(
         rid, sent = server.request_async(
             "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": line, "character": col}}
         )
-        got, _ = server.wait_timed(lambda m, rid=rid: m.get("id") == rid, timeout=300)
+        got, answer = server.wait_timed(lambda m, rid=rid: m.get("id") == rid, timeout=300)
         out.hover.append((got - sent) * 1000)
+        out.hover_pending += _being_traced(answer)
         try:
             done, _ = server.published_timed(uri, 1, timeout=0.001)
         except TimeoutError:
@@ -149,6 +153,13 @@ def hover_during_long_check(
         done, _ = server.published_timed(uri, 1, timeout=300)
     out.long_checks.append((done - t0) * 1000)
     server.close_doc(uri)
+
+
+def _being_traced(answer: dict) -> bool:
+    """Whether a hover was answered that its kernel is still being traced (argus_lsp hover.py)."""
+    result = answer.get("result") or {}
+    contents = result.get("contents") if isinstance(result, dict) else None
+    return isinstance(contents, dict) and "is being traced" in str(contents.get("value", ""))
 
 
 def flood(server: RpcClient, path: Path, edits: list[Edit], out: Samples, gap_s: float = 0.02) -> None:
@@ -242,6 +253,9 @@ def report(name: str, s: Samples) -> None:
     print(f"  worst CPU: {s.worst[0]:.1f} ms at {s.worst[1]}")
     if s.hover:
         print("  " + _row("hover during check", s.hover).replace("(n=", "ms (n="))
+        print(
+            f"  hovers answered 'being traced' (the rest with the description): {s.hover_pending} of {len(s.hover)}"
+        )
         print(
             f"  cold checks meanwhile: median {statistics.median(s.long_checks):.0f} ms, max {max(s.long_checks):.0f} ms"
         )

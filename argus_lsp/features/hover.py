@@ -19,8 +19,9 @@ import re
 from collections import OrderedDict
 
 from argus.analyzers import RULES, KernelCache
+from argus.analyzers.frontend.queries import is_jit_decorator
 from lsprotocol import types
-from tree_sitter import Tree
+from tree_sitter import Node, Tree
 
 from argus_lsp.convert import LineIndex
 from argus_lsp.features import traces
@@ -69,6 +70,35 @@ def variable_hover(
     the kernel has no trace yet: call it off the message loop. `tree` is the document's own."""
     text = traces.describe(source, offset, tree, memo if memo is not None else traces.trace_memo())
     return _markdown(text) if text else None
+
+
+def being_traced(source: bytes, offset: int, tree: Tree) -> types.Hover | None:
+    """The answer while the kernel at `offset` is still being traced (interpreted on a hover
+    thread for longer than a hover waits): which kernel, and that the next hover will know; None
+    outside a kernel (there is nothing to trace there). Walks up from the name only: it runs on
+    the message loop."""
+    span = word_span(source, offset)
+    node = tree.root_node.descendant_for_byte_range(offset, offset)
+    while node is not None and not _is_kernel(node):
+        node = node.parent
+    if span is None or node is None:
+        return None
+    fn = node.child_by_field_name("definition")
+    ident = fn.child_by_field_name("name") if fn is not None else None
+    kernel = ident.text.decode("utf-8", "replace") if ident is not None and ident.text else "?"
+    name = source[span[0] : span[1]].decode("utf-8", "replace")
+    return _markdown(f"`{name}`: kernel `{kernel}` is being traced; hover again in a moment.")
+
+
+def _is_kernel(node: Node) -> bool:
+    """A definition carrying a jit decorator (what `find_kernels` takes for a kernel)."""
+    if node.type != "decorated_definition":
+        return False
+    fn = node.child_by_field_name("definition")
+    decorators = [c for c in node.children if c.type == "decorator"]
+    return (
+        fn is not None and fn.type == "function_definition" and any(is_jit_decorator(d) for d in decorators)
+    )
 
 
 _WORD = re.compile(rb"[A-Za-z_0-9]+")

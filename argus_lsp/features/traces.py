@@ -102,6 +102,7 @@ def describe(source: bytes, offset: int, tree: Tree | None, memo: KernelCache) -
     if found is None:
         return None
     node, view, site = found
+    view.memo = memo.launch_texts  # the launchers' key texts, kept between hovers (launch_texts.py)
     key = trace_key(view, site)
     trace: Trace | None = memo.get(key)
     if trace is None:

@@ -175,7 +175,8 @@ def test_a_hover_during_a_long_check_answers_from_the_shipped_trace() -> None:
 def test_the_server_answers_after_its_check_worker_is_killed(tmp_path) -> None:
     client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=server_env())
     try:
-        client.initialize(tmp_path, ["utf-16"], {"argus": {"debounceMs": 0}})
+        # (a hover waits for its trace as long as it takes here: what is tested is the answer)
+        client.initialize(tmp_path, ["utf-16"], {"argus": {"debounceMs": 0, "hoverWaitMs": 60_000}})
         text, _, _ = mutant("vector_add_v2")
         uri = (tmp_path / "v.py").as_uri()
         client.open(uri, text)

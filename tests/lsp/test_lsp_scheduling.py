@@ -11,16 +11,17 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import time
 from typing import Any
 
 import pytest
-from argus.analyzers import KernelCache
+from argus.analyzers import KernelCache, describe_at
 from lsp_support import mutant, server_env
 from lsprotocol import types
 from rpc_client import RpcClient
 
 from argus_lsp.documents import DocumentStore
-from argus_lsp.features import diagnostics
+from argus_lsp.features import check_jobs
 from argus_lsp.features.diagnostics import CheckpointCache, DiagnosticsScheduler, Job, Superseded
 from argus_lsp.settings import Settings
 
@@ -151,7 +152,9 @@ def test_hover_does_not_queue_behind_checks(tmp_path) -> None:
     env = server_env()
     client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=env)
     try:
-        client.initialize(tmp_path, ["utf-16"])
+        # the hover waits for its trace however long it takes (not answered "being traced"): what
+        # is tested is that the trace is not queued behind the checks
+        client.initialize(tmp_path, ["utf-16"], {"argus": {"hoverWaitMs": 60_000}})
         small, _, _ = mutant("vector_add_v2")
         near = (tmp_path / "small.py").as_uri()
         client.open(near, small)
@@ -181,6 +184,43 @@ def test_hover_does_not_queue_behind_checks(tmp_path) -> None:
         client.close()
 
 
+def test_a_hover_never_waits_for_a_trace_longer_than_it_may(tmp_path) -> None:
+    # hoverWaitMs 0: a hover on a kernel without a trace is answered at once that the kernel is
+    # being traced; the trace goes on, and a later hover on the name gets its description
+    client = RpcClient([sys.executable, "-P", "-m", "argus_lsp.server"], cwd=tmp_path, env=server_env())
+    try:
+        client.initialize(tmp_path, ["utf-16"], {"argus": {"hoverWaitMs": 0, "checkProcesses": 0}})
+        small, _, _ = mutant("vector_add_v2")
+        uri = (tmp_path / "small.py").as_uri()
+        client.open(uri, small)
+        client.published(uri, 1)
+        row = small.split("\n").index("    mask = offsets < n_elements")
+        where = {"textDocument": {"uri": uri}, "position": {"line": row, "character": 4}}
+        first = client.request("textDocument/hover", where)
+        assert first is not None and "is being traced" in first["contents"]["value"], first
+        assert "`mask`" in first["contents"]["value"]
+        end = time.monotonic() + 60
+        later = first
+        while "is being traced" in later["contents"]["value"] and time.monotonic() < end:
+            time.sleep(0.1)
+            later = client.request("textDocument/hover", where)
+        assert "is being traced" not in later["contents"]["value"]
+        assert later["contents"]["value"] == describe_at(small, utf8_offset(small, row, 4))
+        outside = small.split("\n").index(next(ln for ln in small.split("\n") if ln.startswith("import")))
+        nothing = client.request(
+            "textDocument/hover",
+            {"textDocument": {"uri": uri}, "position": {"line": outside, "character": 8}},
+        )
+        assert nothing is None  # no kernel there: nothing to trace, so no "being traced" either
+    finally:
+        client.close()
+
+
+def utf8_offset(text: str, row: int, col: int) -> int:
+    lines = text.split("\n")
+    return len("\n".join(lines[:row]).encode()) + (1 if row else 0) + len(lines[row][:col].encode())
+
+
 def test_a_check_pauses_while_a_hover_computes_and_not_longer(monkeypatch) -> None:
     """The scheduler's gate (held by the server's hover thread): a check waits at its next
     stopping point while it is held, goes on when it is released, and never waits past
@@ -204,7 +244,7 @@ def test_a_check_pauses_while_a_hover_computes_and_not_longer(monkeypatch) -> No
     worker.join(60)
     assert not worker.is_alive() and looked_up.gets == 2 and results[0] is not None
 
-    monkeypatch.setattr(diagnostics, "MAX_PAUSE_S", 0.05)
+    monkeypatch.setattr(check_jobs, "MAX_PAUSE_S", 0.05)
     with sched.gate.busy():  # a hover that never finishes: the check still ends
         worker = check()
         worker.join(60)

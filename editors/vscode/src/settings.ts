@@ -18,6 +18,14 @@ export interface ServerSettings {
     // The launch file kernels are bound from (`argus record` writes it), relative to the workspace
     // folder; null: the server's default, `.argus/launches.json` when it exists.
     launches: string | null;
+    // Quiet time after the last change before checking (onType), in milliseconds.
+    debounceMs: number;
+    // CPU seconds one kernel's analysis may take; null: the project's `kernel-timeout`, else 10.
+    kernelTimeout: number | null;
+    // Worker processes the checks run in (0: threads of the server).
+    checkProcesses: 0 | 1 | 2;
+    // How long a hover waits for its kernel's trace before answering "being traced", in ms.
+    hoverWaitMs: number;
 }
 
 // The "Profile" code lens (argus_lsp/features/profile_lens.py): where and how the server runs a
@@ -39,6 +47,10 @@ export const DEFAULT_SETTINGS: ServerSettings = {
     run: 'onType',
     profile: DEFAULT_PROFILE,
     launches: null,
+    debounceMs: 150,
+    kernelTimeout: null,
+    checkProcesses: 1,
+    hoverWaitMs: 40,
 };
 
 const SEVERITIES: ReadonlySet<string> = new Set(['error', 'warning', 'info', 'hint', 'off']);
@@ -95,11 +107,19 @@ function profile(get: (key: string) => unknown): ProfileSettings {
     };
 }
 
+function finiteAtLeast(value: unknown, low: number): value is number {
+    return typeof value === 'number' && Number.isFinite(value) && value >= low;
+}
+
 /** `get` reads one key of the "argus" section (vscode.WorkspaceConfiguration.get in the extension). */
 export function toServerSettings(get: (key: string) => unknown): ServerSettings {
     const run = get('run');
     const select = codes(get('select'));
     const launches = get('launches');
+    const debounce = get('debounceMs');
+    const timeout = get('kernelTimeout');
+    const processes = get('checkProcesses');
+    const hoverWait = get('hoverWaitMs');
     return {
         select: select.length > 0 ? select : null,
         ignore: codes(get('ignore')),
@@ -107,6 +127,10 @@ export function toServerSettings(get: (key: string) => unknown): ServerSettings 
         run: run === 'onSave' ? 'onSave' : 'onType',
         profile: profile(get),
         launches: typeof launches === 'string' && launches.trim() ? launches.trim() : null,
+        debounceMs: finiteAtLeast(debounce, 0) ? debounce : DEFAULT_SETTINGS.debounceMs,
+        kernelTimeout: finiteAtLeast(timeout, 0) && timeout > 0 ? timeout : null,
+        checkProcesses: processes === 0 || processes === 2 ? processes : 1,
+        hoverWaitMs: finiteAtLeast(hoverWait, 0) ? hoverWait : DEFAULT_SETTINGS.hoverWaitMs,
     };
 }
 
@@ -123,7 +147,19 @@ export function initializationOptions(settings: ServerSettings, trusted: boolean
 export const RESTART_KEYS = ['argus.path', 'argus.interpreter'];
 /** Settings the running server picks up live through workspace/didChangeConfiguration. */
 // (argus.optimize.* is pulled by the server each time a run starts: src/optimize.ts, docs/optimize.md.)
-export const LIVE_KEYS = ['argus.select', 'argus.ignore', 'argus.severityOverrides', 'argus.run', 'argus.profile', 'argus.optimize', 'argus.launches'];
+export const LIVE_KEYS = [
+    'argus.select',
+    'argus.ignore',
+    'argus.severityOverrides',
+    'argus.run',
+    'argus.debounceMs',
+    'argus.kernelTimeout',
+    'argus.checkProcesses',
+    'argus.hoverWaitMs',
+    'argus.profile',
+    'argus.optimize',
+    'argus.launches',
+];
 /** The profile settings as package.json declares them (each maps to a key of ProfileSettings). */
 export const PROFILE_KEYS = ['argus.profile.target', 'argus.profile.python', 'argus.profile.timeout', 'argus.profile.counters'];
 /**

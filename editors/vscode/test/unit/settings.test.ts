@@ -30,7 +30,23 @@ describe('toServerSettings', () => {
             run: 'onSave',
             profile: DEFAULT_PROFILE,
             launches: null,
+            debounceMs: 150,
+            kernelTimeout: null,
+            checkProcesses: 1,
+            hoverWaitMs: 40,
         });
+    });
+
+    it('passes the scheduling settings, defaults for junk', () => {
+        const s = from({ debounceMs: 0, kernelTimeout: 2.5, checkProcesses: 2 });
+        assert.deepEqual([s.debounceMs, s.kernelTimeout, s.checkProcesses], [0, 2.5, 2]);
+        assert.equal(from({ checkProcesses: 0 }).checkProcesses, 0);
+        const junk = from({ debounceMs: -1, kernelTimeout: 0, checkProcesses: 7 });
+        assert.deepEqual([junk.debounceMs, junk.kernelTimeout, junk.checkProcesses], [150, null, 1]);
+        assert.equal(from({ kernelTimeout: null }).kernelTimeout, null);
+        assert.equal(from({ debounceMs: '300' }).debounceMs, 150);
+        assert.equal(from({ hoverWaitMs: 0 }).hoverWaitMs, 0);
+        assert.equal(from({ hoverWaitMs: -5 }).hoverWaitMs, 40);
     });
 
     it('accepts a comma-separated string as the CLI does', () => {
@@ -120,6 +136,13 @@ describe('package.json', () => {
         for (const k of ['argus.path', 'argus.interpreter', 'argus.profile.python', 'argus.profile.target']) {
             assert.ok(u.restrictedConfigurations.includes(k), k);
         }
+    });
+
+    it('declares the scheduling settings with the defaults the mapping assumes', () => {
+        assert.equal(props['argus.debounceMs'].default, DEFAULT_SETTINGS.debounceMs);
+        assert.equal(props['argus.kernelTimeout'].default, DEFAULT_SETTINGS.kernelTimeout);
+        assert.equal(props['argus.checkProcesses'].default, DEFAULT_SETTINGS.checkProcesses);
+        assert.equal(props['argus.hoverWaitMs'].default, DEFAULT_SETTINGS.hoverWaitMs);
     });
 
     it('declares the profile settings with the defaults the mapping assumes', () => {
