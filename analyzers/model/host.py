@@ -224,8 +224,11 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
                 for t in target.elts:
                     self.assign(t, self.saved_tensor(t.id) if isinstance(t, ast.Name) else Opaque("unpack"))
             else:
+                # `BLOCK, warps = helper(n)` of an unknown result: each item is that helper's
+                # (its name kept for the note and for helper_picks.py)
+                what = v.what if isinstance(v, Opaque) and v.what.isidentifier() else "unpack"
                 for t in target.elts:
-                    self.assign(t, Opaque("unpack"))
+                    self.assign(t, Opaque(what))
         elif isinstance(target, ast.Subscript):
             # `kernel_args["BLOCK_ROW"] = 16` on a dict the launcher built: spread later as `**kernel_args`
             base, key = self.expr(target.value), self.expr(target.slice)

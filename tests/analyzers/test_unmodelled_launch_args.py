@@ -1,0 +1,129 @@
+"""Launch arguments the host evaluator cannot follow no longer turn the whole launch into a
+fallback (issue 12, items 2-3).
+
+- A tensor argument computed by code the checker does not model (`idx =
+  prepare_indices(x)` of another library) is an unsized stand-in: its own bounds, coverage
+  and races are not judged, and everything else the launch establishes still is (the other
+  tensors' bounds, the output's coverage). Before, the kernel was checked as if it had no
+  launch site, with an AR001 "the tensor passed as `idx_ptr` ... is not modelled".
+- A tile size a package helper returns from device properties (`get_block_size(n)` reading
+  `torch.cuda.get_device_properties`) is a pick: named, probed twice (32, then 16), and a
+  finding only one pick shows is a hint; before, a stand-in 4 and an AR001 note.
+"""
+
+from __future__ import annotations
+
+from argus.analyzers import Severity, check_source
+
+_HEADER = """
+import torch
+import triton
+import triton.language as tl
+from other_library import prepare_indices
+"""
+
+_GATHER = """
+@triton.jit
+def gather_kernel(x_ptr, idx_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    i = tl.load(idx_ptr + offs, mask=m, other=0)
+    v = tl.load(x_ptr + offs, mask={mask})
+    tl.store(y_ptr + offs, v + i, mask=m)
+
+
+def gather(x):
+    n = x.numel()
+    idx = prepare_indices(x)
+    y = torch.empty_like(x)
+    gather_kernel[(triton.cdiv(n, {per_program}),)](x, idx, y, n, BLOCK=128)
+    return y
+"""
+
+
+def _failing(findings: list) -> list:
+    return [f for f in findings if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"]
+
+
+def _notes(findings: list) -> list[str]:
+    return [f.message for f in findings if f.code == "AR001"]
+
+
+def test_an_unmodelled_tensor_argument_leaves_the_rest_of_the_launch_judged() -> None:
+    clean = check_source(_HEADER + _GATHER.format(mask="m", per_program=128), "gather.py")
+    assert not _notes(clean), _notes(clean)
+    assert not _failing(clean), [(f.code, f.message) for f in clean]
+    # a read of x past its end: x's extent is established, so the bug is an error
+    oob = check_source(_HEADER + _GATHER.format(mask="None", per_program=128), "gather.py")
+    assert not _notes(oob), _notes(oob)
+    mb = [f for f in oob if f.code == "MB001"]
+    assert mb and mb[0].severity == Severity.ERROR and "`x_ptr`" in mb[0].message, [
+        (f.code, f.message) for f in oob
+    ]
+    # a grid of half the programs leaves y partly unwritten: coverage is judged on y
+    short = check_source(_HEADER + _GATHER.format(mask="m", per_program=256), "gather.py")
+    assert [f for f in short if f.code == "GR001" and "y" in f.message], [(f.code, f.message) for f in short]
+
+
+def test_the_unsized_stand_ins_own_bounds_are_not_judged() -> None:
+    """Reads of `idx` past `n`: idx's length is not in the code, so nothing is reported on it."""
+    src = _HEADER + _GATHER.format(mask="m", per_program=128).replace(
+        "tl.load(idx_ptr + offs, mask=m, other=0)", "tl.load(idx_ptr + offs + n)"
+    )
+    findings = check_source(src, "gather.py")
+    assert not [f for f in _failing(findings) if "idx_ptr" in f.message], [(f.code, f.message) for f in findings]
+    assert not _notes(findings)
+
+
+def test_an_argument_the_call_omits_is_still_not_modelled() -> None:
+    src = _HEADER + _GATHER.format(mask="m", per_program=128).replace("(x, idx, y, n,", "(x, y=y, n=n,")
+    notes = _notes(check_source(src, "gather.py"))
+    assert any("idx_ptr" in m and "missing argument" in m for m in notes), notes
+
+
+_HELPER_BLOCK = """
+def get_block_size(n):
+    # as many fp32 rows of n as the device's shared memory holds
+    smem = torch.cuda.get_device_properties(0).shared_memory_per_block
+    return triton.next_power_of_2(smem // (4 * n))
+
+
+@triton.jit
+def scale_kernel(x_ptr, t_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    t = tl.load(t_ptr + tl.arange(0, BLOCK){table_mask})
+    x = tl.load(x_ptr + offs, mask={mask})
+    tl.store(y_ptr + offs, x * t, mask=offs < n)
+
+
+def scale(x):
+    n = x.numel()
+    table = torch.ones(24, device=x.device)
+    y = torch.empty_like(x)
+    BLOCK = get_block_size(n)
+    scale_kernel[(triton.cdiv(n, BLOCK),)](x, table, y, n, BLOCK=BLOCK)
+    return y
+"""
+
+
+def test_a_helpers_device_dependent_tile_size_is_a_named_pick() -> None:
+    src = _HEADER + _HELPER_BLOCK.format(table_mask=", mask=tl.arange(0, BLOCK) < 24", mask="offs < n")
+    findings = check_source(src, "scale.py")
+    assert not _notes(findings), _notes(findings)
+    assert not _failing(findings), [(f.code, f.message) for f in findings]
+
+
+def test_a_bug_under_both_picks_is_an_error() -> None:
+    src = _HEADER + _HELPER_BLOCK.format(table_mask=", mask=tl.arange(0, BLOCK) < 24", mask="None")
+    findings = check_source(src, "scale.py")
+    mb = [f for f in findings if f.code == "MB001" and "x_ptr" in f.message]
+    assert mb and mb[0].severity == Severity.ERROR, [(f.code, f.severity, f.message) for f in findings]
+
+
+def test_a_finding_only_one_pick_shows_is_a_hint_naming_the_helper() -> None:
+    """The 24-entry table read whole: past its end with BLOCK=32, inside it with 16."""
+    src = _HEADER + _HELPER_BLOCK.format(table_mask="", mask="offs < n")
+    findings = check_source(src, "scale.py")
+    mb = [f for f in findings if f.code == "MB001"]
+    assert mb and all(f.severity == Severity.HINT for f in mb), [(f.code, f.severity, f.message) for f in findings]
+    assert "`BLOCK` (returned by `get_block_size`, not computable here) = 32" in mb[0].message
