@@ -71,7 +71,9 @@ def test_the_unsized_stand_ins_own_bounds_are_not_judged() -> None:
         "tl.load(idx_ptr + offs, mask=m, other=0)", "tl.load(idx_ptr + offs + n)"
     )
     findings = check_source(src, "gather.py")
-    assert not [f for f in _failing(findings) if "idx_ptr" in f.message], [(f.code, f.message) for f in findings]
+    assert not [f for f in _failing(findings) if "idx_ptr" in f.message], [
+        (f.code, f.message) for f in findings
+    ]
     assert not _notes(findings)
 
 
@@ -125,5 +127,7 @@ def test_a_finding_only_one_pick_shows_is_a_hint_naming_the_helper() -> None:
     src = _HEADER + _HELPER_BLOCK.format(table_mask="", mask="offs < n")
     findings = check_source(src, "scale.py")
     mb = [f for f in findings if f.code == "MB001"]
-    assert mb and all(f.severity == Severity.HINT for f in mb), [(f.code, f.severity, f.message) for f in findings]
+    assert mb and all(f.severity == Severity.HINT for f in mb), [
+        (f.code, f.severity, f.message) for f in findings
+    ]
     assert "`BLOCK` (returned by `get_block_size`, not computable here) = 32" in mb[0].message
