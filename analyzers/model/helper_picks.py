@@ -21,14 +21,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from argus.analyzers.model.binder_picks import PICKED_TILE
-from argus.analyzers.model.binder_state import BinderState
+from argus.analyzers.model.binder_picks import PICKED_TILE, PickedValues, branch_flags
 from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_values import Opaque
 
 
-class HelperPicks(BinderState):
+class HelperPicks(PickedValues):
     """The helper picks of one probe launch (see the module's docstring)."""
+
+    def _tuned_picks(self, kargs: dict[str, Any], divisor: int = 1) -> dict[str, Any]:
+        """binder_picks' picks for constexprs of configs the checker cannot read, with a flag
+        (a name the kernel branches on by itself: `if DIVISIBLE_M:`) picked as a flag: True,
+        then False in the second probe. A count (4, then 2) is true in both probes, so a bug
+        behind `if not DIVISIBLE_M:` (the masks) was never probed and an unmasked read under
+        the flag was an error although the tuner sets the flag only where it holds."""
+        picks: dict[str, Any] = super()._tuned_picks(kargs, divisor)
+        flags = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
+        return {k: (divisor == 1) if k in flags else v for k, v in picks.items()}
 
     def _helper_picks(self, kargs: dict[str, Any], divisor: int = 1) -> dict[str, int]:
         """Constexpr tile sizes the launch passes from a package helper's unknown value ->

@@ -61,6 +61,7 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
             inside = any(self.contains(s, target) for s in st.body)
             if inside and _size_fixed_by(st.test):
                 self.record_assert(st.test)  # `if hc == 4: kernel[...]`: launched only at hc == 4
+            self._guard_contradicted(st, inside)
             return self.run_block(st.body if inside else st.orelse, target)
         if isinstance(st, ast.With | ast.Try):
             return self.run_block(st.body, target)
@@ -70,6 +71,29 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
             self.assign(st.target, self._first_item(st.iter))
             return self.run_block(st.body, target)
         return True
+
+    def _guard_contradicted(self, st: ast.If, inside: bool) -> None:
+        """The launch sits on one side of `if log_n == 7:` (`if combin_shape[dim] != 1:`) and
+        the probe's sizes take the other: no real call launches the kernel at those sizes, so
+        the probe is refused like a broken assert (launch.py words it). Only `==` / `!=` over
+        numbers counts (a name or subscript holding a size or an int computed from sizes): a
+        flag or an option (`if causal:`, `if dtype == torch.float16`) keeps the launch, and so
+        does a path chosen by an inequality (`if n > 4096:`), whose other probes still hold."""
+        test = st.test
+        if self.recording or self.undecided_depth or not isinstance(test, ast.Compare):
+            return
+        if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq | ast.NotEq):
+            return  # `if n > 4096:` picks a path by size: each probe of the other path stays
+        value = self.expr(st.test)
+        if not isinstance(value, bool) or value == inside:
+            return
+        numbers = (
+            self.expr(n)
+            for n in ast.walk(st.test)
+            if isinstance(n, ast.Name | ast.Subscript | ast.Call) and n is not st.test
+        )
+        if any(isinstance(v, int) and not isinstance(v, bool) for v in numbers):
+            self.broken_asserts.append(st)  # type: ignore[arg-type]
 
     def _first_item(self, it: ast.expr) -> Any:
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":

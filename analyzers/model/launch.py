@@ -16,7 +16,7 @@ from typing import Any
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.model.binder_assumed import AssumedProbes
 from argus.analyzers.model.binder_grid import GridBinding
-from argus.analyzers.model.binder_picks import SECOND_PICK, PickedValues
+from argus.analyzers.model.binder_picks import SECOND_PICK
 from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
 from argus.analyzers.model.helper_picks import HelperPicks
@@ -33,7 +33,7 @@ from argus.analyzers.model.launcher_reads import (
 )
 
 
-class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, PickedValues, HelperPicks):
+class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, HelperPicks):
     """Builds probe launches for one kernel from its launch site (or assumptions without one)."""
 
     # launcher parameters used as tensors outside any test of them (set with the ranks)
@@ -277,6 +277,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
 
 def _refusal(node: ast.AST) -> str:
     """How the launcher refuses the probe's sizes, as its code says it."""
+    if isinstance(node, ast.If) and not (node.body and isinstance(node.body[-1], ast.Raise)):
+        return f"`if {ast.unparse(node.test)}:` that the launch is under (host.py's launch guards)"
     if isinstance(node, ast.If):
         return f"`if {ast.unparse(node.test)}: raise`"
     if isinstance(node, ast.Call):

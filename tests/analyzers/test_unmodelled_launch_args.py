@@ -131,3 +131,68 @@ def test_a_finding_only_one_pick_shows_is_a_hint_naming_the_helper() -> None:
         (f.code, f.severity, f.message) for f in findings
     ]
     assert "`BLOCK` (returned by `get_block_size`, not computable here) = 32" in mb[0].message
+
+
+_TUNED_FLAG = """
+from flag_gems import runtime
+
+
+@triton.autotune(configs=runtime.get_tuned_config("scale"), key=["n"])
+@triton.jit
+def scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        x = tl.load(x_ptr + offs)
+    else:
+        x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, x * 2, mask=offs < n)
+
+
+def scale(x):
+    n = x.numel()
+    y = torch.empty_like(x)
+    scale_kernel[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, y, n)
+    return y
+"""
+
+
+def test_a_flag_from_unreadable_configs_is_picked_true_then_false() -> None:
+    """`EVEN` comes from configs the checker cannot read (a tuner sets it where `n % BLOCK ==
+    0`): probed True, then False. The unmasked read under `if EVEN:` rests on the pick: a hint
+    naming it, not an error (a count pick of 4 then 2 took the flag true in both probes)."""
+    findings = check_source(_HEADER + _TUNED_FLAG, "tuned_flag.py")
+    mb = [f for f in findings if f.code == "MB001"]
+    assert mb and all(f.severity == Severity.HINT for f in mb), [
+        (f.code, f.severity, f.message) for f in findings
+    ]
+    assert "`EVEN` (autotune configs not readable) = True" in mb[0].message
+
+
+_GUARDED = """
+import math
+
+
+@triton.jit
+def fht128_kernel(x_ptr, y_ptr, rows, DIM: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, 128)
+    v = tl.load(x_ptr + row * DIM + offs)
+    tl.store(y_ptr + row * DIM + offs, v)
+
+
+def fht(x):
+    rows, d = x.shape
+    log_n = math.ceil(math.log2(max(d, 2)))
+    y = torch.empty_like(x)
+    if log_n == 7:
+        fht128_kernel[(rows,)](x, y, rows, DIM=d)
+    return y
+"""
+
+
+def test_a_launch_guard_the_probe_contradicts_refuses_the_probe() -> None:
+    """The kernel reads 128 columns and is launched only where `log_n == 7` (d in 65..128); a
+    probe with another d is a launch no call makes: refused, never an out-of-bounds error."""
+    findings = check_source(_HEADER + _GUARDED, "guarded.py")
+    assert not _failing(findings), [(f.code, f.message) for f in findings]
+    assert any("`if log_n == 7:` that the launch is under" in m for m in _notes(findings)), _notes(findings)
