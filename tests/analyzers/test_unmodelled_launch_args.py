@@ -196,3 +196,32 @@ def test_a_launch_guard_the_probe_contradicts_refuses_the_probe() -> None:
     findings = check_source(_HEADER + _GUARDED, "guarded.py")
     assert not _failing(findings), [(f.code, f.message) for f in findings]
     assert any("`if log_n == 7:` that the launch is under" in m for m in _notes(findings)), _notes(findings)
+
+
+_SHARED_STRIDES = """
+@triton.jit
+def copy_rows(x_ptr, y_ptr, n_rows, n_cols, stride_row, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < n_cols
+    v = tl.load(x_ptr + row * stride_row + cols, mask=m)
+    tl.store(y_ptr + row * stride_row + cols, v, mask=m)
+
+
+def copy(x):
+    {check}
+    n_rows, n_cols = x.shape
+    y = torch.empty_like(x)
+    copy_rows[(n_rows,)](x, y, n_rows, n_cols, x.stride(0), BLOCK=triton.next_power_of_2(n_cols))
+    return y
+"""
+
+
+def test_a_layout_the_launcher_asserts_contiguous_is_not_padded() -> None:
+    """`y` (a fresh, contiguous tensor) addressed with `x`'s row stride: right only because the
+    launcher asserts `x` contiguous. Without the assert, a padded `x` is a launch the code
+    accepts, and the store past `y`'s rows is an error."""
+    ok = check_source(_HEADER + _SHARED_STRIDES.format(check="assert x.is_contiguous()"), "copy.py")
+    assert not _failing(ok), [(f.code, f.message) for f in ok]
+    bad = check_source(_HEADER + _SHARED_STRIDES.format(check="pass"), "copy.py")
+    assert [f for f in bad if f.code == "MB002" and "y_ptr" in f.message], [(f.code, f.message) for f in bad]
