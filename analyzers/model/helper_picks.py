@@ -14,7 +14,9 @@ judged.
 
 Only a `tl.arange` extent (a tile size) is picked, and only when the launch argument's unknown
 value is named after a plain function of the package (the launcher's module or one it imports,
-`LaunchSite.functions`): a count or a flag from such a helper keeps the stand-in and its note.
+`LaunchSite.functions`) and the helper does give a value there (host_invoke.NoValue: a helper
+that raises on this path, recurses or leaves from a loop may give no launch at all): a count or
+a flag from such a helper keeps the stand-in and its note.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 from argus.analyzers.model.binder_picks import PICKED_TILE, PickedValues, branch_flags
 from argus.analyzers.model.host_functions import HostFunction
+from argus.analyzers.model.host_invoke import NoValue
 from argus.analyzers.model.host_values import Opaque
 
 
@@ -51,6 +54,7 @@ class HelperPicks(PickedValues):
             and p.name in self.scan.arange_params
             and p.name not in self.kernel.heuristics
             and isinstance(kargs.get(p.name), Opaque)
+            and not isinstance(kargs[p.name], NoValue)
             and self._names_helper(kargs[p.name].what)
         }
 

@@ -251,8 +251,9 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
                 # `BLOCK, warps = helper(n)` of an unknown result: each item is that helper's
                 # (its name kept for the note and for helper_picks.py)
                 what = v.what if isinstance(v, Opaque) and v.what.isidentifier() else "unpack"
+                kind = type(v) if isinstance(v, Opaque) else Opaque  # a helper's NoValue stays one
                 for t in target.elts:
-                    self.assign(t, Opaque(what))
+                    self.assign(t, kind(what))
         elif isinstance(target, ast.Subscript):
             # `kernel_args["BLOCK_ROW"] = 16` on a dict the launcher built: spread later as `**kernel_args`
             base, key = self.expr(target.value), self.expr(target.slice)

@@ -225,3 +225,49 @@ def test_a_layout_the_launcher_asserts_contiguous_is_not_padded() -> None:
     assert not _failing(ok), [(f.code, f.message) for f in ok]
     bad = check_source(_HEADER + _SHARED_STRIDES.format(check="pass"), "copy.py")
     assert [f for f in bad if f.code == "MB002" and "y_ptr" in f.message], [(f.code, f.message) for f in bad]
+
+
+_BRANCHY = """
+def calculate_settings(n):
+    if n.bit_count() > 2:
+        return 128, 4
+    return triton.next_power_of_2(n), 4
+
+
+def pick_or_refuse(n):
+    if n.bit_count() > 2:
+        raise NotImplementedError
+    return triton.next_power_of_2(n), 4
+
+
+@triton.jit
+def rows_kernel(x_ptr, t_ptr, y_ptr, D, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    t = tl.load(t_ptr + cols)
+    v = tl.load(x_ptr + row * D + cols, mask=cols < D)
+    tl.store(y_ptr + row * D + cols, v * t, mask=cols < D)
+
+
+def launch(x):
+    T, D = x.shape
+    table = torch.ones(24, device=x.device)
+    y = torch.empty_like(x)
+    BLOCK, warps = {helper}(D)
+    rows_kernel[(T,)](x, table, y, D, BLOCK=BLOCK, num_warps=warps)
+    return y
+"""
+
+
+def test_a_helper_value_under_an_undecided_test_is_a_named_pick_unless_it_may_raise() -> None:
+    """Every side of `calculate_settings`' test returns a block: some value comes back, which
+    one the code does not say: picked (32, 16) and named; the 24-entry table read whole by a
+    BLOCK-wide arange fails only under 32, a hint. A helper that may raise instead gives no
+    value: the stand-in and its AR001 note."""
+    picked = check_source(_HEADER + _BRANCHY.format(helper="calculate_settings"), "rows.py")
+    assert not _notes(picked), _notes(picked)
+    mb = [f for f in picked if f.code == "MB001"]
+    assert mb and all(f.severity == Severity.HINT for f in mb), [(f.code, f.severity) for f in picked]
+    assert "`BLOCK` (returned by `calculate_settings`, not computable here)" in mb[0].message
+    refused = check_source(_HEADER + _BRANCHY.format(helper="pick_or_refuse"), "rows.py")
+    assert any("BLOCK" in m and "pick_or_refuse" in m for m in _notes(refused)), _notes(refused)
