@@ -347,6 +347,45 @@ def kunlunxin_argmin_padding(root: Path) -> bool:
     return got8 == want8 and got5 != want5
 
 
+def vdot_partial_sums_half_sized(root: Path) -> bool:
+    """flag-gems 5.0.2, ops/vdot.py, `vdot_kernel_complex` (MB002, hosttensor).
+
+    Each program stores its partial sum as two floats, real then imaginary, at `2 * pid` and
+    `2 * pid + 1`, but the launcher allocates `partial_real_sums` with `grid_size` elements (one
+    per program, not two), so every program past the first half writes past its end; with one
+    program (any input of up to BLOCK_SIZE complex numbers) the imaginary part lands one element
+    past a one-element buffer. Run with the interpreter patch of tests/corpus_own/_check.py."""
+    import torch
+
+    sys.path.insert(0, str(HERE.parent / "tests" / "corpus_own"))
+    import _check  # noqa: F401 - patches the interpreter to raise IllegalAccess
+
+    path = root / "flag_gems/ops/vdot.py"
+    helper = load_jit_function(path, "compute_vdot")
+    kernel = load_jit_function(path, "vdot_kernel_complex", {"compute_vdot": helper})
+    n, block = 4, 4
+    a, b = torch.randn(n, dtype=torch.complex64), torch.randn(n, dtype=torch.complex64)
+    grid_size = min(triton_cdiv(n, block), 1024)
+
+    def run(partial_len: int) -> str:
+        partial = torch.empty(partial_len)
+        try:
+            kernel[(grid_size,)](
+                torch.view_as_real(a), torch.view_as_real(b), partial, n_elements=2 * n,
+                inp_is_conj=False, other_is_conj=False, inp_stride=1, other_stride=1, BLOCK_SIZE=block,
+            )  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - the interpreter's error is what we report
+            return f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1][:160]}"
+        got = complex(partial[0].item(), partial[1].item())
+        return "ok" if abs(got - torch.vdot(a, b).item()) < 1e-4 else f"wrong value {got}"
+
+    as_launched, doubled = run(grid_size), run(2 * grid_size)
+    print(f"flag-gems vdot of complex64, N={n}, BLOCK_SIZE={block}: {grid_size} program(s)")
+    print(f"  partial_real_sums of grid_size elements (as the launcher allocates): {as_launched}")
+    print(f"  partial_real_sums of 2 * grid_size elements:                        {doubled}")
+    return doubled == "ok" and "IllegalAccess" in as_launched
+
+
 def triton_cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -361,6 +400,7 @@ CASES = {
     "logcumsumexp_zero_padded_max": (logcumsumexp_zero_padded_max, "fla_core-0.6.0"),
     "rwkv_ka_head_not_power_of_two": (rwkv_ka_head_not_power_of_two, "flag_gems-5.0.2"),
     "kunlunxin_argmin_padding": (kunlunxin_argmin_padding, "flag_gems-5.0.2"),
+    "vdot_partial_sums_half_sized": (vdot_partial_sums_half_sized, "flag_gems-5.0.2"),
 }
 
 
