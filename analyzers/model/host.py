@@ -73,15 +73,15 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
         return True
 
     def _guard_contradicted(self, st: ast.If, inside: bool) -> None:
-        """The launch sits on one side of `if log_n == 7:` (`if combin_shape[dim] != 1:`) and
-        the probe's sizes take the other: no real call launches the kernel at those sizes, so
+        """The launch sits inside `if log_n == 7:` (`if combin_shape[dim] != 1:`) and the
+        probe's sizes make the test false: no real call launches the kernel at those sizes, so
         the probe is refused like a broken assert (launch.py words it). Only `==` / `!=` over
         numbers counts (a name or subscript holding a size or an int computed from sizes): a
         flag or an option (`if causal:`, `if dtype == torch.float16`) keeps the launch, and so
         does a path chosen by an inequality (`if n > 4096:`), whose other probes still hold."""
         test = st.test
-        if self.recording or self.undecided_depth or not isinstance(test, ast.Compare):
-            return
+        if not inside or self.recording or self.undecided_depth or not isinstance(test, ast.Compare):
+            return  # the `else` of `if ord == 2:` is an option the probe did not choose, not a size
         if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq | ast.NotEq):
             return  # `if n > 4096:` picks a path by size: each probe of the other path stays
         value = self.expr(st.test)
