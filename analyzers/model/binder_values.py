@@ -15,6 +15,7 @@ from argus.analyzers.model.binder_state import BinderState
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
 from argus.analyzers.model.launch_shared import passed_before
+from argus.analyzers.model.unsized_args import may_stand_in, unsized_tensor
 
 HEURISTIC_STAND_IN = 4  # a heuristic's value the binder cannot evaluate (as other opaque constexprs)
 
@@ -45,7 +46,11 @@ class KernelValues(BinderState):
             else:
                 v = Opaque("missing argument")
             if isinstance(v, Opaque) and p.name in self.scan.pointers:
-                raise Unevaluable(f"the tensor passed as `{p.name}` ({v.what})")
+                if not may_stand_in(v.what):
+                    raise Unevaluable(f"the tensor passed as `{p.name}` ({v.what})")
+                tensors.append(unsized_tensor(len(tensors), p.name, v.what))  # unsized_args.py
+                args[p.name] = tensors[-1]
+                continue
             if isinstance(v, Opaque) and p.name not in self.kernel.heuristics:
                 picked = None if p.constexpr else self.data_pick(p.name, v.what)
                 if picked is not None:

@@ -62,6 +62,7 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
             if inside and _size_fixed_by(st.test):
                 self.record_assert(st.test)  # `if hc == 4: kernel[...]`: launched only at hc == 4
             self.launch_guards.append((st.test, inside, self.guard_value(st.test)))
+            self._guard_contradicted(st, inside)
             return self.run_block(st.body if inside else st.orelse, target)
         if isinstance(st, ast.With | ast.Try):
             return self.run_block(st.body, target)
@@ -79,6 +80,29 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
         except (*HOST_ERRORS, RecursionError):
             return Opaque("guard")
         return c.truth if isinstance(c, KnownTruth) else c
+
+    def _guard_contradicted(self, st: ast.If, inside: bool) -> None:
+        """The launch sits inside `if log_n == 7:` (`if combin_shape[dim] != 1:`) and the
+        probe's sizes make the test false: no real call launches the kernel at those sizes, so
+        the probe is refused like a broken assert (launch.py words it). Only `==` / `!=` over
+        numbers counts (a name or subscript holding a size or an int computed from sizes): a
+        flag or an option (`if causal:`, `if dtype == torch.float16`) keeps the launch, and so
+        does a path chosen by an inequality (`if n > 4096:`), whose other probes still hold."""
+        test = st.test
+        if not inside or self.recording or self.undecided_depth or not isinstance(test, ast.Compare):
+            return  # the `else` of `if ord == 2:` is an option the probe did not choose, not a size
+        if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq | ast.NotEq):
+            return  # `if n > 4096:` picks a path by size: each probe of the other path stays
+        value = self.expr(st.test)
+        if not isinstance(value, bool) or value == inside:
+            return
+        numbers = (
+            self.expr(n)
+            for n in ast.walk(st.test)
+            if isinstance(n, ast.Name | ast.Subscript | ast.Call) and n is not st.test
+        )
+        if any(isinstance(v, int) and not isinstance(v, bool) for v in numbers):
+            self.broken_asserts.append(st)  # type: ignore[arg-type]
 
     def _first_item(self, it: ast.expr) -> Any:
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
@@ -233,8 +257,12 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
                 for t in target.elts:
                     self.assign(t, self.saved_tensor(t.id) if isinstance(t, ast.Name) else Opaque("unpack"))
             else:
+                # `BLOCK, warps = helper(n)` of an unknown result: each item is that helper's
+                # (its name kept for the note and for helper_picks.py)
+                what = v.what if isinstance(v, Opaque) and v.what.isidentifier() else "unpack"
+                kind = type(v) if isinstance(v, Opaque) else Opaque  # a helper's NoValue stays one
                 for t in target.elts:
-                    self.assign(t, Opaque("unpack"))
+                    self.assign(t, kind(what))
         elif isinstance(target, ast.Subscript):
             # `kernel_args["BLOCK_ROW"] = 16` on a dict the launcher built: spread later as `**kernel_args`
             base, key = self.expr(target.value), self.expr(target.slice)

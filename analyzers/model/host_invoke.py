@@ -26,7 +26,27 @@ class Returned(Exception):  # noqa: N818  (control flow, not an error)
 
 
 class UnknownResult(Exception):  # noqa: N818
-    """The called function's result depends on what the evaluator cannot decide."""
+    """The called function's result depends on what the evaluator cannot decide. `gives_value`:
+    every way out of the undecided part returns a value (`if ...: return 128` / `return 64`),
+    none raises, loops or leaves a handler, so the helper does give some value here."""
+
+    def __init__(self, gives_value: bool = False) -> None:
+        super().__init__()
+        self.gives_value = gives_value
+
+
+class NoValue(Opaque):
+    """A helper call with no value the evaluator reaches: it raises on this path, recurses or
+    runs past the call bounds, leaves from a loop or a handler. Unknown like any `Opaque`, and
+    never a pick (helper_picks.py): there may be no launch at all."""
+
+
+def only_returns(stmts: list[ast.stmt]) -> bool:
+    """Whether the ways out of `stmts` are all `return`s outside loops and handlers."""
+    for n in ast.walk(ast.Module(body=stmts, type_ignores=[])):
+        if isinstance(n, ast.Raise | ast.For | ast.While | ast.AsyncFor | ast.Try):
+            return False
+    return True
 
 
 def exits(stmts: list[ast.stmt]) -> bool:
@@ -75,11 +95,11 @@ class HostInvoke:
             node_def, scope = fn[1], dict(self.env)  # defined in the launcher: its names are seen
         name = node_def.name
         if self.call_depth >= MAX_CALL_DEPTH or self.calls_left <= 0:
-            return Opaque(name)
+            return NoValue(name)
         self.calls_left -= 1
         bound = self._bind_call(node_def, scope, args, kwargs)
         if bound is None:
-            return Opaque(name)
+            return NoValue(name)
         saved, asserts_before = self.env, len(self.broken_asserts)
         self.env = bound
         self.call_depth += 1
@@ -88,11 +108,17 @@ class HostInvoke:
             result: Any = None
         except Returned as r:
             result = r.value
-        except (UnknownResult, RecursionError):
-            result = Opaque(name)
+        except UnknownResult as u:
+            result = Opaque(name) if u.gives_value else NoValue(name)
+        except RecursionError:
+            result = NoValue(name)
         finally:
             self.env = saved
             self.call_depth -= 1
+        if isinstance(result, Opaque):
+            # an unknown result is the helper's (`min(n, props.smem // k)` inside it): named
+            # after the helper, as notes and helper_picks.py read it
+            result = NoValue(name) if isinstance(result, NoValue) else Opaque(name)
         if self.call_depth == 0 and len(self.broken_asserts) > asserts_before:
             # an assert inside the helper: findings point at the launcher's call of it
             del self.broken_asserts[asserts_before:]
@@ -178,5 +204,5 @@ class HostInvoke:
         if self.call_depth == 0:
             return
         if exits(st.body) or exits(st.orelse):
-            raise UnknownResult
+            raise UnknownResult(gives_value=only_returns(st.body + st.orelse))
         self.join_branches(st)  # type: ignore[attr-defined]  # names the sides leave different: unknown

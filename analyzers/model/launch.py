@@ -16,9 +16,10 @@ from typing import Any
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.model.binder_assumed import AssumedProbes
 from argus.analyzers.model.binder_grid import GridBinding
-from argus.analyzers.model.binder_picks import SECOND_PICK, PickedValues, branch_flags
+from argus.analyzers.model.binder_picks import SECOND_PICK, branch_flags
 from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
+from argus.analyzers.model.helper_picks import HelperPicks
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.launch_args import evaluate_launch_args
@@ -33,7 +34,7 @@ from argus.analyzers.model.launcher_reads import (
 )
 
 
-class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, PickedValues):
+class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, HelperPicks):
     """Builds probe launches for one kernel from its launch site (or assumptions without one)."""
 
     # launcher parameters used as tensors outside any test of them (set with the ranks)
@@ -139,6 +140,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
         self.padded_layout = stride_users(self.site)
         kargs = self._kernel_args(ev)
         self.note_picked_params(kargs)
+        self.picked_params |= set(self._helper_picks(kargs))  # helper_picks.py
         self._unify_product_factors()  # after the call's arguments: `t.numel()` is often one
         first_config = (
             self.kernel.autotune.configs[0] if self.kernel.autotune and self.kernel.autotune.configs else None
@@ -283,10 +285,13 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
         config = self.first_config() if second else config
         picks = self._tuned_picks(kargs, 2 if second else 1)
         flags = self._flag_picks(kargs, not second)
-        kargs = {**kargs, **flags}
+        helper = self._helper_picks(kargs, 2 if second else 1)
+        helper_named = self.named_helper_picks(helper, kargs)
+        unknown = {k: kargs[k] for k in helper}  # the grid reads the pick where it reads them
+        kargs = {**kargs, **flags, **helper}
         self.initialized_storages = ev.initialized
         args, runtime, tensors = self._to_kernel_values(kargs, {**picks, **(config or {})} or None)
-        grid, axes, grid_picks = self._grid(ev, args, kargs)
+        grid, axes, grid_picks = self._grid(ev, args, {**kargs, **unknown})
         picked_axes = {axis for axis, _ in grid_picks}
         shown = {}
         for root, v in sizes.items():
@@ -308,6 +313,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Picke
             bare_axes=frozenset(self.bare_axes),
             fixed_runtime=frozenset(self.fixed_runtime),
             choices=self._named_choices(picks, flags)
+            + helper_named
             + tuple(self.input_choices.values())
             + self._constexpr_stand_ins(),
             guards=unsettled_guards(ev),
@@ -323,6 +329,8 @@ def _stand_in_text(name: str, what: str, value: Any) -> str:
 
 def _refusal(node: ast.AST) -> str:
     """How the launcher refuses the probe's sizes, as its code says it."""
+    if isinstance(node, ast.If) and not (node.body and isinstance(node.body[-1], ast.Raise)):
+        return f"`if {ast.unparse(node.test)}:` that the launch is under (host.py's launch guards)"
     if isinstance(node, ast.If):
         return f"`if {ast.unparse(node.test)}: raise`"
     if isinstance(node, ast.Call):

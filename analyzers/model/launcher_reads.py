@@ -30,12 +30,35 @@ TENSOR_USES = (
 
 
 def stride_users(site: LaunchSite) -> set[str]:
-    """Host names whose `.stride(...)` the launch passes (their layout is communicated)."""
+    """Host names whose `.stride(...)` the launch passes (their layout is communicated, so
+    the probes give them padded strides), less those the launcher asserts contiguous
+    (`assert q.is_contiguous() and k.is_contiguous()`): a padded `q` is a launch the
+    launcher refuses, and the kernel may rightly address a fresh output with q's strides."""
     out = set()
-    for n in subtree(site.host_func) if site.host_func else site.body_nodes:
+    nodes = list(subtree(site.host_func) if site.host_func else site.body_nodes)
+    for n in nodes:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "stride":
             if isinstance(n.func.value, ast.Name):
                 out.add(n.func.value.id)
+    return out - asserted_contiguous(nodes)
+
+
+def asserted_contiguous(nodes: list[ast.AST]) -> set[str]:
+    """Names an `assert` states contiguous: `x.is_contiguous()`, alone or in an `and`."""
+    out: set[str] = set()
+    for n in nodes:
+        if not isinstance(n, ast.Assert):
+            continue
+        tests = n.test.values if isinstance(n.test, ast.BoolOp) and isinstance(n.test.op, ast.And) else [n.test]
+        for t in tests:
+            if (
+                isinstance(t, ast.Call)
+                and isinstance(t.func, ast.Attribute)
+                and t.func.attr == "is_contiguous"
+                and isinstance(t.func.value, ast.Name)
+                and not t.args
+            ):
+                out.add(t.func.value.id)
     return out
 
 
