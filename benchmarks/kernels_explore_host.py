@@ -9,6 +9,7 @@ output before timing it. Outputs: benchmarks/results/kernels-explore-h200-host{,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import torch
@@ -235,32 +236,51 @@ HOST3_ATTN = [(128, 64, 8, 2, False, 128), (64, 64, 4, 3, False, None), (128, 12
               (128, 128, 8, 2, False, None)]
 
 
-def sweep_gemm_host3(sw: Sweep) -> None:
-    for (m, n, k), entries in HOST3_GEMM.items():
+def sweep_pinned_gemms(sw: Sweep, table: dict, label: Callable[[tuple], str]) -> None:
+    """Each GEMM shape of `table` with the launcher's default plan against its pinned configs
+    (entries as gemm.TUNED holds them; `label` names one in the report)."""
+    for (m, n, k), entries in table.items():
         if sw.spent():
             sw.record("gemm", f"{m}x{n}x{k}", "skipped", None, None, "budget spent")
             continue
         variants: list[tuple[str, object]] = [("default", lambda a, b, o: gemm_mod.make_plan(a, b, o))]
         for e in entries:
-            label = f"{e[0]}{e[1] if e[1] > 1 else ''} {e[2]}x{e[3]}x{e[4]} w{e[5]} s{e[6]}"
-            variants.append((label, lambda a, b, o, e=e: gemm_mod.make_plan(a, b, o, choice=gemm_mod.pinned_config(e))))
+            variants.append((label(e), lambda a, b, o, e=e: gemm_mod.make_plan(a, b, o, choice=gemm_mod.pinned_config(e))))
         _gemm_plans(sw, m, n, k, variants)
         torch.cuda.empty_cache()
 
 
-def sweep_attention_host3(sw: Sweep) -> None:
-    for b, h, h_kv, s, d, causal in HOST3_ATTN_SHAPES:
+def sweep_pinned_attention(sw: Sweep, shapes: list[tuple], first: tuple[str, dict],
+                           configs: Callable[[int, bool, int], list[tuple]]) -> None:
+    """Each attention shape (B, H, H_KV, S, D, causal) with `first` against one-tile host-descriptor
+    launches of the configs `configs(D, causal, S)` gives, as (BLOCK_M, BLOCK_N, num_warps,
+    num_stages, PIPE_QK, MAXNREG)."""
+    for b, h, h_kv, s, d, causal in shapes:
         shape = f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}"
         if sw.spent():
             sw.record("attention", shape, "skipped", None, None, "budget spent")
             continue
-        variants = [("host autotuned", {"persistent": False, "host_desc": True})]
-        for bm, bn, w, st, pipe, cap in HOST3_ATTN:
-            tag = f"{bm}x{bn} w{w} s{st}{f' r{cap}' if cap else ''}"
-            variants.append((f"one-tile host {tag}",
-                             {"pinned": attn_mod.config(bm, bn, w, st, pipe, cap), "persistent": False, "host_desc": True}))
+        variants: list[tuple[str, dict]] = [first]
+        for bm, bn, w, st, pipe, cap in configs(d, causal, s):
+            tag = f"{bm}x{bn} w{w} s{st}{' pipe_qk' if pipe else ''}{f' r{cap}' if cap else ''}"
+            variants.append((f"one-tile host {tag}", {"pinned": attn_mod.config(bm, bn, w, st, pipe, cap),
+                                                      "persistent": False, "host_desc": True}))
         _attention_variants(sw, shape, b, h, h_kv, s, d, causal, variants)
         torch.cuda.empty_cache()
+
+
+def split_label(e: tuple) -> str:
+    """A pinned GEMM config's name: path, split when above 1, tile, warps, stages."""
+    return f"{e[0]}{e[1] if e[1] > 1 else ''} {e[2]}x{e[3]}x{e[4]} w{e[5]} s{e[6]}"
+
+
+def sweep_gemm_host3(sw: Sweep) -> None:
+    sweep_pinned_gemms(sw, HOST3_GEMM, split_label)
+
+
+def sweep_attention_host3(sw: Sweep) -> None:
+    sweep_pinned_attention(sw, HOST3_ATTN_SHAPES, ("host autotuned", {"persistent": False, "host_desc": True}),
+                           lambda d, causal, s: HOST3_ATTN)
 
 
 HOST_SWEEPS = {"gemm_host": sweep_gemm_host, "attention_host": sweep_attention_host,

@@ -16,11 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import torch
-from argus.knowledge.kernels import attention as attn_mod
-from argus.knowledge.kernels import gemm as gemm_mod
-
-from benchmarks.kernels_explore_host import _attention_variants, _gemm_plans
+from benchmarks.kernels_explore_host import split_label, sweep_pinned_attention, sweep_pinned_gemms
 
 if TYPE_CHECKING:
     from benchmarks.kernels_explore import Sweep
@@ -43,16 +39,7 @@ PINS_GEMM = {
 
 
 def sweep_gemm_pins(sw: Sweep) -> None:
-    for (m, n, k), entries in PINS_GEMM.items():
-        if sw.spent():
-            sw.record("gemm", f"{m}x{n}x{k}", "skipped", None, None, "budget spent")
-            continue
-        variants: list[tuple[str, object]] = [("default", lambda a, b, o: gemm_mod.make_plan(a, b, o))]
-        for e in entries:
-            label = f"{e[0]}{e[1] if e[1] > 1 else ''} {e[2]}x{e[3]}x{e[4]} w{e[5]} s{e[6]}"
-            variants.append((label, lambda a, b, o, e=e: gemm_mod.make_plan(a, b, o, choice=gemm_mod.pinned_config(e))))
-        _gemm_plans(sw, m, n, k, variants)
-        torch.cuda.empty_cache()
+    sweep_pinned_gemms(sw, PINS_GEMM, split_label)
 
 
 # The benchmark's attention shapes (B, H, H_KV, S, D, causal), the furthest from cuDNN first.
@@ -69,20 +56,11 @@ PINS_ATTN = {128: [(128, 64, 8, 2, False, 128), (64, 64, 4, 3, False, None), (12
 
 
 def sweep_attention_pins(sw: Sweep) -> None:
-    for b, h, h_kv, s, d, causal in PINS_ATTN_SHAPES:
-        shape = f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}"
-        if sw.spent():
-            sw.record("attention", shape, "skipped", None, None, "budget spent")
-            continue
-        variants: list[tuple[str, dict]] = [("default", {})]
-        for bm, bn, w, st, pipe, cap in PINS_ATTN[d]:
-            if pipe and (causal or s > 4096):  # the pipelined loop only on two non-causal rows: it lost before
-                continue
-            tag = f"{bm}x{bn} w{w} s{st}{' pipe_qk' if pipe else ''}{f' r{cap}' if cap else ''}"
-            variants.append((f"one-tile host {tag}", {"pinned": attn_mod.config(bm, bn, w, st, pipe, cap),
-                                                      "persistent": False, "host_desc": True}))
-        _attention_variants(sw, shape, b, h, h_kv, s, d, causal, variants)
-        torch.cuda.empty_cache()
+    def configs(d: int, causal: bool, s: int) -> list[tuple]:
+        # the pipelined loop only on two non-causal rows: it lost before
+        return [c for c in PINS_ATTN[d] if not (c[4] and (causal or s > 4096))]
+
+    sweep_pinned_attention(sw, PINS_ATTN_SHAPES, ("default", {}), configs)
 
 
 # Second call of the session: the pins above as the launcher's defaults, and grids that keep two CTAs
@@ -105,31 +83,11 @@ PINS2_ATTN = [(128, 64, 8, 4, False, None), (128, 64, 8, 2, False, 128), (64, 64
 
 
 def sweep_gemm_pins2(sw: Sweep) -> None:
-    for (m, n, k), entries in PINS2_GEMM.items():
-        if sw.spent():
-            sw.record("gemm", f"{m}x{n}x{k}", "skipped", None, None, "budget spent")
-            continue
-        variants: list[tuple[str, object]] = [("default", lambda a, b, o: gemm_mod.make_plan(a, b, o))]
-        for e in entries:
-            label = f"{e[0]}{e[1]} {e[2]}x{e[3]}x{e[4]} w{e[5]} s{e[6]}{' sub' if e[7] else ''}"
-            variants.append((label, lambda a, b, o, e=e: gemm_mod.make_plan(a, b, o, choice=gemm_mod.pinned_config(e))))
-        _gemm_plans(sw, m, n, k, variants)
-        torch.cuda.empty_cache()
+    sweep_pinned_gemms(sw, PINS2_GEMM, lambda e: f"{e[0]}{e[1]} {e[2]}x{e[3]}x{e[4]} w{e[5]} s{e[6]}{' sub' if e[7] else ''}")
 
 
 def sweep_attention_pins2(sw: Sweep) -> None:
-    for b, h, h_kv, s, d, causal in PINS2_ATTN_SHAPES:
-        shape = f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}"
-        if sw.spent():
-            sw.record("attention", shape, "skipped", None, None, "budget spent")
-            continue
-        variants: list[tuple[str, dict]] = [("default", {})]
-        for bm, bn, w, st, pipe, cap in PINS2_ATTN:
-            tag = f"{bm}x{bn} w{w} s{st}{f' r{cap}' if cap else ''}"
-            variants.append((f"one-tile host {tag}", {"pinned": attn_mod.config(bm, bn, w, st, pipe, cap),
-                                                      "persistent": False, "host_desc": True}))
-        _attention_variants(sw, shape, b, h, h_kv, s, d, causal, variants)
-        torch.cuda.empty_cache()
+    sweep_pinned_attention(sw, PINS2_ATTN_SHAPES, ("default", {}), lambda d, causal, s: PINS2_ATTN)
 
 
 PINS_SWEEPS = {"gemm_pins": sweep_gemm_pins, "attention_pins": sweep_attention_pins,

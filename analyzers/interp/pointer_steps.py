@@ -125,13 +125,7 @@ def _in_descending_loop(interp: RunContext, load: ast.AST) -> bool:
     first) moves its pointers one tile back per iteration, and that is its step."""
 
     def find() -> bool:
-        funcs = [interp.kernel.func, *(h.func for h in interp.helpers.values())]
-        inner = None
-        for f in funcs:
-            for n in subtree(f):
-                if isinstance(n, ast.For) and any(x is load for x in subtree(n)):
-                    if inner is None or any(x is n for x in subtree(inner)):
-                        inner = n
+        inner = _innermost_loop(interp, load)
         return inner is not None and _counts_down(inner)
 
     return interp.kernel.cached(f"descending-loop:{id(load)}", find)
