@@ -18,12 +18,14 @@ from typing import Any
 from argus.analyzers.errors import HOST_ERRORS
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
+from argus.analyzers.model.host_guards import HostGuards
 from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
 from argus.analyzers.model.host_loops import HostLoops
 from argus.analyzers.model.host_values import (
     TORCH_DTYPES,
     DimClasses,
     HostTensor,
+    KnownTruth,
     Opaque,
     SymInt,
     contiguous_strides,
@@ -33,7 +35,7 @@ from argus.analyzers.model.host_values import (
 from argus.analyzers.model.nodes import subtree
 
 
-class HostEval(HostInvoke, HostLoops, HostCalls):
+class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
     """Evaluates host statements; `bind` maps names to host values. Inside a called host
     function (`call_depth` > 0) returns, raises, loops and undecided branches are followed as
     model/host_invoke.py says."""
@@ -72,37 +74,6 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
             self.assign(st.target, self._first_item(st.iter))
             return self.run_block(st.body, target)
         return True
-
-    def guard_value(self, test: ast.expr) -> Any:
-        """The value of a test the launch sits under, at these sizes (Opaque when unknown)."""
-        try:
-            c = self.expr(test)
-        except (*HOST_ERRORS, RecursionError):
-            return Opaque("guard")
-        return c.truth if isinstance(c, KnownTruth) else c
-
-    def _guard_contradicted(self, st: ast.If, inside: bool) -> None:
-        """The launch sits inside `if log_n == 7:` (`if combin_shape[dim] != 1:`) and the
-        probe's sizes make the test false: no real call launches the kernel at those sizes, so
-        the probe is refused like a broken assert (launch.py words it). Only `==` / `!=` over
-        numbers counts (a name or subscript holding a size or an int computed from sizes): a
-        flag or an option (`if causal:`, `if dtype == torch.float16`) keeps the launch, and so
-        does a path chosen by an inequality (`if n > 4096:`), whose other probes still hold."""
-        test = st.test
-        if not inside or self.recording or self.undecided_depth or not isinstance(test, ast.Compare):
-            return  # the `else` of `if ord == 2:` is an option the probe did not choose, not a size
-        if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq | ast.NotEq):
-            return  # `if n > 4096:` picks a path by size: each probe of the other path stays
-        value = self.expr(st.test)
-        if not isinstance(value, bool) or value == inside:
-            return
-        numbers = (
-            self.expr(n)
-            for n in ast.walk(st.test)
-            if isinstance(n, ast.Name | ast.Subscript | ast.Call) and n is not st.test
-        )
-        if any(isinstance(v, int) and not isinstance(v, bool) for v in numbers):
-            self.broken_asserts.append(st)  # type: ignore[arg-type]
 
     def _first_item(self, it: ast.expr) -> Any:
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
@@ -537,15 +508,6 @@ class HostEval(HostInvoke, HostLoops, HostCalls):
 
 
 _UNBOUND = object()
-
-
-class KnownTruth(Opaque):
-    """`u or 4`, `u and 0` of an unknown `u`: the value is unknown (`u` or the other operand),
-    but whether it is true is known, which is all an `if` or `not` needs."""
-
-    def __init__(self, truth: bool) -> None:
-        super().__init__("boolop")
-        self.truth = truth
 
 
 def _contains(tree: ast.AST, target: ast.AST) -> bool:

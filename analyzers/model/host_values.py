@@ -19,6 +19,15 @@ class Opaque:
         return f"<opaque {self.what}>"
 
 
+class KnownTruth(Opaque):
+    """`u or 4`, `u and 0` of an unknown `u`: the value is unknown (`u` or the other operand),
+    but whether it is true is known, which is all an `if` or `not` needs."""
+
+    def __init__(self, truth: bool) -> None:
+        super().__init__("boolop")
+        self.truth = truth
+
+
 class SymInt(int):
     """An int that remembers the dimension class it measures (for unification and tags)."""
 
