@@ -31,17 +31,19 @@ class HostGuards:
         return c.truth if isinstance(c, KnownTruth) else c
 
     def _guard_contradicted(self, st: ast.If, inside: bool) -> None:
-        """The launch sits inside `if log_n == 7:` (`if combin_shape[dim] != 1:`) and the
-        probe's sizes make the test false: no real call launches the kernel at those sizes, so
-        the probe is refused like a broken assert (launch.py words it). Only `==` / `!=` over
-        numbers counts (a name or subscript holding a size or an int computed from sizes): a
+        """The launch sits inside `if log_n == 7:` and the probe's sizes make the test false: no
+        real call launches the kernel at those sizes, so the probe is refused like a broken
+        assert (launch.py words it). Only `==` over numbers counts (a name or subscript holding a size or an int computed from sizes): a
         flag or an option (`if causal:`, `if dtype == torch.float16`) keeps the launch, and so
         does a path chosen by an inequality (`if n > 4096:`), whose other probes still hold."""
         test = st.test
         if not inside or self.recording or self.undecided_depth or not isinstance(test, ast.Compare):
             return  # the `else` of `if ord == 2:` is an option the probe did not choose, not a size
-        if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq | ast.NotEq):
-            return  # `if n > 4096:` picks a path by size: each probe of the other path stays
+        if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+            # `if n > 4096:` picks a path by size: each probe of the other path stays; a probe
+            # that hits the one value `if n != 1:` excludes keeps its launch, and what it shows
+            # there is a hint naming the test (launch_guards.py)
+            return
         value = self.expr(st.test)
         if not isinstance(value, bool) or value == inside:
             return

@@ -241,7 +241,10 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         is named by the branch it selects, not the number: two probes picking 4 and 2 take
         the same path, and a finding seen under both still rests on that pick."""
         branching = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
-        as_flags = {k: v for k, v in picks.items() if k in branching and isinstance(v, int)}
+        # a pick already True/False (helper_picks, binder_inputs) is named by named_picks
+        as_flags = {
+            k: v for k, v in picks.items() if k in branching and isinstance(v, int) and not isinstance(v, bool)
+        }
         out = list(self.named_picks({k: v for k, v in picks.items() if k not in as_flags}, flags))
         out += [
             f"`{k}` (autotune configs not readable) {'true' if v else 'false'}" for k, v in sorted(as_flags.items())

@@ -56,20 +56,28 @@ def counts(x, dim):
 
 
 def test_a_launch_under_an_undecided_size_test_is_judged_as_a_pick() -> None:
-    """`if parts[dim] != 1:` is not decided (`dim` is unknown): the store the probe sees past
-    `part` happens only at sizes the test may exclude, so it is a hint that names the test
-    (main reported an MB002 error, flag-gems `count_nonzero_combin_kernel`)."""
-    text = _GUARDED.format(guard="if parts[dim] != 1:", grid_parts="parts[dim]")
+    """`if parts[dim] != 1:` is false at the probe's sizes (a column count under 64 at the picked
+    `dim`): the probe is a launch the test excludes, so what it shows past `part` is a hint that
+    names the test (main reported an MB002 error on flag-gems `count_nonzero_combin_kernel` for
+    this reason). The grid here has one program too many along axis 1, a real bug."""
+    text = _GUARDED.format(guard="if parts[dim] != 1:", grid_parts="parts[dim] + 1")
     assert _bad(text) == []
     hints = [f for f in check_source(text, "t.py") if f.code == "MB002"]
     assert hints and all(f.severity == Severity.HINT and "parts[dim] != 1" in f.message for f in hints)
 
 
 def test_the_same_launch_outside_any_test_keeps_its_severity() -> None:
-    """Only a guard the probe's sizes do not satisfy demotes: the same launch under a test
-    that holds (`if True:`) is judged as before, an error."""
-    text = _GUARDED.format(guard="if True:", grid_parts="parts[dim]")
+    """Only a guard the probe's sizes do not satisfy demotes: the same launch (one program too
+    many) under a test that holds (`if True:`) is judged as before, an error."""
+    text = _GUARDED.format(guard="if True:", grid_parts="parts[dim] + 1")
     assert ("MB002", _line_of(text, "tl.store(part_ptr")) in _bad(text)
+
+
+def test_a_launch_with_as_many_programs_as_parts_is_correct() -> None:
+    """The same launch with one program per part (the grid `parts[dim]`) stores inside `part`
+    at every picked `dim`: nothing to report, under the test or not."""
+    for guard in ("if parts[dim] != 1:", "if True:"):
+        assert _bad(_GUARDED.format(guard=guard, grid_parts="parts[dim]")) == [], guard
 
 
 _RACY = """
