@@ -47,7 +47,6 @@ class ModuleFunctions:
         self.shown = shown
         self.imports = imports
         self.project = project
-        self._defs: dict[str, Node] | None = None
         self._parsed: dict[str, ast.FunctionDef | None] = {}
         self._values: dict[str, tuple[bool, Any]] = {}
 
@@ -97,18 +96,7 @@ class ModuleFunctions:
         return (True, value) if _plain(value) else (False, None)
 
     def local(self, name: str) -> tuple[ast.FunctionDef, ModuleFunctions, str] | None:
-        if self._defs is None:
-            kernels = {s.name for s in self.view.sites}
-            self._defs = {}
-            for child in self.view.tree.root_node.children:
-                node = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
-                if node is None or node.type != "function_definition":
-                    continue
-                ident = node.child_by_field_name("name")
-                fname = text_of(ident) if ident is not None else ""
-                if fname and fname not in kernels:
-                    self._defs.setdefault(fname, node)
-        node = self._defs.get(name)
+        node = plain_definitions(self.view).get(name)
         if node is None:
             return None
         if name not in self._parsed:
@@ -163,3 +151,21 @@ def _plain(v: Any, depth: int = 0) -> bool:
     if isinstance(v, dict):
         return len(v) <= 64 and all(_plain(k, depth + 1) and _plain(x, depth + 1) for k, x in v.items())
     return False
+
+
+def plain_definitions(view: ModuleView) -> dict[str, Node]:
+    """The file's top-level functions that are not kernels, by name (the first of a name), shared by
+    `ModuleFunctions.local` and the launcher-text memo (launch_texts.py); once per view."""
+    if view.plain_defs is None:
+        kernels = {s.name for s in view.sites}
+        defs: dict[str, Node] = {}
+        for child in view.tree.root_node.children:
+            node = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
+            if node is None or node.type != "function_definition":
+                continue
+            ident = node.child_by_field_name("name")
+            name = text_of(ident) if ident is not None else ""
+            if name and name not in kernels:
+                defs.setdefault(name, node)
+        view.plain_defs = defs
+    return view.plain_defs

@@ -22,8 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from argus.analyzers.frontend.parse import text_of
-from argus.analyzers.host_sources import ModuleFunctions
+from argus.analyzers.host_sources import ModuleFunctions, plain_definitions
 from argus.analyzers.imports import ImportRef
 from tree_sitter import Node
 
@@ -143,24 +142,6 @@ class LaunchTextMemo:
             self._data.move_to_end(key)
             while len(self._data) > self.capacity:
                 self._data.popitem(last=False)
-
-
-def plain_definitions(view: ModuleView) -> dict[str, Node]:
-    """The file's top-level functions that are not kernels, by name (the first of a name), as
-    `ModuleFunctions.local` finds them; once per view."""
-    if view.plain_defs is None:
-        kernels = {s.name for s in view.sites}
-        defs: dict[str, Node] = {}
-        for child in view.tree.root_node.children:
-            node = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
-            if node is None or node.type != "function_definition":
-                continue
-            ident = node.child_by_field_name("name")
-            name = text_of(ident) if ident is not None else ""
-            if name and name not in kernels:
-                defs.setdefault(name, node)
-        view.plain_defs = defs
-    return view.plain_defs
 
 
 def _node_text(view: ModuleView, node: Node | None) -> bytes | None:
