@@ -8,8 +8,12 @@ expert counted by scatter_add so that it never syncs the host; the older bincoun
 too, as base_bincount_ms), the ratio
 baseline_time / our_time (> 1 means ours is faster), TFLOP/s and % of the 989 TFLOP/s dense bf16 peak,
 and the geomean ratio per family. Measurement follows the device METHOD: fresh random inputs (never
-zeros), correctness checked against the baseline before timing, medians of triton.testing.do_bench,
-and inputs rotated over enough copies that one pass of the rotation exceeds twice the 60 MB L2.
+zeros), correctness checked against the baseline before timing, inputs rotated over enough copies that
+one pass of the rotation exceeds twice the 60 MB L2, and ours and the library timed in one interleaved
+measurement per row (benchmarks/kernels_timing.py: a warm-up of both right before, repetitions
+alternating between the two, the L2 flushed before every call of either, medians of many; then the
+same with one CUDA graph per side), so that the ratio measures the kernels and not the order in which
+they were timed. Each row also gives the ratio of the even and of the odd repetitions apart.
 Writes kernels-<gpu>.json (every number) and kernels-<gpu>.md (the table) into DIR after each shape.
 """
 
@@ -33,6 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from argus.knowledge.kernels import attention as attn_mod  # noqa: E402
 from argus.knowledge.kernels import gemm as gemm_mod  # noqa: E402
 from argus.knowledge.kernels import moe as moe_mod  # noqa: E402
+
+from benchmarks.kernels_timing import interleaved, interleaved_graphs  # noqa: E402
 
 PEAK_TFLOPS = 989.0
 L2_BYTES = 60 * 2**20
@@ -89,6 +95,23 @@ def bench_graph(fn: Callable[[], object]) -> float | None:
         return None
 
 
+def paired(sides: list[Callable[[], object]], graphs: bool = True) -> dict:
+    """Ours (sides[0]) against the library (sides[1]), timed in one interleaved measurement, eager and
+    then as CUDA-graph replays (benchmarks/kernels_timing.py): the row's ms, the ratio of the even and
+    of the odd repetitions apart, and the 20th-80th percentile ms of each side."""
+    eager = interleaved(sides)
+    replay = interleaved_graphs(sides) if graphs else None
+    return {
+        "ours_ms": eager.median[0],
+        "base_ms": eager.median[1],
+        "ratio_halves": eager.ratio(1)[1:],
+        "spread_ms": (eager.spread(0), eager.spread(1)),
+        "reps": len(eager.samples[0]),
+        "graph_ms": (replay.median[0], replay.median[1]) if replay else None,
+        "graph_ratio_halves": replay.ratio(1)[1:] if replay else None,
+    }
+
+
 def rel_err(x: torch.Tensor, y: torch.Tensor) -> float:
     x, y = x.float(), y.float()
     if not torch.isfinite(x).all():
@@ -120,9 +143,8 @@ def run_gemm(m: int, n: int, k: int) -> dict:
     gemm_mod.matmul(a, b, out=out)
     err = rel_err(out, torch.matmul(a, b))
     nxt = rotation(make, 2 * (m * k + k * n + m * n))
-    ours = bench(lambda: gemm_mod.matmul(*nxt()))
-    base = bench(lambda: torch.matmul(*nxt()))
-    graphs = (bench_graph(lambda: gemm_mod.matmul(*nxt())), bench_graph(lambda: torch.matmul(*nxt())))
+    sides = [lambda: gemm_mod.matmul(*nxt()), lambda: torch.matmul(*nxt())]
+    timing = paired(sides)
     if (m, n, k) in gemm_mod.TUNED:
         path, split, cfg = gemm_mod.pinned_config(gemm_mod.TUNED[(m, n, k)])
         config = f"pinned {path}: {cfg}"
@@ -132,13 +154,11 @@ def run_gemm(m: int, n: int, k: int) -> dict:
     return {
         "shape": f"{m}x{n}x{k}",
         "flops": 2.0 * m * n * k,
-        "ours_ms": ours,
-        "base_ms": base,
         "baseline": "torch.matmul (cuBLAS)",
         "rel_err": err,
         "split_k": split,
         "config": config,
-        "graph_ms": graphs,
+        **timing,
     }
 
 
@@ -172,7 +192,6 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
     q, k, v = make()
     ours_out = attn_mod.attention(q, k, v, causal=causal)
     nxt = rotation(make, 2 * (2 * b * h * s * d + 2 * b * h_kv * s * d))
-    ours = bench(lambda: attn_mod.attention(*nxt(), causal=causal))
     flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
     base_by_backend: dict[str, float | str] = {}
     err = None
@@ -191,7 +210,7 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
                     q, k, v, is_causal=causal, enable_gqa=gqa
                 )
             err = rel_err(ours_out, ref) if err is None else err
-            base_by_backend[label] = bench(call)
+            base_by_backend[label] = quick_bench(call)  # screening: the fastest is timed against ours below
         except Exception as exc:  # a backend that does not take this shape is skipped, and says why
             base_by_backend[label] = f"unsupported: {type(exc).__name__}: {str(exc)[:80]}"
     timed = {k2: t for k2, t in base_by_backend.items() if isinstance(t, float)}
@@ -205,7 +224,7 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
                 qq, kk, vv, is_causal=causal, enable_gqa=gqa
             )
 
-    graphs = (bench_graph(lambda: attn_mod.attention(*nxt(), causal=causal)), bench_graph(base_call))
+    timing = paired([lambda: attn_mod.attention(*nxt(), causal=causal), base_call])
     persistent = attn_mod.use_persistent(s, causal)  # the launcher's own choice of kernel
     host = not persistent and attn_mod.use_host_descriptors(s, causal)
     regime = attn_mod.regime_config(s, d, causal, h != h_kv) if host else None
@@ -214,8 +233,6 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
     return {
         "shape": f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}",
         "flops": flops,
-        "ours_ms": ours,
-        "base_ms": timed[best],
         "baseline": f"SDPA {best}",
         "backends": base_by_backend,
         "rel_err": err,
@@ -223,7 +240,7 @@ def run_attention(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> di
         "regime_tile": regime is not None,  # a fixed tile of attention.REGIME_TILES, not the autotuner's
         "persistent": persistent,
         "host_descriptors": host,
-        "graph_ms": graphs,
+        **timing,
     }
 
 
@@ -316,24 +333,18 @@ def run_moe(name: str, t: int, e: int, top_k: int, hdim: int, inter: int, renorm
         xx, lg = nxt_x()
         return xx, *wsets[state["i"]], lg
 
-    ours = bench(lambda: moe_mod.fused_moe(*args(), top_k, renorm))
-    base = bench(lambda: torch_moe(*args(), top_k, renorm, grouped))
-    base_sync = bench(lambda: torch_moe(*args(), top_k, renorm, grouped, sync_free=False))
-    graphs = (
-        bench_graph(lambda: moe_mod.fused_moe(*args(), top_k, renorm)),
-        bench_graph(lambda: torch_moe(*args(), top_k, renorm, grouped)) if grouped else None,
-    )
+    timing = paired([lambda: moe_mod.fused_moe(*args(), top_k, renorm),
+                     lambda: torch_moe(*args(), top_k, renorm, grouped)], graphs=grouped)
+    base_sync = quick_bench(lambda: torch_moe(*args(), top_k, renorm, grouped, sync_free=False))
     flops = 6.0 * t * top_k * hdim * inter
     return {
         "shape": f"{name} E{e} top{top_k} {hdim}/{inter} T{t}",
         "flops": flops,
-        "ours_ms": ours,
-        "base_ms": base,
         "baseline": "torch._grouped_mm" if grouped else "loop of torch.matmul",
         "base_bincount_ms": base_sync,
         "rel_err": err,
         "config": best_config(moe_mod.moe_gate_up_kernel),
-        "graph_ms": graphs,
+        **timing,
     }
 
 
@@ -373,15 +384,18 @@ def _fmt(x: float | None) -> str:
 
 def table(rows: list[dict], means: dict[str, float]) -> str:
     lines = [
-        "| family | shape | ours ms | baseline ms | baseline | ratio | ours TFLOP/s | baseline TFLOP/s | ours % peak | rel err | graph ratio |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| family | shape | ours ms | baseline ms | baseline | ratio | ratio, even / odd reps | ours TFLOP/s "
+        "| baseline TFLOP/s | ours % peak | rel err | graph ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         flag = "" if r["correct"] else " FAIL"
+        halves = r.get("ratio_halves")
+        halves_txt = f"{halves[0]:.3f} / {halves[1]:.3f}" if halves else "n/a"
         lines.append(
             f"| {r['family']} | {r['shape']} | {r['ours_ms']:.4f} | {r['base_ms']:.4f} | {r['baseline']} | "
-            f"{r['ratio']:.3f} | {r['ours_tflops']:.0f} | {r['base_tflops']:.0f} | {r['ours_pct_peak']:.1f} | "
-            f"{r['rel_err']:.1e}{flag} | {_fmt(r.get('graph_ratio'))} |"
+            f"{r['ratio']:.3f} | {halves_txt} | {r['ours_tflops']:.0f} | {r['base_tflops']:.0f} | "
+            f"{r['ours_pct_peak']:.1f} | {r['rel_err']:.1e}{flag} | {_fmt(r.get('graph_ratio'))} |"
         )
     lines.append("")
     graph_means = geomeans(rows, "graph_ratio")
@@ -435,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
         "date": datetime.date.today().isoformat(),
         "command": args.command,
         "peak_tflops": PEAK_TFLOPS,
+        "method": "interleaved eager and CUDA-graph timing per row, L2 flushed before every call "
+                  "(benchmarks/kernels_timing.py); attention backends screened by do_bench first",
     }
     rows: list[dict] = []
     errors: list[str] = []
@@ -467,7 +483,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             print(
                 f"{fam:9s} {row['shape']:40s} ours {row['ours_ms']:8.4f} ms  base {row['base_ms']:8.4f} ms "
-                f"ratio {row['ratio']:.3f}  {row['ours_tflops']:6.0f} TFLOP/s  err {row['rel_err']:.1e} "
+                f"ratio {row['ratio']:.3f} (halves {row['ratio_halves'][0]:.3f} {row['ratio_halves'][1]:.3f}) "
+                f"graph {_fmt(row.get('graph_ratio'))}  {row['ours_tflops']:6.0f} TFLOP/s  err {row['rel_err']:.1e} "
                 f"{'ok' if row['correct'] else 'FAIL'}  ({row['wall_s']:.0f}s)",
                 flush=True,
             )

@@ -15,7 +15,9 @@ One program owns BLOCK_M query rows of one head and streams the keys in BLOCK_N 
   query block neither reads another head's keys as its own nor writes into the next head
   (card tma-descriptors);
 - sm90 configs cap the registers at 128 per thread with two K/V stages, so two CTAs share an SM and one's
-  softmax and epilogue overlap the other's matrix products (card software-pipelining);
+  softmax and epilogue overlap the other's matrix products (card software-pipelining); the tile the
+  launcher takes on most D128 rows goes further: one warpgroup (4 warps) holds the whole 128-row tile
+  with no cap, so the two warpgroups on an SM belong to two CTAs and never wait at each other's barrier;
 - attention_fwd_host_kernel: the one-tile kernel over descriptors built on the host (kernel
   parameters): no program writes and fences its own four descriptors before its first load; the
   launcher's default, measured faster on every benchmark shape (card tma-descriptors); its tile is
@@ -55,13 +57,17 @@ def _configs() -> list[triton.Config]:
 # sm90 build) and 98 KB of shared memory two CTAs share it, so one CTA's softmax, Q load and epilogue run
 # while the other's matrix products do: the overlap a persistent grid would buy (card persistent-kernels).
 # The D64 configs (107-122 registers) fit two CTAs already.
+# Session 7 adds the one-warpgroup 128x64 w4 s2 tile (see REGIME_TILES) so that the rows the autotuner
+# still picks for (GQA heads) can take it.
 ATTN_CONFIGS = [(128, 64, 8, 2, False, 128), (128, 128, 8, 2, False, 128), (128, 64, 8, 3, False),
-                (128, 64, 8, 4, False), (64, 64, 4, 3, False)]
+                (128, 64, 8, 4, False), (64, 64, 4, 3, False), (128, 64, 4, 2, False)]
 
 
-def config(bm: int, bn: int, warps: int, stages: int, pipe: bool, maxnreg: int | None = None) -> triton.Config:
-    """One attention config; the exploration sweep builds its variants through this too."""
-    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "WARP_SPEC": False, "PIPE_QK": pipe},
+def config(bm: int, bn: int, warps: int, stages: int, pipe: bool, maxnreg: int | None = None,
+           warp_spec: bool = False) -> triton.Config:
+    """One attention config; the exploration sweep builds its variants through this too. warp_spec turns
+    on tl.range(..., warp_specialize=True) for the key loop (off in every tuned config, see _configs)."""
+    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "WARP_SPEC": warp_spec, "PIPE_QK": pipe},
                          num_warps=warps, num_stages=stages, maxnreg=maxnreg)
 
 
@@ -237,19 +243,30 @@ def _prune_long(configs: list[triton.Config], named_args: dict, **kwargs: object
 # autotuner's pick in brackets): not causal, 128x64 s2 r128 from S2048 on (S2048 0.768 [0.741], S4096
 # 0.796 and 0.814 [0.762, 0.782], S16384 0.857 and 0.849 [0.837, 0.829], S8192 tied 0.828 [0.827]) and
 # 64x64 s3 at S1024 (tied, 0.756 [0.750]); causal up to S4096 64x64 s3 (S2048 0.840 [0.807], S4096
-# 0.792 [0.753], D64 S4096 0.925 [0.886], S1024 tied 0.860 [0.858]). Longer causal rows, D64 without
-# a mask and GQA keep the autotuner: it tied or won there (GQA 32/8 S4096 0.826 [128x64 s2 r128 0.768]).
+# 0.792 [0.753], D64 S4096 0.925 [0.886], S1024 tied 0.860 [0.858]). D64 without a mask keeps
+# the autotuner (it tied or won there); GQA at D128 takes the one-warpgroup tile (regime_tile).
+# Session 7 (kernels-explore-h200-s7.txt, every variant timed in one interleaved measurement with
+# cuDNN): one warpgroup per CTA holding the whole 128-row tile, 128x64 w4 s2 with no register cap, beat
+# both earlier tiles without a mask (S1024 0.761 -> 0.792, S4096 0.763 -> 0.801) and the autotuner's
+# pick on the long causal row (S16384 0.798 -> 0.842); two such CTAs (128 threads, up to 255 registers,
+# 96 KB each) share an SM with no CTA barrier between their warpgroups. Causal up to S4096 keeps 64x64
+# s3 (S1024 0.862 against 0.799, S4096 0.840 against 0.830).
+ONE_WARPGROUP_TILE = (128, 64, 4, 2, False)
 REGIME_TILES: dict[tuple[int, bool], list[tuple[int, tuple]]] = {
-    (128, False): [(1024, (64, 64, 4, 3, False)), (1 << 31, (128, 64, 8, 2, False, 128))],
-    (128, True): [(4096, (64, 64, 4, 3, False))],
+    (128, False): [(1 << 31, ONE_WARPGROUP_TILE)],
+    (128, True): [(4096, (64, 64, 4, 3, False)), (1 << 31, ONE_WARPGROUP_TILE)],
     (64, True): [(4096, (64, 64, 4, 3, False))],
 }
 
 
 def regime_tile(s: int, d: int, causal: bool, grouped: bool) -> tuple | None:
-    """The REGIME_TILES entry (a `config` argument tuple) for this shape, or None where the autotuner picks."""
+    """The REGIME_TILES entry (a `config` argument tuple) for this shape, or None where the autotuner picks.
+
+    Heads that share K/V (GQA) at head dim 128 take the one-warpgroup tile at every S: it tied the
+    autotuner's pick at S4096 (0.817 against 0.822 not causal, 0.863 against 0.860 causal) and beat it at
+    S16384 causal (0.829 against 0.799; kernels-explore-h200-s7b.txt), with no autotuning at first call."""
     if grouped:
-        return None
+        return ONE_WARPGROUP_TILE if d == 128 else None
     for longest, cfg in REGIME_TILES.get((d, causal), []):
         if s <= longest:
             return cfg

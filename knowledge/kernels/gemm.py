@@ -183,10 +183,12 @@ TUNED: dict[tuple[int, int, int], tuple[str, int, int, int, int, int, int, bool]
     # cuBLAS in that sweep, then what the path before had in the same call):
     (1024, 1024, 1024): ("tma_host", 1, 64, 128, 128, 4, 4, False),  # 1.014x (-pins), 0.925x (-host3); BLOCK_K 64 0.873x
     (2048, 2048, 2048): ("tma_host", 1, 128, 256, 64, 8, 4, True),  # 0.999x; device 0.927x
-    (16, 14336, 4096): ("tma_host", 1, 64, 128, 128, 4, 4, False),  # 0.959x (-pins); BLOCK_K 64 0.903x
+    # Session 7 (kernels-explore-h200-s7b.txt, all variants and cuBLAS in one interleaved measurement;
+    # cuBLAS's own tiles from Nsight Compute, kernels-h200-s7a-gemm-ncu.txt): deeper pipelines on the skinny rows.
+    (16, 14336, 4096): ("tma_host", 1, 16, 128, 128, 4, 6, False),  # 0.970x; 64-row tile s4 0.956x (mma.sync below 64 rows)
     (16, 4096, 14336): ("splitk_host", 4, 64, 128, 128, 4, 3, False),  # 1.003x; device 0.965x, default 0.994x
-    (128, 4096, 4096): ("splitk_host", 2, 128, 64, 64, 4, 7, False),  # 0.863x (-pins), 0.867x (-host3); s6 0.831x
-    (128, 14336, 4096): ("tma_host", 1, 128, 128, 64, 8, 4, False),  # 0.958x; device 0.893x
+    (128, 4096, 4096): ("tma_host", 1, 64, 64, 128, 4, 6, False),  # 0.998x (s7b); split 2 of 128x64x64 s7 0.889x
+    (128, 14336, 4096): ("tma_host", 1, 128, 128, 64, 4, 5, False),  # 0.991x (s7b); w8 s4 0.942x, w8 s5 0.984x
     (128, 4096, 14336): ("splitk_host", 2, 128, 64, 128, 4, 4, False),  # 0.966x (-pins), 0.967x (-host3); BLOCK_K 64 s5 0.912x
     (4096, 4096, 14336): ("tma_host", 1, 128, 256, 64, 8, 4, True),  # 0.969x; device 0.911x
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The H200 run behind benchmarks/results/kernels-h200.{json,md}: GPU correctness tests, the benchmark,
-# then Nsight Compute on one attention shape (ours against cuDNN) for the evidence of where time goes.
+# then Nsight Compute on one attention shape (ours against cuDNN) and on the skinny GEMMs (ours against
+# cuBLAS) for the evidence of where time goes.
 # Through the device tool:  run(command="bash scripts/gpu/kernels_h200.sh")   (writes into $OUT)
 # Elsewhere:                OUT=/tmp/out bash scripts/gpu/kernels_h200.sh [--quick]
 set -uo pipefail
@@ -25,3 +26,11 @@ kernels='regex:attention_|sdpa|fprop|fmha|flash'
 sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active \
     python3 benchmarks/attention_ncu.py
 } 2>&1 | grep -v -e UserWarning | tee "$OUT/attention-ncu.txt" | tail -n 60
+if [ "$SECONDS" -gt "${NCU_GEMM_AFTER_S:-520}" ]; then
+  echo "gemm ncu skipped (${SECONDS}s already spent)" | tee "$OUT/gemm-ncu.txt"
+  exit 0
+fi
+# The skinny GEMMs still below cuBLAS: our launch and cuBLAS's, one each per shape (benchmarks/gemm_ncu.py).
+timeout 70 "$NCU" --clock-control none --profile-from-start off --section SpeedOfLight --section LaunchStats \
+  --section Occupancy python3 benchmarks/gemm_ncu.py 2>&1 | grep -v -e UserWarning > "$OUT/gemm-ncu.txt"
+grep -E "^  [a-zA-Z_]|Duration|DRAM Throughput|Grid Size|Registers Per|Achieved Occupancy|rel err" "$OUT/gemm-ncu.txt" | head -n 60

@@ -75,6 +75,20 @@ def test_attention_pinned_configs(pipe: bool, s: int, d: int, causal: bool) -> N
     assert _rel(out, attention.reference(q, k, v, causal=causal)) < 2e-2
 
 
+@pytest.mark.parametrize("h_kv,s,d,causal", [(4, 1000, 128, False), (4, 1000, 128, True), (1, 8200, 128, True),
+                                             (2, 517, 64, True), (4, 64, 128, False)])
+def test_attention_one_warpgroup_tile(h_kv: int, s: int, d: int, causal: bool) -> None:
+    """The regime tile of session 7 (128 query rows over one warpgroup of 4 warps, two stages, no register
+    cap), host descriptors, ragged S, the causal diagonal split and GQA included."""
+    from argus.knowledge.kernels import attention
+
+    q = torch.randn(1, 4, s, d, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(1, h_kv, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+    out = attention.attention(q, k, v, causal=causal, pinned=attention.config(*attention.ONE_WARPGROUP_TILE),
+                              host_desc=True)
+    assert _rel(out, attention.reference(q, k, v, causal=causal)) < 2e-2
+
+
 @pytest.mark.parametrize("bn,persistent", [(64, False), (64, True), (128, True)])
 @pytest.mark.parametrize("s,d,causal", [(1000, 128, False), (1000, 128, True), (517, 64, True), (64, 128, False)])
 def test_attention_register_capped(bn: int, persistent: bool, s: int, d: int, causal: bool) -> None:
@@ -102,7 +116,9 @@ def test_attention_persistent_many_tiles(causal: bool, h_kv: int) -> None:
 
 
 @pytest.mark.parametrize("entry", [("tma_host", 1, 64, 128, 64, 4, 4, False), ("tma_host", 1, 128, 256, 64, 8, 4, True),
-                                   ("splitk_host", 2, 128, 64, 64, 4, 5, False), ("splitk_host", 4, 64, 128, 128, 4, 3, False)])
+                                   ("splitk_host", 2, 128, 64, 64, 4, 5, False), ("splitk_host", 4, 64, 128, 128, 4, 3, False),
+                                   ("tma_host", 1, 16, 128, 128, 4, 6, False), ("tma_host", 1, 64, 64, 128, 4, 6, False),
+                                   ("tma_host", 1, 128, 128, 64, 4, 5, False)])
 @pytest.mark.parametrize("m,n,k", [(128, 4096, 4096), (77, 136, 1032), (1000, 1000, 1000)])
 def test_gemm_host_descriptor_paths(entry: tuple, m: int, n: int, k: int) -> None:
     """Host-built descriptors (kernel parameters), persistent or split-K, ragged edges too; a second call

@@ -191,14 +191,16 @@ def test_regime_tiles_where_measured() -> None:
     """REGIME_TILES: fixed tiles only for heads that do not share K/V and only in the measured regimes;
     every causal tile keeps BLOCK_N dividing BLOCK_M (the diagonal split needs it); the interpreter keeps
     its own small tile (regime_config None)."""
-    assert attention.regime_tile(1024, 128, False, False) == (64, 64, 4, 3, False)
-    assert attention.regime_tile(2048, 128, False, False) == (128, 64, 8, 2, False, 128)
-    assert attention.regime_tile(16384, 128, False, False) == (128, 64, 8, 2, False, 128)
+    one_warpgroup = (128, 64, 4, 2, False)  # 128 rows over 4 warps, no register cap (session 7)
+    for s in (1024, 2048, 16384):
+        assert attention.regime_tile(s, 128, False, False) == one_warpgroup
     assert attention.regime_tile(4096, 128, True, False) == (64, 64, 4, 3, False)
+    assert attention.regime_tile(8192, 128, True, False) == one_warpgroup  # long causal rows
     assert attention.regime_tile(4096, 64, True, False) == (64, 64, 4, 3, False)
-    assert attention.regime_tile(8192, 128, True, False) is None  # long causal rows: the autotuner
     assert attention.regime_tile(1024, 64, False, False) is None
-    assert attention.regime_tile(4096, 128, False, True) is None  # GQA: the autotuner
+    assert attention.regime_tile(4096, 128, False, True) == one_warpgroup  # GQA at D128 too
+    assert attention.regime_tile(16384, 128, True, True) == one_warpgroup
+    assert attention.regime_tile(4096, 64, True, True) is None  # GQA at D64: the autotuner
     for (_, causal), entries in attention.REGIME_TILES.items():
         for _, cfg in entries:
             assert not causal or cfg[0] % cfg[1] == 0
