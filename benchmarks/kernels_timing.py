@@ -1,7 +1,7 @@
 """Timing ours against a library in one interleaved measurement (the method of benchmarks/kernels.py).
 
 Why not one do_bench per side: on 10-25 us kernels the ratio of two back-to-back do_bench calls moved
-by up to 30% between runs of identical code (kernels-h200.md, session 6: 1024^3 0.43 / 1.05 / 0.71),
+by up to 30% between runs of identical code (kernels-h200-s6.md, session 6: 1024^3 0.43 / 1.05 / 0.71),
 always on the side timed first after its plan was built. Here every side gets the same treatment:
 - a warm-up per row: each side runs for `warmup_ms` right before the timed loop (clocks up, plans
   built, autotuning and compilation done), not only the first row of the run;
