@@ -55,3 +55,55 @@ def test_one_program_too_many_storing_partial_values_stays_a_race() -> None:
     by the program) write different values to the same element: a race."""
     src = _WRAPPED_TAIL.replace("x = tl.load(in_ptr + ih * IW + iw)", "x = tl.load(in_ptr + ((ih + pid) % IH) * IW + iw)")
     assert "GR002" in _bad(src.format(value="x", programs="triton.cdiv(OH * OW, 64)"))
+
+
+_BMM = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bmm_k(A, B, O, M, N, K, TM: tl.constexpr, TN: tl.constexpr, TK: tl.constexpr):
+    pid_b = tl.program_id(2)
+    A += pid_b * M * K
+    B += pid_b * K * N
+    O += pid_b * M * N
+    offs_m = tl.program_id(0) * TM + tl.arange(0, TM)
+    offs_n = tl.program_id(1) * TN + tl.arange(0, TN)
+    offs_k = tl.arange(0, TK)
+    a_ptrs = A + offs_m[:, None] * K + offs_k[None, :]
+    b_ptrs = B + {b_row}[:, None] * N + offs_n[None, :]
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for _ in range(tl.cdiv(K, TK)):
+        mask_k = offs_k < K
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & mask_k[None, :], other=0.0)
+        b = tl.load(b_ptrs, mask=mask_k[:, None] & (offs_n[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+        offs_k += TK
+        a_ptrs += TK
+        b_ptrs += TK * N
+    o_ptrs = O + offs_m[:, None] * N + offs_n[None, :]
+    tl.store(o_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+def bmm(A, B):
+    batch, M, K = A.shape
+    _, _, N = B.shape
+    out = torch.empty((batch, M, N), dtype=A.dtype, device=A.device)
+    grid = (triton.cdiv(M, 16), triton.cdiv(N, 16), batch)
+    bmm_k[grid](A, B, out, M, N, K, TM=16, TN=16, TK=16)
+    return out
+"""
+
+
+def test_unnamed_rows_walked_by_an_index_bounded_by_k_are_k() -> None:
+    """flag-gems' `bmm`/`baddbmm`: `_, _, N = B.shape`; B's rows are walked by `offs_k`, which
+    the kernel bounds by `K` (A's named axis): B is (batch, K, N), not the (batch, M, N) that a
+    join by position with A gave (a false MB001 and DF001)."""
+    assert _bad(_BMM.format(b_row="offs_k")) == []
+
+
+def test_reading_one_row_past_k_of_the_unnamed_axis_is_still_found() -> None:
+    """The seeded bug: B's rows read one past the row `offs_k` names, off the end of B."""
+    assert "MB001" in _bad(_BMM.format(b_row="(offs_k + 1)"))
