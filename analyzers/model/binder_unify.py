@@ -75,12 +75,15 @@ class DimUnification(BinderState):
         """An axis the launcher never names, walked by an index the kernel bounds by one size
         parameter (`offs_k < K` walking B's rows, `K` passed as A's named `K`), has that extent
         by the kernel's own code: the axis joins that dimension (flag-gems' `bmm`/`baddbmm`:
-        `_, _, N = B.shape`, B's rows are A's `K`, not the `M` a positional join would give)."""
+        `_, _, N = B.shape`, B's rows are A's `K`, not the `M` a positional join would give).
+        Only for a tensor the launcher unpacks in part (`_` for the axes it skips)."""
         if self.site is None:
             return
         args = dict(self._call_pairs())
         named = {self.dims.find(s) for s in self.display}
         for t in tensors:
+            if not any(self.dims.find(s) in named for s in t.symbols):
+                continue  # a tensor never unpacked at all (L1) keeps its free sizes
             for pos, sym in enumerate(t.symbols):
                 if self.dims.find(sym) in named or sym.startswith("("):
                     continue
