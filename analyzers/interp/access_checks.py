@@ -482,7 +482,11 @@ def _check_store_tags(
                 if tagops.differ(vt[moving[0]], darr).any():
                     _store_tag_fact(interp, node, t, coords, base(dk), darr, vt[moving[0]], transposed=True)
                     return
-    # a row gathered through a loaded index must be scattered through the same index
+    # a row gathered through a loaded index must be scattered through the same index; judged
+    # only where the destination's own coordinates are known (a stand-in layout says nothing
+    # of what `out[offs]` stands for: `take`'s `out[i] = x[idx[i]]` into an unsized `out`)
+    if not t.sized:
+        return
     dest_bases = {base(k) for k in dest}
     for k in v.index_tags:
         if k in vt and base(k) not in dest_bases and any(_varies(vt[k], ax) for ax in range(len(shape))):

@@ -107,3 +107,66 @@ def test_unnamed_rows_walked_by_an_index_bounded_by_k_are_k() -> None:
 def test_reading_one_row_past_k_of_the_unnamed_axis_is_still_found() -> None:
     """The seeded bug: B's rows read one past the row `offs_k` names, off the end of B."""
     assert "MB001" in _bad(_BMM.format(b_row="(offs_k + 1)"))
+
+
+_TAKE = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def take_k(in_ptr, idx_ptr, out_ptr, n_index, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n_index
+    idx = tl.load(idx_ptr + offs, mask=m, other=0)
+    vals = tl.load(in_ptr + idx, mask=m, other=0.0)
+    tl.store(out_ptr + offs, vals, mask=m)
+
+
+def launch_take(x, index_flat, out_flat):
+    n_index = index_flat.numel()
+    take_k[(triton.cdiv(n_index, 128),)](x, index_flat, out_flat, n_index, BLOCK=128)
+"""
+
+
+def test_a_gather_into_an_output_of_unknown_layout_is_not_a_scatter_mismatch() -> None:
+    """flag-gems' `take`, `masked_scatter`, `_mthreads` gather: `out[i] = x[idx[i]]` into an
+    output the launcher never describes; its coordinates are a stand-in, so nothing says the
+    output is not addressed by the index's own position (main: DF004)."""
+    assert "DF004" not in _bad(_TAKE)
+
+
+_SCATTER_BACK = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def unpermute(x_ptr, ids_ptr, out_ptr, P, D: tl.constexpr, BLOCK: tl.constexpr):
+    p = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    d = tl.arange(0, D)
+    m = p < P
+    tok = tl.load(ids_ptr + p, mask=m, other=0)
+    rows = tl.load(x_ptr + tok[:, None] * D + d[None, :], mask=m[:, None], other=0.0)
+    tl.store(out_ptr + {dest}[:, None] * D + d[None, :], rows, mask=m[:, None])
+
+
+def run(x, ids):
+    T, D = x.shape
+    (P,) = ids.shape
+    out = torch.empty((T, D), device=x.device, dtype=x.dtype)
+    unpermute[(triton.cdiv(P, 16),)](x, ids, out, P, D=D, BLOCK=16)
+    return out
+"""
+
+
+def test_rows_scattered_back_through_their_ids_are_clean() -> None:
+    assert "DF004" not in _bad(_SCATTER_BACK.format(dest="tok"))
+
+
+def test_rows_stored_at_their_sorted_position_in_a_sized_output_stay_found() -> None:
+    """The seeded bug: rows gathered by token id, stored at the position in the id list in an
+    output the launcher sizes by tokens."""
+    assert "DF004" in _bad(_SCATTER_BACK.format(dest="p"))
