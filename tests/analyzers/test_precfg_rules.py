@@ -170,3 +170,50 @@ def test_rows_stored_at_their_sorted_position_in_a_sized_output_stay_found() -> 
     """The seeded bug: rows gathered by token id, stored at the position in the id list in an
     output the launcher sizes by tokens."""
     assert "DF004" in _bad(_SCATTER_BACK.format(dest="p"))
+
+
+_SEARCH = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def search_k(x_ptr, sorted_ptr, out_ptr, M, N, LOG_N: tl.constexpr, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = i < M
+    x = tl.load(x_ptr + i, mask=mask)
+    found = tl.zeros((BLOCK,), dtype=tl.int1)
+    start = tl.zeros((BLOCK,), dtype=tl.int32)
+    end = start + N
+    live = start < end
+    for _ in range(LOG_N):
+        mid = tl.where(live, start + (end - start) // 2, 0)
+        mid_val = tl.load(sorted_ptr + mid, mask=live)
+        found = {found}
+        start = tl.where(live and (mid_val < x), mid + 1, start)
+        end = tl.where(live and (mid_val > x), mid, end)
+        live = start < end
+    tl.store(out_ptr + i, found, mask=mask)
+
+
+def isin(x, s):
+    (M,) = x.shape
+    (N,) = s.shape
+    out = torch.empty((M,), device=x.device, dtype=torch.bool)
+    search_k[(triton.cdiv(M, 64),)](x, s, out, M, N, LOG_N=max(N, 1).bit_length(), BLOCK=64)
+    return out
+"""
+
+
+def test_a_defined_false_decides_an_and_with_an_undefined_lane() -> None:
+    """flag-gems' `isin_by_search` (7 backends): `mid_val` is loaded under `live`, without
+    `other=`; `live and (mid_val < x)` is False wherever `live` is, whatever `mid_val` holds,
+    so no undefined lane reaches the stored result (main: MB004)."""
+    assert "MB004" not in _bad(_SEARCH.format(found="tl.where(live, found or (mid_val == x), found)"))
+
+
+def test_an_undefined_lane_that_decides_the_result_is_still_found() -> None:
+    """The seeded bug: the `found` update no longer keeps the dead lanes' value, so the
+    undefined `mid_val` of a finished lane decides what is stored."""
+    assert "MB004" in _bad(_SEARCH.format(found="found | (mid_val == x)"))
