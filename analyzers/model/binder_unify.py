@@ -145,7 +145,12 @@ class DimUnification(BinderState):
         return out
 
     def _row_axis_keys(
-        self, ev: HostEval, t: HostTensor, axes: dict[str, frozenset[str]], passed: set[int], args: dict[str, ast.expr]
+        self,
+        ev: HostEval,
+        t: HostTensor,
+        axes: dict[str, frozenset[str]],
+        passed: set[int],
+        args: dict[str, ast.expr],
     ) -> frozenset[str]:
         """A contiguous tensor addressed as `B + offs_k[:, None] * N + offs_n[None, :]`, where the
         launcher passes as `N` the tensor's own last dimension: `offs_k` walks the axis before the

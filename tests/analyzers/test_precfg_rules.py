@@ -9,7 +9,9 @@ from argus.analyzers import Severity, check_source
 
 def _bad(text: str) -> list[str]:
     findings = check_source(text, "t.py")
-    return [f.code for f in findings if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"]
+    return [
+        f.code for f in findings if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"
+    ]
 
 
 _WRAPPED_TAIL = """
@@ -53,7 +55,9 @@ def test_wrapped_lanes_storing_a_value_of_their_own_program_stay_a_race() -> Non
 def test_one_program_too_many_storing_partial_values_stays_a_race() -> None:
     """Programs past the data that load other input rows than the first program (`ih` shifted
     by the program) write different values to the same element: a race."""
-    src = _WRAPPED_TAIL.replace("x = tl.load(in_ptr + ih * IW + iw)", "x = tl.load(in_ptr + ((ih + pid) % IH) * IW + iw)")
+    src = _WRAPPED_TAIL.replace(
+        "x = tl.load(in_ptr + ih * IW + iw)", "x = tl.load(in_ptr + ((ih + pid) % IH) * IW + iw)"
+    )
     assert "GR002" in _bad(src.format(value="x", programs="triton.cdiv(OH * OW, 64)"))
 
 
