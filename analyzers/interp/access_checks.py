@@ -14,6 +14,7 @@ from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.coverage import record_coverage
 from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.ops_core import bc, nan_lanes, tag_keys
+from argus.analyzers.interp.rule_same_store import record_stored, repeats_stored
 from argus.analyzers.interp.values import Ptr, TensorInfo, Val, is_float
 
 if TYPE_CHECKING:
@@ -256,6 +257,8 @@ def _record_writers(
     if judged and not _same_for_every_writer(interp, v):
         _check_races(interp, t, offs, ok, v, coords, node, shape, plain, ptr)
     _check_autotune_hazards(interp, t, node, atomic)
+    if not atomic:
+        record_stored(interp.mem.stored, t.index, n, offs, ok, v, shape, interp.address_only)
     writer[offs] = interp.program_index
     interp.mem.last_store[t.index] = (node, interp.smap)
     if v.kcover is not None and not v.kcover.get("invalid") and not _inside_its_loop(interp, v, node):
@@ -299,6 +302,8 @@ def _check_races(
     atomically), or one this store writes from two lanes at once."""
     prev = plain[offs]
     other = (prev >= 0) & (prev != interp.program_index)
+    if other.any():  # the very value another program stored there (wrapped lanes): idempotent
+        other &= ~repeats_stored(interp.mem.stored, t.index, offs, ok, v, shape, interp.address_only)
     atom = interp.mem.atomic.get(t.index)
     if atom is not None:
         other |= (atom[offs] >= 0) & (atom[offs] != interp.program_index)
@@ -477,7 +482,11 @@ def _check_store_tags(
                 if tagops.differ(vt[moving[0]], darr).any():
                     _store_tag_fact(interp, node, t, coords, base(dk), darr, vt[moving[0]], transposed=True)
                     return
-    # a row gathered through a loaded index must be scattered through the same index
+    # a row gathered through a loaded index must be scattered through the same index; judged
+    # only where the destination's own coordinates are known (a stand-in layout says nothing
+    # of what `out[offs]` stands for: `take`'s `out[i] = x[idx[i]]` into an unsized `out`)
+    if not t.sized:
+        return
     dest_bases = {base(k) for k in dest}
     for k in v.index_tags:
         if k in vt and base(k) not in dest_bases and any(_varies(vt[k], ax) for ax in range(len(shape))):

@@ -41,6 +41,7 @@ class MemoryLog:
     # a program reading back what it stored itself is not one: GR004)
     read_first: set[int] = field(default_factory=set)
     coverage: dict[tuple[int, int], Any] = field(default_factory=dict)  # -> coverage.ReductionCover
+    stored: dict[int, Any] = field(default_factory=dict)  # -> rule_same_store.StoredValues (GR002)
 
 
 class OpContext(Protocol):

@@ -100,6 +100,8 @@ def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) ->
     out = derive_with_constant(a, b, data, dtype) or derive([a, b], data, dtype)
     if dtype == "int1":
         out.checked = a.checked | b.checked
+        if out.undef is not None and isinstance(op, ast.BitAnd | ast.BitOr):
+            _decided_by_one_side(op, a, b, out)
     _int_provenance(interp, op, a, b, out, node)
     _float_semantics(interp, op, a, b, out, node)
     if isinstance(op, ast.Mult):
@@ -109,6 +111,20 @@ def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) ->
     elif isinstance(op, ast.Mult | ast.Div) and (a.kcover is None) != (b.kcover is None):
         out.kcover = a.kcover if a.kcover is not None else b.kcover  # scaling keeps what was summed
     return out
+
+
+def _decided_by_one_side(op: ast.operator, a: Val, b: Val, out: Val) -> None:
+    """`while_mask and (mid_val < x)` with `mid_val` loaded under `while_mask`: a defined False
+    decides `&` (a defined True decides `|`) whatever the undefined lane of the other side holds,
+    so that lane of the result is defined (flag-gems' `isin_by_search` binary search)."""
+    decides = not isinstance(op, ast.BitAnd)  # the value that decides: False for &, True for |
+    shape = out.shape
+    decided = np.zeros(shape, dtype=bool)
+    for v in (a, b):
+        defined = ~bc(v.undef, shape) if v.undef is not None else np.ones(shape, dtype=bool)
+        decided |= defined & (bc(v.data.astype(bool), shape) == decides)
+    undef = bc(out.undef, shape) & ~decided
+    out.undef = undef if undef.any() else None
 
 
 def _zeroed_by_selector(a: Val, b: Val, out: Val) -> None:

@@ -44,6 +44,7 @@ class DimUnification(BinderState):
         tensor the kernel never addresses (passed but unused, or not passed) ties nothing."""
         tensors = [v for v in ev.env.values() if isinstance(v, HostTensor) and not v.created]
         keys = self._axis_keys(ev)
+        self._unify_bounded_axes(ev, tensors, keys)
         named = {self.dims.find(s) for s in self.display}
         for i, t in enumerate(tensors):
             for u in tensors[i + 1 :]:
@@ -68,6 +69,36 @@ class DimUnification(BinderState):
                             self.display[keep] = name
                     named = {self.dims.find(s) for s in self.display}
 
+    def _unify_bounded_axes(
+        self, ev: HostEval, tensors: list[HostTensor], keys: dict[tuple[int, int], frozenset[str]]
+    ) -> None:
+        """An axis the launcher never names, walked by an index the kernel bounds by one size
+        parameter (`offs_k < K` walking B's rows, `K` passed as A's named `K`), has that extent
+        by the kernel's own code: the axis joins that dimension (flag-gems' `bmm`/`baddbmm`:
+        `_, _, N = B.shape`, B's rows are A's `K`, not the `M` a positional join would give).
+        Only for a tensor the launcher unpacks in part (`_` for the axes it skips)."""
+        if self.site is None:
+            return
+        args = dict(self._call_pairs())
+        named = {self.dims.find(s) for s in self.display}
+        for t in tensors:
+            if not any(self.dims.find(s) in named for s in t.symbols):
+                continue  # a tensor never unpacked at all (L1) keeps its free sizes
+            for pos, sym in enumerate(t.symbols):
+                if self.dims.find(sym) in named or sym.startswith("("):
+                    continue
+                roots = set()
+                for k in keys.get((id(t), pos), frozenset()):
+                    arg = args.get(k[1:]) if k.startswith("<") else None
+                    val = ev.env.get(arg.id) if isinstance(arg, ast.Name) else None
+                    if isinstance(getattr(val, "sym", None), str):
+                        roots.add(self.dims.find(val.sym))  # type: ignore[union-attr]
+                if len(roots) == 1 and next(iter(roots)) in named:
+                    root = next(iter(roots))
+                    self.dims.union(root, sym)
+                    self.display.setdefault(self.dims.find(root), self.display.get(root, root))
+                    named = {self.dims.find(s) for s in self.display}
+
     def _axis_keys(self, ev: HostEval) -> dict[tuple[int, int], frozenset[str]]:
         """(id of a host tensor, axis) -> what indexes that axis in the kernel, through the
         launch's arguments: the tensor passed to pointer `K`, `k.stride(1)` passed as
@@ -89,6 +120,7 @@ class DimUnification(BinderState):
                 with contextlib.suppress(ValueError, TypeError):
                     strides[param] = (arg.func.value.id, int(ast.literal_eval(arg.args[0])))
         out: dict[tuple[int, int], frozenset[str]] = {}
+        args = dict(pairs)
         for param, arg in pairs:
             axes = self.scan.axis_keys.get(param)
             t = ev.env.get(arg.id) if isinstance(arg, ast.Name) else None
@@ -107,7 +139,36 @@ class DimUnification(BinderState):
                     out[(id(t), pos)] = out.get((id(t), pos), frozenset()) | index_keys
             if UNIT in axes and rank - 1 not in passed:
                 out[(id(t), rank - 1)] = out.get((id(t), rank - 1), frozenset()) | axes[UNIT]
+            row = self._row_axis_keys(ev, t, axes, passed, args)
+            if row:
+                out[(id(t), rank - 2)] = out.get((id(t), rank - 2), frozenset()) | row
         return out
+
+    def _row_axis_keys(
+        self,
+        ev: HostEval,
+        t: HostTensor,
+        axes: dict[str, frozenset[str]],
+        passed: set[int],
+        args: dict[str, ast.expr],
+    ) -> frozenset[str]:
+        """A contiguous tensor addressed as `B + offs_k[:, None] * N + offs_n[None, :]`, where the
+        launcher passes as `N` the tensor's own last dimension: `offs_k` walks the axis before the
+        last (row-major layout), as plainly as a passed `b.stride(-2)` would say. (flag-gems'
+        `baddbmm`: B's middle axis is walked by `offs_k`, A's by `offs_m`; joined by position
+        alone, B's rows were taken to be A's `M`.)"""
+        rank = len(t.shape)
+        if rank < 2 or rank - 2 in passed or UNIT not in axes:
+            return frozenset()
+        last = self.dims.find(t.symbols[-1])
+        keys: frozenset[str] = frozenset()
+        for param, index_keys in axes.items():
+            arg = args.get(param)
+            val = ev.env.get(arg.id) if isinstance(arg, ast.Name) else None
+            sym = getattr(val, "sym", None)
+            if param != UNIT and isinstance(sym, str) and self.dims.find(sym) == last:
+                keys |= index_keys
+        return keys
 
     def _unify_product_factors(self) -> None:
         """`topk_ids.numel()` passed as a count next to `torch.empty((T * top_k, N))`: two
