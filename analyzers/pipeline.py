@@ -396,6 +396,8 @@ def _unbound_name(
     one of its launchers reads before it launches it: Triton's compile of the kernel, or the
     launcher, stops there with a NameError, as a kernel that does not parse stops, so nothing else
     is reported for the kernel, as AR002 says, and the kernel is not interpreted."""
+    if _in_function(site.node):  # a kernel made inside a function: it may read that function's names
+        return None
     known = view.known_names() | _INTERPRETER_NAMES
     what = _NOT_BOUND
     name = first_unbound(func, known, view.module_bindings)
@@ -427,6 +429,8 @@ def _unbound_under_launch(view: ModuleView, setup: KernelSetup, run: ProbeRun) -
     """AR002 at a name nothing binds that the compile for one of the kernel's launches reads:
     code under `if`s its constexprs settle (unbound_names.py). Only launches whose values the
     code establishes count (a launch of the file, no picked value, no assumed launch)."""
+    if _in_function(setup.site.node):
+        return None
     known = view.known_names() | _INTERPRETER_NAMES
     seen: set[str] = set()
     for step in run.plan():

@@ -37,7 +37,17 @@ from argus.analyzers.constexpr_eval import NOT_NONE, UNKNOWN, const_value
 
 _DYNAMIC = (b"globals(", b"vars(", b"exec(", b"setattr(", b"sys.modules", b"__dict__", b"__builtins__")
 _MODULE_DUNDERS = frozenset(
-    {"__name__", "__file__", "__doc__", "__package__", "__spec__", "__loader__", "__path__", "__cached__"}
+    {
+        "__name__",
+        "__file__",
+        "__doc__",
+        "__package__",
+        "__spec__",
+        "__loader__",
+        "__path__",
+        "__cached__",
+        "__class__",
+    }
 )
 BUILTINS = frozenset(dir(builtins)) | _MODULE_DUNDERS
 

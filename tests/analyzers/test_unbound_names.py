@@ -166,3 +166,19 @@ def test_a_launch_inside_a_block_is_reached_through_it() -> None:
         "    with torch.cuda.device(x.device):\n        m = nq\n        copy_kernel[(triton.cdiv(n, 128),)]",
     )
     assert [f.code for f in check_source(nested)] == ["AR002"]
+
+
+def test_a_kernel_made_inside_a_function_may_read_that_functions_names() -> None:
+    text = '''import triton
+import triton.language as tl
+
+
+def make(scale):
+    @triton.jit
+    def scaled(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * scale, mask=offs < n)
+
+    return scaled
+'''
+    assert _ar002(check_source(text)) == []
