@@ -43,7 +43,9 @@ def test_a_name_typed_in_straight_line_kernel_code_is_one_ar002_at_the_name() ->
     assert [f.code for f in found] == ["AR002"]
     (f,) = found
     assert "`scaleq` is bound nowhere" in f.message and "NameError" in f.message
-    line = HEAD.format(body="    x = x * scaleq", launcher="    pass", extra="").split("\n")[f.span.start_point[0]]
+    line = HEAD.format(body="    x = x * scaleq", launcher="    pass", extra="").split("\n")[
+        f.span.start_point[0]
+    ]
     assert line[f.span.start_point[1] : f.span.end_point[1]] == "scaleq"
 
 
@@ -136,7 +138,10 @@ def test_both_arms_of_an_if_on_a_tensor_are_compiled() -> None:
 
 
 def test_a_name_in_a_loop_body_triton_always_emits_is_reported() -> None:
-    for body in ("    for i in range(n):\n        x = x * scaleq", "    while n > 0:\n        x = x * scaleq"):
+    for body in (
+        "    for i in range(n):\n        x = x * scaleq",
+        "    while n > 0:\n        x = x * scaleq",
+    ):
         assert [f.code for f in _check(body=body)] == ["AR002"], body
 
 
@@ -155,7 +160,10 @@ def test_a_launcher_name_read_after_the_launch_or_in_a_branch_keeps_the_analysis
     text = HEAD.format(body="    x = x * 2.0", launcher="    pass", extra="")
     after = text.replace("    return y\n", "    z = yq\n    return y\n")
     assert _ar002(check_source(after)) == []
-    for launcher in ("    if n > 4:\n        m = nq", "    try:\n        m = nq\n    except NameError:\n        m = 0"):
+    for launcher in (
+        "    if n > 4:\n        m = nq",
+        "    try:\n        m = nq\n    except NameError:\n        m = 0",
+    ):
         assert _ar002(_check(launcher=launcher)) == [], launcher
 
 
@@ -169,7 +177,7 @@ def test_a_launch_inside_a_block_is_reached_through_it() -> None:
 
 
 def test_a_kernel_made_inside_a_function_may_read_that_functions_names() -> None:
-    text = '''import triton
+    text = """import triton
 import triton.language as tl
 
 
@@ -180,5 +188,5 @@ def make(scale):
         tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * scale, mask=offs < n)
 
     return scaled
-'''
+"""
     assert _ar002(check_source(text)) == []
