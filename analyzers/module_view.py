@@ -24,6 +24,7 @@ from argus.analyzers.launch_texts import LaunchDeps, LaunchTextMemo, RecordingFu
 from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
 from argus.analyzers.model.kernel import Helper, SourceMap, line_starts, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
+from argus.analyzers.unbound_names import module_bindings
 from tree_sitter import Node, Tree
 
 if TYPE_CHECKING:  # project.py builds views itself: imported only for the annotations
@@ -76,6 +77,19 @@ class ModuleView:
     plain_defs: dict[str, Node] | None = field(default=None, repr=False)
     _other_texts: dict[tuple[int, int], dict[str, bytes]] = field(default_factory=dict, repr=False)
     _deps: dict[tuple[int, int], LaunchDeps] = field(default_factory=dict, repr=False)
+    _bindings: tuple[frozenset[str] | None] | None = field(default=None, repr=False)
+
+    def module_bindings(self) -> frozenset[str] | None:
+        """Every name the module binds at its level (unbound_names.py), parsed once per view and
+        only when a kernel reads a name the cheaper tables do not hold; None: not knowable."""
+        if self._bindings is None:
+            self._bindings = (module_bindings(self.source),)
+        return self._bindings[0]
+
+    def known_names(self) -> set[str]:
+        """Names bound by the module that the view already holds without a parse of the module:
+        constants and simple assignments, imports, kernels and helpers."""
+        return {*self.const_nodes, *self.consts, *self.imports(), *(s.name for s in self.sites)}
 
     def called_names(self, only: KernelSite | None = None) -> set[str]:
         """Names called (or passed as combine functions) inside any kernel, or inside `only`

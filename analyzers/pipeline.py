@@ -15,6 +15,7 @@ kernel becomes a finding (AR002/AR001) for that kernel only, never an exception.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
@@ -25,11 +26,14 @@ from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
 from argus.analyzers.frontend.queries import KernelSite, find_kernels, launch_calls
 from argus.analyzers.imports import qualify_triton_names
+from argus.analyzers.interp.expressions import BUILTIN_NAMES, MODULE_NAMES
 from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
 from argus.analyzers.kernel_setup import KernelSetup, parse_kernel, set_up_kernel
 from argus.analyzers.layout import Piece, Unmappable, move_findings, piece_of
+from argus.analyzers.model.kernel import SourceMap
 from argus.analyzers.model.launch_file import RecordedLaunch
+from argus.analyzers.model.launch_site import find_launch_calls
 from argus.analyzers.model.recorded import mark_recorded
 from argus.analyzers.module_view import ModuleView, build_module_view
 from argus.analyzers.project import (
@@ -44,6 +48,7 @@ from argus.analyzers.rules import RuleContext
 from argus.analyzers.suppressions import apply_suppressions
 from argus.analyzers.tag_asserts import parse_assertions
 from argus.analyzers.trace import trace_kernel
+from argus.analyzers.unbound_names import first_unbound, first_unbound_before_launch, launch_env
 from tree_sitter import Node, Tree
 
 
@@ -360,19 +365,101 @@ def analyze_kernel(
         span = Span(start, start, (row, 0), (row, 0))
         return [_finding("AR002", site.name, span, f"kernel `{site.name}` does not parse: {e}")]
     qualify_triton_names(func, view.imports())  # `from triton.language.math import rsqrt`
+    unbound = _unbound_name(view, site, func, smap)
+    if unbound is not None:
+        return [unbound]
     try:
         setup = set_up_kernel(view, site, func, smap)
         assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
         run = ProbeRun(setup, view.consts, assertions, recorded, should_stop)
         if bound is not None and (reused := bound.get(run.fingerprint())) is not None:
             return reused
-        findings = _judged(run, view, setup, assertions, should_stop)
+        blocked = _unbound_under_launch(view, setup, run)
+        findings = [blocked] if blocked is not None else _judged(run, view, setup, assertions, should_stop)
         if bound is not None:
             bound.put(findings)
         return findings
     except RecursionError:
         span = span_of(site.function.child_by_field_name("name") or site.function)
         return [_finding("AR001", site.name, span, "the kernel nests too deeply to be analyzed")]
+
+
+_NOT_BOUND = "not a parameter, local, module-level name, import or builtin"
+#: names the interpreter resolves itself (`tl`, `triton`, Triton's helpers it models)
+_INTERPRETER_NAMES = frozenset(MODULE_NAMES) | frozenset(BUILTIN_NAMES)
+
+
+def _unbound_name(
+    view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: SourceMap
+) -> Finding | None:
+    """AR002 at a name nothing binds (unbound_names.py) that the kernel's compile reads, or that
+    one of its launchers reads before it launches it: Triton's compile of the kernel, or the
+    launcher, stops there with a NameError, as a kernel that does not parse stops, so nothing else
+    is reported for the kernel, as AR002 says, and the kernel is not interpreted."""
+    if _in_function(site.node):  # a kernel made inside a function: it may read that function's names
+        return None
+    known = view.known_names() | _INTERPRETER_NAMES
+    what = _NOT_BOUND
+    name = first_unbound(func, known, view.module_bindings)
+    if name is not None:
+        message = f"Triton's compile of `{site.name}` fails here with a NameError"
+        return _finding(
+            "AR002",
+            site.name,
+            smap.span(name),
+            f"the name `{name.id}` is bound nowhere ({what}): {message}; nothing else is reported for it",
+        )
+    for node, mod, lsmap, launcher in view.parsed_launchers(site.name):
+        if launcher is None or _in_function(node):
+            continue
+        for call in find_launch_calls(mod, site.name):
+            name = first_unbound_before_launch(launcher, call, known, view.module_bindings)
+            if name is not None:
+                message = f"`{launcher.name}` raises a NameError here before it launches `{site.name}`"
+                return _finding(
+                    "AR002",
+                    site.name,
+                    lsmap.span(name),
+                    f"the name `{name.id}` is bound nowhere ({what}): {message}; nothing else is reported for the kernel",
+                )
+    return None
+
+
+def _unbound_under_launch(view: ModuleView, setup: KernelSetup, run: ProbeRun) -> Finding | None:
+    """AR002 at a name nothing binds that the compile for one of the kernel's launches reads:
+    code under `if`s its constexprs settle (unbound_names.py). Only launches whose values the
+    code establishes count (a launch of the file, no picked value, no assumed launch)."""
+    if _in_function(setup.site.node):
+        return None
+    known = view.known_names() | _INTERPRETER_NAMES
+    seen: set[str] = set()
+    for step in run.plan():
+        launch = step.launch
+        if launch is None or launch.assumed or launch.choices or launch.site is None:
+            continue
+        env = launch_env(launch.args)
+        if repr(env) in seen:  # (probes of one launch differ mostly in sizes, not in constexprs)
+            continue
+        seen.add(repr(env))
+        name = first_unbound(setup.func, known, view.module_bindings, env)
+        if name is not None:
+            line = launch.site.smap.span(launch.site.call).start_point[0] + 1
+            message = (
+                f"the name `{name.id}` is bound nowhere ({_NOT_BOUND}): Triton's compile of `{setup.site.name}` "
+                f"for the launch at line {line} fails here with a NameError; nothing else is reported for it"
+            )
+            return _finding("AR002", setup.site.name, setup.smap.span(name), message)
+    return None
+
+
+def _in_function(node: Node) -> bool:
+    """Whether a launcher is nested in a function (its free names may be that function's)."""
+    up = node.parent
+    while up is not None:
+        if up.type in ("function_definition", "lambda"):
+            return True
+        up = up.parent
+    return False
 
 
 def _judged(

@@ -45,6 +45,7 @@ from tree_sitter import Tree
 
 from argus_lsp import wire
 from argus_lsp.features.carry import common_suffix, first_difference
+from argus_lsp.gc_pause import freeze_start_up
 
 NICE = 3  # checks are background work: the server's requests come first on a shared core
 TRACE_QUIET_S = 1.0  # no message for this long: the user paused, trace the kernels checked last
@@ -242,6 +243,9 @@ def main(argv: list[str]) -> int:
     out = os.dup(1)
     os.dup2(2, 1)  # a stray print must not corrupt the frames: stdout now goes to the log
     sys.stdout = sys.stderr
+    from argus_lsp.features import traces  # noqa: F401  (imported by the first trace: frozen with the rest)
+
+    freeze_start_up()  # gc_pause.py: full collections would rescan every imported module
     Worker(0, out, int(argv[0])).serve()
     return 0
 

@@ -31,6 +31,7 @@ from argus_lsp.features import code_actions, hover, profile_lens, record_command
 from argus_lsp.features import optimize as optimize_feature
 from argus_lsp.features.diagnostics import DiagnosticsScheduler
 from argus_lsp.features.launches import WorkspaceLaunches
+from argus_lsp.gc_pause import freeze_start_up
 from argus_lsp.project_files import WorkspaceSources
 
 try:
@@ -441,6 +442,7 @@ def run_server(tcp: str | None = None) -> int:
     logging.basicConfig(
         level=logging.WARNING, stream=sys.stderr, format="argus-lsp %(levelname)s %(message)s"
     )
+    freeze_start_up()  # full collections would rescan every imported module: gc_pause.py
     if tcp:
         host, _, port = tcp.rpartition(":")
         if not port.isdigit():

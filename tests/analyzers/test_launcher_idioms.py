@@ -95,6 +95,7 @@ def test_unknown_options_that_could_hold_a_kernel_argument_leave_the_launch_unev
 
 def test_a_spread_of_unknown_length_leaves_the_launch_unevaluable() -> None:
     launcher = _SPREAD_LAUNCH.replace("args = (x, y, x.stride(0), y.stride(0), D)", "args = make_args(x, y)")
+    launcher = "\nfrom elsewhere import make_args  # (bound: a name bound nowhere is AR002)\n" + launcher
     notes = [f.message for f in _check(launcher, "D") if f.code == "AR001"]
     assert any("*args launch" in m for m in notes), notes
 

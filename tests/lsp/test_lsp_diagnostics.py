@@ -140,3 +140,27 @@ async def test_pull_clients_are_not_pushed_to(session: Session) -> None:
     )
     assert report.kind == "unchanged" and report.result_id == full.result_id, report
     assert first
+
+
+async def test_a_letter_typed_into_a_name_is_one_ar002_as_the_cli_says_and_undoing_it_restores(
+    session: Session,
+) -> None:
+    text, expect, _ = mutant("vector_add_v2")
+    uri = "file:///work/vector_add_v2.py"
+    session.open(uri, text)
+    before = await session.diagnostics(uri)
+    assert any(d.code == "MB002" for d in before), before
+    for typed_after in ("mask = offsets < n_elements", "grid = (triton.cdiv(n_elements"):
+        at = text.index(typed_after) + len(typed_after)  # a kernel name, then a launcher name
+        session.edit(uri, at, at, "q")
+        edited = session.texts[uri]
+        diags = await session.diagnostics(uri)
+        cli = check_source(edited)
+        assert [f.code for f in cli] == ["AR002"] and "`n_elementsq` is bound nowhere" in cli[0].message
+        assert sorted(diag_key(d) for d in diags) == sorted(
+            finding_key(edited, f, session.encoding) for f in cli
+        )
+        session.edit(uri, at, at + 1, "")
+        assert sorted(diag_key(d) for d in await session.diagnostics(uri)) == sorted(
+            diag_key(d) for d in before
+        )
