@@ -53,17 +53,21 @@ class NotAnalyzed(Rule[Unmodelled | TagAssertBad]):
 @register
 class ParseError(Rule[Fact]):
     """## What it checks
-    Nothing: the kernel does not parse (a half-typed edit, a syntax error).
+    Nothing: the kernel does not parse (a half-typed edit, a syntax error), or it reads a name
+    that nothing binds (no parameter, local, module binding, import or builtin) in code Triton
+    compiles, so Triton's compile of it would fail with a NameError.
 
     ## Why it matters
-    A kernel that does not parse cannot be checked; only that kernel is affected and nothing else
-    is reported for it, so the other kernels of the file keep their findings.
+    A kernel that does not parse or compile cannot run, so nothing in it can be judged; only that
+    kernel is affected and nothing else is reported for it, so the other kernels of the file keep
+    their findings. Names that are bound somewhere the checker does not follow (an import from
+    another module, a binding in one branch) are not this case: those kernels are analyzed.
 
     ## Example
-    `acc = tl.dot(a, ` while typing.
+    `acc = tl.dot(a, ` while typing, or `tl.store(out_ptr + offs, valu)` where only `value` is bound.
 
     ## Fix
-    Finish the statement."""
+    Finish the statement, or spell the name as it is bound."""
 
     code = "AR002"
     reads = ()
