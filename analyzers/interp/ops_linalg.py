@@ -72,7 +72,7 @@ def dot(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AS
         unknown=a.unknown or b.unknown,
     )
     _carry_operand_marks(out, a, b)
-    out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node, keys_a, keys_b)
+    out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node, keys_a)
     if acc is not None:
         out = _accumulate(interp, acc, out, dtype, node)
     if not mismatch:
@@ -166,13 +166,6 @@ def _carry_operand_marks(out: Val, a: Val, b: Val) -> None:
         cols = bc(b.pad, b.shape).all(axis=-2)
         if cols.any():
             out.pad = bc(cols[..., None, :], out.shape)
-            if a.pad is not None:
-                # rows of a wholly outside (queries past the end) are padding too: a row sum
-                # over one reduces padding only (cause K28, preclf); unmarked, its key lanes
-                # past the end were taken for padding mixed into a real row
-                rows = bc(a.pad, a.shape).all(axis=-1)
-                if rows.any():
-                    out.pad = out.pad | bc(rows[..., :, None], out.shape)
     out.scale = a.scale if a.scale is not None else b.scale
     if isinstance(out.scale, sm.Rescale):
         out.scale = None
@@ -385,19 +378,9 @@ def _result_tags(
 
 
 def _coverage(
-    interp: OpContext,
-    a: Val,
-    b: Val,
-    a_ok: np.ndarray,
-    b_ok: np.ndarray,
-    node: ast.AST,
-    ka: list[str],
-    kb: list[str] | None = None,
+    interp: OpContext, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST, ka: list[str]
 ) -> Any:
-    """Which indices of the contraction extent this product received (for DF003). Where b's
-    rows walk another axis than a's columns (a chunk-local `[BT, BT]` matrix times the chunk's
-    time rows, cause K29), an index whose b row lies past b's data pairs with nothing: it is
-    received, not skipped."""
+    """Which indices of the contraction extent this product received (for DF003)."""
     if not ka and a.data.ndim == 2 and int(np.count_nonzero(a_ok.any(axis=0))) == 1:
         # one valid contraction lane and no earlier tile of this dot: which coordinate it
         # contracts is not known (the first tile of a loop that walks backwards), so the
@@ -413,8 +396,6 @@ def _coverage(
         return None
     kvals = bc(a.tags[k], a.shape)
     kvalid = a_ok.any(axis=0) & b_ok.any(axis=1)
-    if kb is not None and k not in kb:
-        kvalid = a_ok.any(axis=0)
     row = int(np.argmax(a_ok.any(axis=1))) if a_ok.any() else 0
     ks = kvals[row][kvalid]
     ks = ks[~np.isnan(ks)].astype(np.int64)

@@ -153,10 +153,6 @@ def _where(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast
             continue
         xa = bc(xa, shape) if xa is not None else np.zeros(shape, bool)
         ya = bc(ya, shape) if ya is not None else np.zeros(shape, bool)
-        if attr == "pad":
-            # a lane outside the data stays outside when a literal replaces its value (K28,
-            # preclf): `tl.where(causal, s, 0)` in a query row past the end is still padding
-            xa, ya = (ya | xa if _literal(x) else xa), (xa | ya if _literal(y) else ya)
         setattr(out, attr, np.where(cond, xa, ya))
     tags = {}
     for k in set(x.tags) | set(y.tags):
@@ -181,11 +177,6 @@ def _where(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast
     if c.checked and out.loaded_from:
         out.loaded_from = out.loaded_from - c.checked
     return out
-
-
-def _literal(v: Val) -> bool:
-    """A scalar constant (`0`, `float("-inf")`), which holds no data of its own."""
-    return v.is_scalar and not v.lineage and not v.tags and v.pad is None and not v.loaded_from
 
 
 def minmax(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_max: bool) -> Val:

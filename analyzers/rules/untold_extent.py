@@ -86,8 +86,69 @@ def _told_names(source: bytes, kernel: str) -> frozenset[str] | None:
             if grown == names:
                 break
             names = grown
-        told |= names
+        told |= names | _unpacked_from_whole_shapes(func, names, calls) | _tested_names(func, calls)
     return frozenset(told) if launched else None
+
+
+def _tested_names(func: ast.AST, calls: list[ast.Call]) -> set[str]:
+    """Names an `if` the launch sits under or an assert of the launcher tests (`if hc == 4:`):
+    the code fixes or bounds them there, which tells the kernel as much as an argument."""
+    out: set[str] = set()
+    launch_ids = {id(c) for c in calls}
+    for n in ast.walk(func):
+        encloses = isinstance(n, ast.If) and any(id(x) in launch_ids for b in n.body for x in ast.walk(b))
+        if isinstance(n, ast.Assert) or encloses:
+            out |= _names(n.test)  # type: ignore[attr-defined]
+    return out
+
+
+_WHOLE_SIZE_CALLS = frozenset({"numel", "nelement", "size"})
+
+
+def _unpacked_from_whole_shapes(func: ast.AST, told: set[str], calls: list[ast.Call]) -> set[str]:
+    """The names unpacked from a tensor's shape (`a, b, c = x.shape`) whose whole size the
+    launch passes another way (`n = x.numel()`, a loop over `x.shape[i]`, `math.prod(x.shape)`):
+    the kernel is told their product, so each of them counts as told."""
+    whole: set[str] = set()
+    unpacked: dict[str, str] = {}
+    for n in ast.walk(func):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple):
+            t = _shape_owner(n.value)
+            if t is not None:
+                unpacked |= {e.id: t for e in n.targets[0].elts if isinstance(e, ast.Name)}
+            continue
+        if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign) and n.value is not None:
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(isinstance(t, ast.Name) and t.id in told for t in targets):
+                whole |= _whole_sizes(n.value)
+    for c in calls:
+        for e in (c.func.slice, *c.args, *(k.value for k in c.keywords)):  # type: ignore[attr-defined]
+            whole |= _whole_sizes(e)
+    return {name for name, t in unpacked.items() if t in whole}
+
+
+def _shape_owner(e: ast.expr) -> str | None:
+    if isinstance(e, ast.Attribute) and e.attr == "shape" and isinstance(e.value, ast.Name):
+        return e.value.id
+    return None
+
+
+def _whole_sizes(e: ast.AST) -> set[str]:
+    """Tensors whose whole shape or element count `e` reads."""
+    out = set()
+    for n in ast.walk(e):
+        owner = _shape_owner(n) if isinstance(n, ast.expr) else None
+        if owner is not None:
+            out.add(owner)
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in _WHOLE_SIZE_CALLS
+            and isinstance(n.func.value, ast.Name)
+            and not n.args
+        ):
+            out.add(n.func.value.id)
+    return out
 
 
 def _launches(n: ast.AST, kernel: str) -> bool:
