@@ -121,6 +121,7 @@ def report_out_of_bounds(
             symbols=list(t.symbols),
             coords=_naive_coords(t, off),
             lanes=int(bad.sum()),
+            int_data=bool(interp.site_tensor),
         )
     return valid
 

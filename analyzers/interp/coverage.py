@@ -193,6 +193,8 @@ def _report_uncovered(
                 "tensor": t.name,
                 "element": coords.reshape(-1).tolist(),
                 "symbols": list(t.symbols),
+                "shape": tuple(t.shape),
+                "int_data": bool(getattr(interp, "site_tensor", None)),
                 "missing": int(missing.size),
                 "total": int(offs.size),
                 "grid": interp.launch.grid[: interp.launch.grid_axes],

@@ -259,6 +259,8 @@ class Uncovered(Fact):
     missing: int
     total: int
     grid: tuple[int, ...]
+    shape: tuple[int, ...] = ()  # the output's extents (rules/untold_extent.py)
+    int_data: bool = False  # the kernel loaded integer data (prefix sums, indices)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -307,6 +309,7 @@ class OutOfBounds(Fact):
     symbols: list[str]
     coords: list[int]
     lanes: int
+    int_data: bool = False  # the kernel loaded integer data (prefix sums, indices) before
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

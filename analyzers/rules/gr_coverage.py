@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
-from argus.analyzers.findings import Finding
+from argus.analyzers.findings import Finding, Severity
 from argus.analyzers.interp.facts import GridAxis, GridDecomposition, Uncovered
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
+from argus.analyzers.rules.scratch_buffer import scratch_consumer
+from argus.analyzers.rules.untold_extent import untold_axis, untold_note
 
 
 @register
@@ -39,7 +42,22 @@ class UncoveredOutput(Rule[Uncovered]):
             f"(grid {tuple(fact.grid)}); first: {e}"
         )
         summary = f"{where(fact.probe)}, grid={tuple(fact.grid)}: no program writes {e}"
-        yield self.finding(fact, ctx, msg, base_witness(fact, summary, element=e, grid=list(fact.grid)))
+        found = self.finding(fact, ctx, msg, base_witness(fact, summary, element=e, grid=list(fact.grid)))
+        params = tuple(a.arg for a in ctx.func.args.args) if ctx.func is not None else ()
+        consumer = scratch_consumer(ctx.source, ctx.kernel, fact.tensor, params)
+        axis = untold_axis(fact, ctx.source, ctx.kernel, set(params)) if consumer is None else None
+        if consumer is not None and found.severity.fails_check:
+            found = replace(
+                found,
+                severity=Severity.HINT,
+                message=(
+                    f"{msg}; reported as a hint: the launcher allocates it only to pass it on to `{consumer}`, "
+                    f"so whether those elements are read is that kernel's reading"
+                ),
+            )
+        elif axis is not None and found.severity.fails_check:
+            found = replace(found, severity=Severity.HINT, message=f"{msg}; {untold_note(axis)}")
+        yield found
 
 
 @register

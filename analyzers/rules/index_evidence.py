@@ -22,9 +22,11 @@ _COUNT_PARAM = re.compile(r"num_valid", re.IGNORECASE)
 _FILL_CALLS = {"full", "full_like", "new_full", "fill_", "pad", "masked_fill", "masked_fill_"}
 
 
-def kernel_side(policy_phrases: list[str], source: bytes, kernel: str, index_from: str) -> list[str]:
+def kernel_side(
+    policy_phrases: list[str], source: bytes, kernel: str, index_from: str, addressed: str | None = None
+) -> list[str]:
     """Evidence inside the kernel and its file (the interpreter's own comparisons come as
-    `policy_phrases`)."""
+    `policy_phrases`); `addressed` is the tensor the index addresses."""
     tree = _parse(source)
     if tree is None:
         return policy_phrases
@@ -35,7 +37,7 @@ def kernel_side(policy_phrases: list[str], source: bytes, kernel: str, index_fro
         # gathered data compared with a float bound); only a comparison of the loaded index
         # itself, or a window shift, is evidence
         out += [p for p in policy_phrases if "window" in p or _compared_directly(func, index_from)]
-        out += _negative_other(func, index_from)
+        out += _negative_other(func, index_from, addressed)
         out += [
             f"the kernel is given the sentinel `{a.arg}`"
             for a in func.args.args
@@ -172,7 +174,10 @@ def _loads_from(e: ast.expr, index_from: str) -> bool:
     )
 
 
-def _negative_other(func: ast.FunctionDef, index_from: str) -> list[str]:
+def _negative_other(func: ast.FunctionDef, index_from: str, addressed: str | None) -> list[str]:
+    """`other=-1` on a load of the index: the masked-off lanes hold a sentinel. It is evidence
+    unless the index passes through `tl.where(<the load's mask>, ids, 0)` before it addresses
+    `addressed` (K26: the kernel puts the sentinel in and takes it out again)."""
     out = []
     for n in ast.walk(func):
         if not (isinstance(n, ast.Call) and _name(n.func) == "load" and n.args):
@@ -181,9 +186,81 @@ def _negative_other(func: ast.FunctionDef, index_from: str) -> list[str]:
             continue
         for k in n.keywords:
             v = _negative_int(k.value)
-            if k.arg == "other" and v is not None:
+            if k.arg == "other" and v is not None and not _sentinel_lanes_unused(func, n, addressed):
                 out.append(f"`{index_from}` is loaded with `other={v}`")
     return out
+
+
+_MASK_POSITION = {"load": 1, "store": 2}  # tl.atomic_*(ptr, val, mask): 2 as for a store
+
+
+def _sentinel_lanes_unused(func: ast.FunctionDef, load: ast.Call, addressed: str | None) -> bool:
+    """Whether the kernel takes the sentinel it filled the masked-off lanes with out again
+    before any access of `addressed`: the loaded value is replaced on those lanes by a
+    `tl.where` on the load's mask (or a conjunction or reshape of it), and only the replaced
+    value addresses memory. A mask on the access alone does not count: `other=-1` then still
+    says the author expects -1 in the data (the earlier sessions' reading, kept)."""
+    load_mask = _mask_arg(load, "load")
+    if addressed is None or load_mask is None:
+        return False
+    implied = _implied_by(func, _names(load_mask))
+    if not implied:
+        return False
+    return any(
+        isinstance(n, ast.Call) and _name(n.func) == "where" and n.args and _names(n.args[0]) & implied
+        for n in ast.walk(func)
+    ) and _loaded_value_replaced(func, load, implied)
+
+
+def _mask_arg(call: ast.Call, name: str) -> ast.expr | None:
+    for k in call.keywords:
+        if k.arg == "mask":
+            return k.value
+    position = _MASK_POSITION.get(name, 2)
+    return call.args[position] if len(call.args) > position else None
+
+
+def _implied_by(func: ast.FunctionDef, roots: set[str]) -> set[str]:
+    """Names whose value is the mask `roots` or implies it: a conjunction with it, a reshape,
+    broadcast or `[:, None]` of it. A disjunction or a negation implies nothing."""
+    out = set(roots)
+    for _ in range(4):
+        for n in ast.walk(func):
+            if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
+                continue
+            v = n.value
+            if _names(v) & out and not any(isinstance(x, ast.BitOr | ast.Invert | ast.Not | ast.Or) for x in ast.walk(v)):
+                out.add(n.targets[0].id)
+    return out
+
+
+def _loaded_value_replaced(func: ast.FunctionDef, load: ast.Call, implied: set[str]) -> bool:
+    """The value the load is assigned to feeds (through assignments) a `tl.where(mask, value,
+    ...)` whose mask implies the load's, and only that `where`'s result addresses memory."""
+    target = next(
+        (n.targets[0].id for n in ast.walk(func)
+         if isinstance(n, ast.Assign) and n.value is load and isinstance(n.targets[0], ast.Name)),
+        None,
+    )
+    if target is None:
+        return False
+    derived = {target}
+    for _ in range(4):
+        for n in ast.walk(func):
+            if (
+                isinstance(n, ast.Assign)
+                and isinstance(n.targets[0], ast.Name)
+                and _names(n.value) & derived
+                and not (isinstance(n.value, ast.Call) and _name(n.value.func) == "where")
+            ):
+                derived.add(n.targets[0].id)
+    for n in ast.walk(func):
+        if isinstance(n, ast.Call) and _name(n.func) in _MASK_POSITION and n.args and _names(n.args[0]) & derived:
+            return False  # a value still holding the sentinel addresses memory
+        if isinstance(n, ast.Call) and (_name(n.func) or "").startswith("atomic_") and n.args:
+            if _names(n.args[0]) & derived:
+                return False
+    return True
 
 
 @lru_cache(maxsize=32)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
-from argus.analyzers.findings import Finding
+from argus.analyzers.findings import Finding, Severity
 from argus.analyzers.interp.facts import OutOfBounds
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
 from argus.analyzers.rules.fixes import add_mask_fix
+from argus.analyzers.rules.untold_extent import untold_axis, untold_note
 
 
 def _bounds_finding(rule: Rule[OutOfBounds], fact: OutOfBounds, ctx: RuleContext, verb: str) -> Finding:
@@ -21,9 +23,14 @@ def _bounds_finding(rule: Rule[OutOfBounds], fact: OutOfBounds, ctx: RuleContext
     )
     summary = f"{where(fact.probe)}: lane {tuple(fact.lane)} {verb} {elem(t, coords, syms)} (element offset {fact.offset})"
     fix = add_mask_fix(fact, ctx)
-    return rule.finding(
+    found = rule.finding(
         fact, ctx, msg, base_witness(fact, summary, tensor=t, element=coords, offset=fact.offset), fix
     )
+    params = {a.arg for a in ctx.func.args.args} if ctx.func is not None else set()
+    axis = untold_axis(fact, ctx.source, ctx.kernel, params)
+    if axis is None or not found.severity.fails_check:
+        return found
+    return replace(found, severity=Severity.HINT, message=f"{msg}; {untold_note(axis)}")
 
 
 @register

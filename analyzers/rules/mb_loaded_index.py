@@ -58,7 +58,7 @@ class UncheckedLoadedIndex(Rule[UncheckedIndex]):
                 f"a value loaded from `{fact.index_from}` addresses `{fact.tensor}` without a range or sentinel "
                 f"check on the way (no mask or branch tests it)"
             )
-        evidence = kernel_side(list(fact.compared), ctx.source, ctx.kernel, fact.index_from)
+        evidence = kernel_side(list(fact.compared), ctx.source, ctx.kernel, fact.index_from, fact.tensor)
         if evidence:
             msg += f"; out-of-range values exist here: {evidence[0]}"
             severity = Severity.WARNING
