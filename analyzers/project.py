@@ -37,6 +37,7 @@ from argus.analyzers.model.host import dotted_name
 from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
 from argus.analyzers.model.kernel import Helper, SourceMap, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
+from argus.analyzers.model.nodes import subtree
 from argus.analyzers.model.recorded import RecordedSourceMap
 from argus.analyzers.module_view import KernelContext, ModuleView, build_module_view
 from tree_sitter import Node, Query, QueryCursor
@@ -381,7 +382,7 @@ def note_foreign_helpers(
     (and where it is), and drop a quick fix, which would edit the call instead of the helper."""
     at: dict[tuple[int, int], str] = {}
     for root, smap in calls:
-        for node in ast.walk(root):
+        for node in subtree(root):
             if not isinstance(node, ast.Call):
                 continue
             helper = helpers.get(dotted_name(node.func))

@@ -214,11 +214,7 @@ def reset_each_iteration(func: ast.FunctionDef, stmt: ast.stmt, name: str) -> bo
     """Whether `name` is assigned afresh (from a value that does not read it) earlier in the
     body of the innermost loop holding `stmt`: the dot then accumulates within one iteration
     only (a per-chunk tile summed from several products), and its operands need not step."""
-    loop = None
-    for n in subtree(func):
-        if isinstance(n, ast.For | ast.While) and any(x is stmt for x in subtree(n)):
-            if loop is None or any(x is n for x in subtree(loop)):
-                loop = n
+    loop = _enclosing_loop(func, stmt)
     if loop is None:
         return False
     for n in subtree(loop):
@@ -230,6 +226,20 @@ def reset_each_iteration(func: ast.FunctionDef, stmt: ast.stmt, name: str) -> bo
         ):
             return True
     return False
+
+
+def _enclosing_loop(func: ast.FunctionDef, stmt: ast.AST) -> ast.For | ast.While | None:
+    """The innermost `for`/`while` of `func` whose subtree holds `stmt` (the loops holding it are
+    nested, so the innermost is its nearest loop ancestor), read off a parent map built once per
+    function: scanning every loop's subtree for every statement was quadratic in the kernel."""
+    parents = func.__dict__.get("_argus_parents")
+    if parents is None:
+        parents = {c: n for n in subtree(func) for c in ast.iter_child_nodes(n)}
+        func._argus_parents = parents  # type: ignore[attr-defined]
+    n = parents.get(stmt)
+    while n is not None and not isinstance(n, ast.For | ast.While):
+        n = parents.get(n)
+    return n
 
 
 def per_iteration_dots(func: ast.FunctionDef) -> set[int]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from argus.analyzers.model.binder_state import BinderState
 from argus.analyzers.model.host_values import HostTensor, SymInt, dotted_name
+from argus.analyzers.model.nodes import subtree
 
 AXIS_PARAMS = frozenset({"dim", "dims", "axis", "axes"})
 SHAPE_PARAMS = frozenset({"size", "shape", "sizes"})
@@ -41,14 +42,13 @@ class LauncherInputs(BinderState):
         func = self.site.host_func if self.site is not None else None
         if func is None or (default is not None and not _is_none(default)):
             return None
-        if _launched_when_none(func, self.site.call, name):  # type: ignore[union-attr]
+        when_none, unpacked, sequence = _launcher_reads(func, self.site.call, name)  # type: ignore[union-attr]
+        if when_none:
             return None
-        unpacked = _unpacked_length(func, name)
         if unpacked and default is None:
             # `OH, OW = output_size`: a sequence of that many sizes, each one the probes choose
             return tuple(ev.dim(f"{name}.{i}") for i in range(unpacked))
         second = self.second_probe
-        sequence = _used_as_sequence(func, name)
         if name in AXIS_PARAMS:
             axis = 0 if second else -1
             value: Any = [axis] if sequence else axis
@@ -69,6 +69,21 @@ class LauncherInputs(BinderState):
         return None
 
 
+def _launcher_reads(func: ast.FunctionDef, call: ast.AST, name: str) -> tuple[bool, int, bool]:
+    """(`_launched_when_none`, `_unpacked_length`, `_used_as_sequence`) of `name`: questions about
+    the launcher's tree alone, asked again by every probe and config, so answered once per
+    launch call and name (kept on the function node, which lives as long as its tree)."""
+    memo = func.__dict__.setdefault("_argus_input_reads", {})
+    key = (call, name)
+    if key not in memo:
+        memo[key] = (
+            _launched_when_none(func, call, name),
+            _unpacked_length(func, name),
+            _used_as_sequence(func, name),
+        )
+    return memo[key]
+
+
 def _shape_of(t: HostTensor) -> list[Any]:
     return [SymInt(s, y) for s, y in zip(t.shape, t.symbols, strict=True)]
 
@@ -80,7 +95,7 @@ def _is_none(e: ast.expr) -> bool:
 def _used_as_sequence(func: ast.FunctionDef, name: str) -> bool:
     """Whether the launcher iterates `name`, takes its length or items, spreads it, or
     allocates or views a tensor of that shape (`torch.empty(size)`, `x.view(shape)`)."""
-    for n in ast.walk(func):
+    for n in subtree(func):
         if isinstance(n, ast.For) and _is_name(n.iter, name):
             return True
         if isinstance(n, ast.comprehension) and _is_name(n.iter, name):
@@ -106,7 +121,7 @@ def _used_as_sequence(func: ast.FunctionDef, name: str) -> bool:
 def _allocates_from(func: ast.FunctionDef, name: str) -> bool:
     """Whether the launcher allocates a tensor of shape `name` (`torch.empty(size)`): the
     tensors are then consistent with the pick by construction."""
-    for n in ast.walk(func):
+    for n in subtree(func):
         if isinstance(n, ast.Call) and n.args and _is_name(n.args[0], name):
             callee = dotted_name(n.func)
             last = callee.rpartition(".")[2] if callee else getattr(n.func, "attr", "")
@@ -120,7 +135,7 @@ def _unpacked_length(func: ast.FunctionDef, name: str) -> int:
     unpacks of different lengths)."""
     lengths = {
         len(t.elts)
-        for n in ast.walk(func)
+        for n in subtree(func)
         if isinstance(n, ast.Assign) and _is_name(n.value, name)
         for t in n.targets
         if isinstance(t, ast.Tuple | ast.List) and all(isinstance(e, ast.Name) for e in t.elts)
@@ -135,11 +150,11 @@ def _is_name(e: ast.expr, name: str) -> bool:
 def _launched_when_none(func: ast.FunctionDef, call: ast.AST, name: str) -> bool:
     """Whether the launch sits where `name` is None: in the body of `if name is None:` (or
     `if not name:`), or in the `else` of `if name is not None:` (or `if name:`)."""
-    for n in ast.walk(func):
+    for n in subtree(func):
         if not isinstance(n, ast.If):
             continue
-        in_body = any(call is m for s in n.body for m in ast.walk(s))
-        in_else = any(call is m for s in n.orelse for m in ast.walk(s))
+        in_body = any(call is m for s in n.body for m in subtree(s))
+        in_else = any(call is m for s in n.orelse for m in subtree(s))
         if not (in_body or in_else):
             continue
         none_side = _none_side(n.test, name)

@@ -29,6 +29,7 @@ from typing import Any
 from argus.analyzers.model.binder_grid import program_axes_read
 from argus.analyzers.model.binder_inputs import LauncherInputs
 from argus.analyzers.model.host_values import Opaque
+from argus.analyzers.model.nodes import subtree
 
 PICKED_TILE = 32  # a tuned `tl.arange` extent the configs do not show (>= 16 for `tl.dot`)
 PICKED_COUNT = 4  # a tuned count the configs do not show (warps per row, stages, a group size)
@@ -123,7 +124,7 @@ def branch_flags(func: ast.FunctionDef) -> set[str]:
     """Names the kernel branches on by themselves: `if FLAG:`, `if not FLAG:`, `x if FLAG else
     y`, `if A and B:`. A flag only ever compared (`if MODE == 2`) is a number, not a flag."""
     out: set[str] = set()
-    for n in ast.walk(func):
+    for n in subtree(func):
         if isinstance(n, ast.If | ast.IfExp | ast.While):
             out |= _flag_names(n.test)
     return out

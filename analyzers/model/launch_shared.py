@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.nodes import subtree
 
 # call roots that are libraries, not the package's own launchers
 _LIBRARIES = frozenset({"torch", "triton", "tl", "math", "np", "numpy", "F", "logger", "logging", "warnings"})
@@ -28,16 +29,26 @@ def passed_before(site: LaunchSite | None, host_name: str) -> bool:
     in between, to another kernel launch or to a function of its package."""
     if site is None or site.host_func is None:
         return False
+    # asked for every tensor argument by every probe: answered once per launch call and name
+    memo = site.host_func.__dict__.setdefault("_argus_passed_before", {})
+    key = (site.call, host_name)
+    if key not in memo:
+        memo[key] = _passed_before(site, host_name)
+    return memo[key]
+
+
+def _passed_before(site: LaunchSite, host_name: str) -> bool:
+    assert site.host_func is not None
     launch_line = site.call.lineno
     func = site.host_func
     local_names = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
-    local_names |= {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local_names |= {n.id for n in subtree(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     rebound = [
         n.lineno
-        for n in ast.walk(site.host_func)
+        for n in subtree(site.host_func)
         if isinstance(n, ast.Name) and n.id == host_name and isinstance(n.ctx, ast.Store)
     ]
-    for n in ast.walk(site.host_func):
+    for n in subtree(site.host_func):
         if not isinstance(n, ast.Call) or n is site.call or n.lineno >= launch_line:
             continue
         if not _may_write(n, local_names) or not _receives(n, host_name):

@@ -1,0 +1,153 @@
+"""Questions about a launcher's or a kernel's syntax tree answered once instead of per probe
+(issue 12, checker speed). The answers depend on the tree alone, so they must be the ones the
+uncached questions give, and a second asking must return the first answer: these tests pin
+both, and that a different question (another name, another tree) is not answered from the memo."""
+
+from __future__ import annotations
+
+import ast
+
+from argus.analyzers.interp.pointer_steps import _enclosing_loop, accumulating_dots, reset_each_iteration
+from argus.analyzers.model import binder_inputs
+from argus.analyzers.model.kernel import SourceMap
+from argus.analyzers.model.launch_shared import _passed_before, passed_before
+from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.nodes import subtree
+
+
+def _quadratic_enclosing_loop(func: ast.FunctionDef, stmt: ast.AST) -> ast.AST | None:
+    """The definition the parent map replaced: among the loops whose subtree holds `stmt`, the
+    one inside every other."""
+    loop = None
+    for n in subtree(func):
+        if isinstance(n, ast.For | ast.While) and any(x is stmt for x in subtree(n)):
+            if loop is None or any(x is n for x in subtree(loop)):
+                loop = n
+    return loop
+
+
+_NESTED = """
+def kernel(a, b, n):
+    acc = 0
+    for i in range(n):
+        acc = 0
+        for j in range(n):
+            while j < 3:
+                acc += a * b
+                j += 1
+            else:
+                tail = 1
+            acc += 1
+        if i:
+            for k in range(2):
+                part = k
+            part2 = 2
+    last = acc
+"""
+
+
+def test_the_enclosing_loop_is_the_innermost_one_holding_the_statement() -> None:
+    func = ast.parse(_NESTED).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    loops = {n.lineno: n for n in subtree(func) if isinstance(n, ast.For | ast.While)}
+    expected = {"acc = 0": None, "tail = 1": 7, "acc += a * b": 7, "j += 1": 7, "acc += 1": 6,
+                "part = k": 14, "part2 = 2": 4, "last = acc": None}
+    seen = set()
+    for n in subtree(func):
+        if isinstance(n, ast.Assign | ast.AugAssign):
+            text = ast.unparse(n)
+            got = _enclosing_loop(func, n)
+            assert got is _quadratic_enclosing_loop(func, n), text
+            if text in expected and text not in seen:  # (`acc = 0` twice: the first is outside)
+                seen.add(text)
+                line = expected[text]
+                assert got is (loops[line] if line is not None else None), text
+    assert seen == set(expected)
+
+
+def test_a_statement_of_another_tree_has_no_enclosing_loop() -> None:
+    func = ast.parse(_NESTED).body[0]
+    other = ast.parse("for i in range(2):\n    x = i\n").body[0]
+    assert isinstance(func, ast.FunctionDef) and isinstance(other, ast.For)
+    assert _enclosing_loop(func, other.body[0]) is None
+    assert _quadratic_enclosing_loop(func, other.body[0]) is None
+
+
+_RESET = """
+@triton.jit
+def chunked(a_ptr, b_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for i in range(n):
+        part = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+        part += tl.dot(tl.load(a_ptr), tl.load(b_ptr))
+        acc += tl.dot(tl.load(a_ptr), tl.load(b_ptr))
+    tl.store(o_ptr, acc + part)
+"""
+
+
+def test_a_reset_accumulator_is_no_loop_reduction_and_a_running_one_is() -> None:
+    func = ast.parse(_RESET).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    aug = [n for n in subtree(func) if isinstance(n, ast.AugAssign)]
+    assert [ast.unparse(n.target) for n in aug] == ["part", "acc"]
+    assert reset_each_iteration(func, aug[0], "part")
+    assert not reset_each_iteration(func, aug[1], "acc")
+    dots = accumulating_dots(func, [])
+    acc_dot = next(c for c in subtree(aug[1].value) if isinstance(c, ast.Call) and ast.unparse(c.func) == "tl.dot")
+    part_dot = next(c for c in subtree(aug[0].value) if isinstance(c, ast.Call) and ast.unparse(c.func) == "tl.dot")
+    assert id(acc_dot) in dots and id(part_dot) not in dots
+
+
+_LAUNCHER = """
+def launch(x, dim=None, size=None, out=None):
+    a = torch.empty(4)
+    helper(a)
+    b = torch.empty(4)
+    b.copy_(x)
+    OH, OW = size
+    if out is None:
+        k[(1,)](a, b, x, dim)
+    for s in dim:
+        pass
+"""
+
+
+def _site(src: str) -> LaunchSite:
+    func = ast.parse(src).body[0]
+    assert isinstance(func, ast.FunctionDef)
+    call = next(n for n in subtree(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript))
+    data = src.encode()
+    starts = [0]
+    for line in data.split(b"\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    return LaunchSite(call, func, func.body, SourceMap(data, starts, 0, 0))
+
+
+def test_passed_before_answers_once_per_call_and_name_as_the_walk_does() -> None:
+    site = _site(_LAUNCHER)
+    for name in ("a", "b", "x", "nothing"):
+        assert passed_before(site, name) == _passed_before(site, name), name
+        assert passed_before(site, name) == _passed_before(site, name), name  # from the memo
+    assert passed_before(site, "a") and not passed_before(site, "b")
+    memo = site.host_func.__dict__["_argus_passed_before"]
+    assert set(memo) == {(site.call, n) for n in ("a", "b", "x", "nothing")}
+    # another tree with the same text keeps its own answers
+    other = _site(_LAUNCHER.replace("helper(a)", "pass"))
+    assert not passed_before(other, "a") and passed_before(site, "a")
+
+
+def test_the_input_reads_are_the_three_tree_questions() -> None:
+    site = _site(_LAUNCHER)
+    func, call = site.host_func, site.call
+    assert func is not None
+    for name in ("dim", "size", "out", "x"):
+        want = (
+            binder_inputs._launched_when_none(func, call, name),
+            binder_inputs._unpacked_length(func, name),
+            binder_inputs._used_as_sequence(func, name),
+        )
+        assert binder_inputs._launcher_reads(func, call, name) == want
+        assert binder_inputs._launcher_reads(func, call, name) == want
+    assert binder_inputs._launcher_reads(func, call, "out")[0]  # launched under `out is None`
+    assert binder_inputs._launcher_reads(func, call, "size")[1] == 2  # `OH, OW = size`
+    assert binder_inputs._launcher_reads(func, call, "dim")[2]  # iterated
