@@ -16,11 +16,14 @@ import ast
 from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS
+from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_guards import HostGuards
 from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
 from argus.analyzers.model.host_loops import HostLoops
+from argus.analyzers.model.host_sequences import LIST_METHODS, list_method
+from argus.analyzers.model.host_tensor_ops import ELEMENT_BYTES
 from argus.analyzers.model.host_values import (
     TORCH_DTYPES,
     DimClasses,
@@ -455,6 +458,8 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
                 return ("dtype", base.dtype)
             if e.attr == "ndim":
                 return len(base.shape)
+            if e.attr == "itemsize":  # bytes per element, of a dtype the launcher establishes
+                return ELEMENT_BYTES.get(base.dtype, Opaque("itemsize")) if base.dtype_known else Opaque("itemsize")
             return ("method", base, e.attr)
         if isinstance(base, dict):
             return Opaque(e.attr)
@@ -466,9 +471,18 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
     def e_Call(self, e: ast.Call) -> Any:
         fname = dotted_name(e.func)
         args = self.elements(e.args)
+        if isinstance(e.func, ast.Attribute) and e.func.attr in LIST_METHODS and isinstance(e.func.value, ast.Name):
+            held = self.env.get(e.func.value.id)
+            if isinstance(held, list) and not e.keywords:  # `out_shape.insert(dim, 1)` (host_sequences.py)
+                self.env[e.func.value.id], out = list_method(held, e.func.attr, args)
+                return out
         if isinstance(args, Opaque):
             return Opaque(fname or "call")  # `f(*xs)` of unknown length: arguments unknown
         kwargs = {k.arg: self.expr(k.value) for k in e.keywords if k.arg}
+        if isinstance(e.func, ast.Attribute) and e.func.attr == "get" and 1 <= len(args) <= 2 and not kwargs:
+            held = self.expr(e.func.value)
+            if isinstance(held, dict):  # `kwargs.get("out", None)` of a mapping the evaluator holds
+                return mapping_get(held, args)
         base = self.expr(e.func) if isinstance(e.func, ast.Attribute) else None
         if isinstance(base, tuple) and len(base) == 3 and base[0] == "method":
             out = self.tensor_method(base[1], base[2], args, kwargs)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 
+from argus.analyzers.model.host_caller_args import caller_input_names
+from argus.analyzers.model.host_tensor_ops import TORCH_FUNCTION_FORMS
 from argus.analyzers.model.launch_site import LaunchSite
 from argus.analyzers.model.nodes import subtree
 
@@ -80,6 +82,7 @@ def tensor_param_ranks(
     compared equal share the larger rank. `back_only` collects the parameters whose only
     rank evidence is an index from the back (`v.shape[-1]`): their rank is unknown."""
     names = {a.arg for a in func.args.args + func.args.kwonlyargs} | set(saved_tensor_names(func))
+    names |= caller_input_names(func)  # `x = args[0]` of a `*args` launcher (host_caller_args.py)
     ranks: dict[str, int] = {}  # from unpacking and comparisons: the whole shape is written out
     front: dict[str, int] = {}  # dimensions counted from the front (`x.shape[2]`: 3)
     back: dict[str, int] = {}  # dimensions counted from the back (`x.shape[-1]`: 1)
@@ -217,13 +220,29 @@ def _param_shape(e: ast.AST, names: set[str]) -> str | None:
     return None
 
 
+def _whole_layout(e: ast.AST, names: set[str]) -> str | None:
+    """`x.stride()` / `x.size()` (no axis) of a parameter `x`: its name (`sn, sc, sh, sw =
+    out.stride()` says `out` has four dimensions, as `N, C, H, W = out.shape` would)."""
+    if (
+        isinstance(e, ast.Call)
+        and not e.args
+        and not e.keywords
+        and isinstance(e.func, ast.Attribute)
+        and e.func.attr in ("stride", "size")
+        and isinstance(e.func.value, ast.Name)
+        and e.func.value.id in names
+    ):
+        return e.func.value.id
+    return None
+
+
 def _rank_from_unpacking(n: ast.AST, names: set[str], ranks: dict[str, int]) -> None:
     """`M, K = a.shape`: exactly as many dimensions as names (at least); `T, D, G = *x.shape, g`:
     as many as the names the spread fills."""
     if not (isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Tuple)):
         return
     names_on_left = len(n.targets[0].elts)
-    base = _param_shape(n.value, names)
+    base = _param_shape(n.value, names) or _whole_layout(n.value, names)
     if base is not None:
         ranks[base] = max(ranks.get(base, 0), names_on_left)
     elif isinstance(n.value, ast.Tuple) and not any(isinstance(t, ast.Starred) for t in n.targets[0].elts):
@@ -264,6 +283,21 @@ def _rank_from_use(n: ast.AST, names: set[str], used: set[str]) -> None:
         if n.attr in TENSOR_USES:
             used.add(n.value.id)
     used |= _like_source(n) & names
+    used |= _torch_operands(n) & names
+
+
+def _torch_operands(n: ast.AST) -> set[str]:
+    """`torch.movedim(x, d, -1)`, `torch.broadcast_tensors(a, b)`, `torch.sum(x, 1)`: names a
+    torch function takes as tensors (the first argument; every one of `broadcast_tensors`)."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.args):
+        return set()
+    if not (isinstance(n.func.value, ast.Name) and n.func.value.id == "torch"):
+        return set()
+    if n.func.attr == "broadcast_tensors":
+        return {a.id for a in n.args if isinstance(a, ast.Name)}
+    if n.func.attr in TORCH_FUNCTION_FORMS or n.func.attr in ("movedim", "moveaxis"):
+        return {n.args[0].id} if isinstance(n.args[0], ast.Name) else set()
+    return set()
 
 
 def _like_source(n: ast.AST) -> set[str]:
@@ -304,7 +338,7 @@ def unguarded_tensor_uses(func: ast.FunctionDef) -> set[str]:
     test that mentions them (`if beta is not None:`, `x if x is not None else y`, `a and
     a.shape`): a `None` default cannot be what such a launch passes (the use would raise), so
     the parameter is a tensor there."""
-    names = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    names = {a.arg for a in func.args.args + func.args.kwonlyargs} | caller_input_names(func)
     out: set[str] = set()
 
     def visit(n: ast.AST, guarded: frozenset[str]) -> None:
@@ -335,7 +369,7 @@ def ranks_through_calls(
     """Launcher parameters that the launcher only hands to a host function of its module
     (`delta = bwd_preprocess(o, do)`), with the rank that function's own uses imply; those
     whose rank it does not give either go to `back_only` (their extent is unknown)."""
-    names = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    names = {a.arg for a in func.args.args + func.args.kwonlyargs} | caller_input_names(func)
     out: dict[str, int] = {}
     for n in subtree(func):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
