@@ -463,6 +463,9 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
             return ("method", base, e.attr)
         if isinstance(base, dict):
             return Opaque(e.attr)
+        if isinstance(base, tuple) and len(base) == 2 and all(isinstance(t, HostTensor) for t in base):
+            if e.attr in ("values", "indices"):  # `torch.sort(x, dim=-1).values`, `x.max(dim).indices`
+                return base[0] if e.attr == "values" else base[1]
         return Opaque(dotted or e.attr)
 
     def e_Lambda(self, e: ast.Lambda) -> Any:

@@ -222,7 +222,16 @@ def _param_shape(e: ast.AST, names: set[str]) -> str | None:
 
 def _whole_layout(e: ast.AST, names: set[str]) -> str | None:
     """`x.stride()` / `x.size()` (no axis) of a parameter `x`: its name (`sn, sc, sh, sw =
-    out.stride()` says `out` has four dimensions, as `N, C, H, W = out.shape` would)."""
+    out.stride()` says `out` has four dimensions, as `N, C, H, W = out.shape` would), and
+    `list(x.shape)` / `tuple(x.shape)`."""
+    if (
+        isinstance(e, ast.Call)
+        and isinstance(e.func, ast.Name)
+        and e.func.id in ("list", "tuple")
+        and len(e.args) == 1
+        and not e.keywords
+    ):
+        return _param_shape(e.args[0], names)
     if (
         isinstance(e, ast.Call)
         and not e.args
