@@ -220,10 +220,10 @@ def _param_shape(e: ast.AST, names: set[str]) -> str | None:
     return None
 
 
-def _whole_layout(e: ast.AST, names: set[str]) -> str | None:
-    """`x.stride()` / `x.size()` (no axis) of a parameter `x`: its name (`sn, sc, sh, sw =
-    out.stride()` says `out` has four dimensions, as `N, C, H, W = out.shape` would), and
-    `list(x.shape)` / `tuple(x.shape)`."""
+def _whole_shape(e: ast.AST, names: set[str]) -> str | None:
+    """`N, C, H, W = x.size()`, `list(x.shape)`, `tuple(x.shape)` of a parameter `x`: its
+    name (every extent named, as `x.shape` unpacked names them). `x.stride()` unpacked names
+    none: its rank alone would leave the sizes the probe's guess, so it gives no rank."""
     if (
         isinstance(e, ast.Call)
         and isinstance(e.func, ast.Name)
@@ -237,7 +237,7 @@ def _whole_layout(e: ast.AST, names: set[str]) -> str | None:
         and not e.args
         and not e.keywords
         and isinstance(e.func, ast.Attribute)
-        and e.func.attr in ("stride", "size")
+        and e.func.attr == "size"
         and isinstance(e.func.value, ast.Name)
         and e.func.value.id in names
     ):
@@ -251,7 +251,7 @@ def _rank_from_unpacking(n: ast.AST, names: set[str], ranks: dict[str, int]) -> 
     if not (isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Tuple)):
         return
     names_on_left = len(n.targets[0].elts)
-    base = _param_shape(n.value, names) or _whole_layout(n.value, names)
+    base = _param_shape(n.value, names) or _whole_shape(n.value, names)
     if base is not None:
         ranks[base] = max(ranks.get(base, 0), names_on_left)
     elif isinstance(n.value, ast.Tuple) and not any(isinstance(t, ast.Starred) for t in n.targets[0].elts):

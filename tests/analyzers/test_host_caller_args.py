@@ -204,13 +204,13 @@ def pool_kernel(x_ptr, o_ptr, C, H, so_n, so_c, so_h, so_w):
 _STRIDE_UNPACK = """
 def pool(x, out):
     N, C = x.shape
-    H = out.shape[-2]
+    On, Oc, H, Ow = out.size()
     so_n, so_c, so_h, so_w = out.stride()
     pool_kernel[(N, C)](x, out, C, H, so_n, so_c, so_h, so_w)
 """
 
 
-def test_an_unpacked_stride_tuple_gives_the_rank() -> None:
+def test_an_unpacked_size_tuple_gives_the_rank() -> None:
     clean = _check(_STRIDE_UNPACK, kernel=_STRIDES, mask="0")
     assert not [m for m in _notes(clean) if "(unpack)" in m], _notes(clean)
 
@@ -245,3 +245,77 @@ def test_list_insert_adds_the_axis_to_the_shape() -> None:
     assert any(f.code in ("MB001", "MB002") and f.severity == Severity.ERROR for f in bug), [
         (f.code, f.severity, f.message) for f in bug
     ]
+
+
+_SORTED_ROWS = """
+import builtins
+
+
+def sorted_rows(x):
+    n_rows, n_cols = x.shape
+    s = torch.sort(x.float(), dim=-1, descending=True).values
+    BLOCK = builtins.min(4096, triton.next_power_of_2(n_cols))
+    y = torch.empty_like(s)
+    rows_kernel[(n_rows,)](s, y, s.stride(0), BLOCK=BLOCK)
+    return y
+"""
+
+
+def test_sorted_values_and_builtins_min_are_computed() -> None:
+    # `.values` of `torch.sort(...)` is the sorted tensor (its stride known); `builtins.min`
+    # is `min` (flag-gems and liger shadow `min` and call it so)
+    clean = _check(_SORTED_ROWS, kernel=_ROWS, mask="offs < K")
+    assert not _notes(clean), _notes(clean)
+    assert not _failing(clean), [(f.code, f.message) for f in clean]
+    bug = _check(_SORTED_ROWS, kernel=_ROWS, mask="offs < K + 1")
+    assert any(f.code == "MB001" and f.severity == Severity.ERROR for f in bug), [
+        (f.code, f.severity, f.message) for f in bug
+    ]
+
+
+_LIST_UNPACK = """
+def heads(q):
+    batch, seq, n_heads, d = list(q.shape)
+    o = torch.empty_like(q)
+    rows_kernel[(batch * seq * n_heads,)](q, o, d, BLOCK=triton.next_power_of_2(d))
+    return o
+"""
+
+
+def test_an_unpacked_list_of_the_shape_gives_the_rank() -> None:
+    clean = _check(_LIST_UNPACK, kernel=_ROWS, mask="offs < K")
+    assert not _notes(clean), _notes(clean)
+    assert not _failing(clean), [(f.code, f.message) for f in clean]
+    bug = _check(_LIST_UNPACK, kernel=_ROWS, mask="offs < K + 1")
+    assert any(f.code == "MB001" and f.severity == Severity.ERROR for f in bug), [
+        (f.code, f.severity, f.message) for f in bug
+    ]
+
+
+_UPSCALE = """
+@triton.jit
+def upscale_kernel(x_ptr, o_ptr, W, R, so_n, so_w, n_out, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n_out
+    wo = offs % (W * R)
+    no = offs // (W * R)
+    v = tl.load(x_ptr + no * W + wo // R, mask=m)
+    tl.store(o_ptr + no * so_n + wo * so_w, v, mask=m)
+"""
+
+_UPSCALE_LAUNCH = """
+def launch_upscale(x, out, r):
+    N, W = x.shape
+    so_n, so_w = out.stride()
+    n_out = out.numel()
+    upscale_kernel[(triton.cdiv(n_out, 128),)](x, out, W, r, so_n, so_w, n_out, BLOCK=128)
+"""
+
+
+def test_a_tensor_known_only_by_its_strides_is_not_given_a_guessed_shape() -> None:
+    # `so_n, so_w = out.stride()` and `out.numel()` name no extent of `out`: the caller sizes
+    # it (N, W * r). Its rank is not taken from the strides alone: the strides stay unknown
+    # (an AR001 note), as before, rather than a layout the probe would choose apart from x's
+    findings = check_source(_HEADER + _UPSCALE + _UPSCALE_LAUNCH, "upscale.py")
+    assert [m for m in _notes(findings) if "(unpack)" in m], _notes(findings)
+
