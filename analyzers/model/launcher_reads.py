@@ -221,9 +221,11 @@ def _param_shape(e: ast.AST, names: set[str]) -> str | None:
 
 
 def _whole_shape(e: ast.AST, names: set[str]) -> str | None:
-    """`N, C, H, W = x.size()`, `list(x.shape)`, `tuple(x.shape)` of a parameter `x`: its
-    name (every extent named, as `x.shape` unpacked names them). `x.stride()` unpacked names
-    none: its rank alone would leave the sizes the probe's guess, so it gives no rank."""
+    """`list(x.shape)` / `tuple(x.shape)` of a parameter `x`: its name (every extent named, as
+    `x.shape` unpacked names them). `x.stride()` unpacked names no extent, so it gives no rank
+    (the sizes would be the probe's guess); `x.size()` unpacked is left as it was (see
+    docs/realworld.md, branch `hostv`: it bound a kernel whose probe then broke a size order
+    the kernel assumes and the launcher does not state)."""
     if (
         isinstance(e, ast.Call)
         and isinstance(e.func, ast.Name)
@@ -232,16 +234,6 @@ def _whole_shape(e: ast.AST, names: set[str]) -> str | None:
         and not e.keywords
     ):
         return _param_shape(e.args[0], names)
-    if (
-        isinstance(e, ast.Call)
-        and not e.args
-        and not e.keywords
-        and isinstance(e.func, ast.Attribute)
-        and e.func.attr == "size"
-        and isinstance(e.func.value, ast.Name)
-        and e.func.value.id in names
-    ):
-        return e.func.value.id
     return None
 
 

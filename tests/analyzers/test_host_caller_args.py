@@ -204,13 +204,13 @@ def pool_kernel(x_ptr, o_ptr, C, H, so_n, so_c, so_h, so_w):
 _STRIDE_UNPACK = """
 def pool(x, out):
     N, C = x.shape
-    On, Oc, H, Ow = out.size()
+    On, Oc, H, Ow = tuple(out.shape)
     so_n, so_c, so_h, so_w = out.stride()
     pool_kernel[(N, C)](x, out, C, H, so_n, so_c, so_h, so_w)
 """
 
 
-def test_an_unpacked_size_tuple_gives_the_rank() -> None:
+def test_an_unpacked_tuple_of_the_shape_gives_the_rank() -> None:
     clean = _check(_STRIDE_UNPACK, kernel=_STRIDES, mask="0")
     assert not [m for m in _notes(clean) if "(unpack)" in m], _notes(clean)
 
