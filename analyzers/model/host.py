@@ -215,10 +215,19 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
         if not st.body or not isinstance(st.body[-1], ast.Raise) or self.recording:
             return False
         return any(
-            isinstance(self.expr(n), SymInt)
+            isinstance(self.expr(n), SymInt) or self._rank_read(n)
             for n in ast.walk(st.test)
             if isinstance(n, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
         )
+
+    def _rank_read(self, n: ast.AST) -> bool:
+        """`x.dim()` / `x.ndim` of a host tensor: `if x.dim() < 3: raise` taken at the probe's
+        rank is a launch the launcher refuses, like a size it refuses."""
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "dim" and not n.args:
+            return isinstance(self.expr(n.func.value), HostTensor)
+        if isinstance(n, ast.Attribute) and n.attr == "ndim":
+            return isinstance(self.expr(n.value), HostTensor)
+        return False
 
     def assign(self, target: ast.expr, v: Any) -> None:
         if isinstance(target, ast.Name):

@@ -124,8 +124,6 @@ class HostTensorOps(HostCore):
             return self._product_of(args[0], args[1], transposed=False)
         if last in ("stack", "cat", "concat", "concatenate") and args:
             return self._joined(last, args[0], args[1] if len(args) > 1 else kwargs.get("dim", 0))
-        if last == "broadcast_tensors" and len(args) >= 2 and all(isinstance(a, HostTensor) for a in args):
-            return self._broadcast_all(list(args))
         if last in TORCH_FUNCTION_FORMS and args and isinstance(args[0], HostTensor):
             return self.tensor_method(args[0], last, list(args[1:]), kwargs)  # type: ignore[attr-defined]
         return None
@@ -326,25 +324,6 @@ class HostTensorOps(HostCore):
         order = list(range(rank))
         order.insert(dst, order.pop(src))
         return t.view_of([t.shape[i] for i in order], [t.strides[i] for i in order], [t.symbols[i] for i in order])
-
-    def _broadcast_all(self, items: list[HostTensor]) -> Any:
-        """`torch.broadcast_tensors(a, b)`: each tensor expanded to the shape they broadcast to
-        (aligned from the last axis; a size 1 or a missing leading axis takes the other's). Two
-        sizes of one axis, neither 1, must be equal (torch raises otherwise): the first pass
-        records them as one class, and a probe where they differ is no launch (None)."""
-        rank = max(len(x.shape) for x in items)
-        target: list[Any] = []
-        for back in range(rank, 0, -1):
-            sizes = [SymInt(x.shape[-back], x.symbols[-back]) for x in items if len(x.shape) >= back]
-            wide = [s for s in sizes if int(s) != 1] or sizes[:1]
-            if any(int(s) != int(wide[0]) for s in wide):
-                return None
-            if self.recording:
-                for s in wide[1:]:
-                    self.dims.union(wide[0].sym, s.sym)
-            target.append(wide[0])
-        out = [self._broadcast(x, list(target)) for x in items]
-        return None if any(o is None for o in out) else tuple(out)
 
     def _joined(self, how: str, items: Any, dim: Any) -> Any:
         if not isinstance(items, tuple | list) or not items or not all(isinstance(x, HostTensor) for x in items):

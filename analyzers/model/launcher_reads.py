@@ -288,14 +288,12 @@ def _rank_from_use(n: ast.AST, names: set[str], used: set[str]) -> None:
 
 
 def _torch_operands(n: ast.AST) -> set[str]:
-    """`torch.movedim(x, d, -1)`, `torch.broadcast_tensors(a, b)`, `torch.sum(x, 1)`: names a
-    torch function takes as tensors (the first argument; every one of `broadcast_tensors`)."""
+    """`torch.movedim(x, d, -1)`, `torch.sum(x, 1)`: the name a torch function takes as its tensor
+    (the first argument)."""
     if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.args):
         return set()
     if not (isinstance(n.func.value, ast.Name) and n.func.value.id == "torch"):
         return set()
-    if n.func.attr == "broadcast_tensors":
-        return {a.id for a in n.args if isinstance(a, ast.Name)}
     if n.func.attr in TORCH_FUNCTION_FORMS or n.func.attr in ("movedim", "moveaxis"):
         return {n.args[0].id} if isinstance(n.args[0], ast.Name) else set()
     return set()

@@ -1,6 +1,6 @@
 """Launchers that read their inputs out of `*args, **kwargs` (model/host_caller_args.py), and
-the launcher idioms modelled beside them (`torch.movedim`, `torch.broadcast_tensors`, the rank
-an unpacked `x.stride()` gives, `m.get(key, default)`).
+the launcher idioms modelled beside them (`torch.movedim`, `list.insert`, the rank an unpacked
+`tuple(x.shape)` gives, `m.get(key, default)`).
 
 Each case checks two things: the value is computed (no AR001 "the value of ... is not known
 without running the launcher"), and a seeded bug that rests on it is still found.
@@ -164,32 +164,6 @@ def test_movedim_keeps_the_sizes_of_the_axes_it_moves() -> None:
     assert any(f.code == "MB001" and f.severity in (Severity.ERROR, Severity.WARNING) for f in bug), [
         (f.code, f.severity, f.message) for f in bug
     ]
-
-
-_BROADCAST = """
-def add(a, b):
-    a_b, b_b = torch.broadcast_tensors(a, b)
-    n = int(a_b.numel())
-    out = torch.empty(a_b.shape, device=a.device, dtype=a.dtype)
-    add_kernel[(triton.cdiv(n, 128),)](a_b.contiguous(), b_b.contiguous(), out, n, BLOCK=128)
-    return out
-"""
-
-_ADD = """
-@triton.jit
-def add_kernel(a_ptr, b_ptr, o_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    x = tl.load(a_ptr + offs, mask={mask}) + tl.load(b_ptr + offs, mask={mask})
-    tl.store(o_ptr + offs, x, mask={mask})
-"""
-
-
-def test_broadcast_tensors_gives_the_common_shape() -> None:
-    clean = _check(_BROADCAST, kernel=_ADD)
-    assert not [m for m in _notes(clean) if "without running the launcher" in m], _notes(clean)
-    assert not _failing(clean), [(f.code, f.message) for f in clean]
-    bug = _check(_BROADCAST, kernel=_ADD, mask="offs < n + 1")
-    assert any(f.code == "MB001" for f in bug), [(f.code, f.severity, f.message) for f in bug]
 
 
 _STRIDES = """
