@@ -16,11 +16,14 @@ import ast
 from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS
+from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_guards import HostGuards
 from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
 from argus.analyzers.model.host_loops import HostLoops
+from argus.analyzers.model.host_sequences import LIST_METHODS, list_method
+from argus.analyzers.model.host_tensor_ops import ELEMENT_BYTES
 from argus.analyzers.model.host_values import (
     TORCH_DTYPES,
     DimClasses,
@@ -212,10 +215,19 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
         if not st.body or not isinstance(st.body[-1], ast.Raise) or self.recording:
             return False
         return any(
-            isinstance(self.expr(n), SymInt)
+            isinstance(self.expr(n), SymInt) or self._rank_read(n)
             for n in ast.walk(st.test)
             if isinstance(n, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
         )
+
+    def _rank_read(self, n: ast.AST) -> bool:
+        """`x.dim()` / `x.ndim` of a host tensor: `if x.dim() < 3: raise` taken at the probe's
+        rank is a launch the launcher refuses, like a size it refuses."""
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "dim" and not n.args:
+            return isinstance(self.expr(n.func.value), HostTensor)
+        if isinstance(n, ast.Attribute) and n.attr == "ndim":
+            return isinstance(self.expr(n.value), HostTensor)
+        return False
 
     def assign(self, target: ast.expr, v: Any) -> None:
         if isinstance(target, ast.Name):
@@ -455,9 +467,14 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
                 return ("dtype", base.dtype)
             if e.attr == "ndim":
                 return len(base.shape)
+            if e.attr == "itemsize":  # bytes per element, of a dtype the launcher establishes
+                return ELEMENT_BYTES.get(base.dtype, Opaque("itemsize")) if base.dtype_known else Opaque("itemsize")
             return ("method", base, e.attr)
         if isinstance(base, dict):
             return Opaque(e.attr)
+        if isinstance(base, tuple) and len(base) == 2 and all(isinstance(t, HostTensor) for t in base):
+            if e.attr in ("values", "indices"):  # `torch.sort(x, dim=-1).values`, `x.max(dim).indices`
+                return base[0] if e.attr == "values" else base[1]
         return Opaque(dotted or e.attr)
 
     def e_Lambda(self, e: ast.Lambda) -> Any:
@@ -466,9 +483,18 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
     def e_Call(self, e: ast.Call) -> Any:
         fname = dotted_name(e.func)
         args = self.elements(e.args)
+        if isinstance(e.func, ast.Attribute) and e.func.attr in LIST_METHODS and isinstance(e.func.value, ast.Name):
+            held = self.env.get(e.func.value.id)
+            if isinstance(held, list) and not e.keywords:  # `out_shape.insert(dim, 1)` (host_sequences.py)
+                self.env[e.func.value.id], out = list_method(held, e.func.attr, args)
+                return out
         if isinstance(args, Opaque):
             return Opaque(fname or "call")  # `f(*xs)` of unknown length: arguments unknown
         kwargs = {k.arg: self.expr(k.value) for k in e.keywords if k.arg}
+        if isinstance(e.func, ast.Attribute) and e.func.attr == "get" and 1 <= len(args) <= 2 and not kwargs:
+            held = self.expr(e.func.value)
+            if isinstance(held, dict):  # `kwargs.get("out", None)` of a mapping the evaluator holds
+                return mapping_get(held, args)
         base = self.expr(e.func) if isinstance(e.func, ast.Attribute) else None
         if isinstance(base, tuple) and len(base) == 3 and base[0] == "method":
             out = self.tensor_method(base[1], base[2], args, kwargs)

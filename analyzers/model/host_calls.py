@@ -24,6 +24,8 @@ class HostCalls(HostTensorOps):
     """The calls and tensor methods the host evaluator models; anything else is opaque."""
 
     def call(self, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        if fname.startswith("builtins."):
+            fname = fname.removeprefix("builtins.")  # `builtins.min(...)` where `min` is shadowed
         last = fname.split(".")[-1]
         try:
             shaped = self.shaped_call(fname, args, kwargs)
@@ -44,6 +46,8 @@ class HostCalls(HostTensorOps):
                 return (min if fname == "min" else max)(known)
             if fname in ("min", "max") and len(args) == 1 and isinstance(args[0], tuple | list):
                 return (min if fname == "min" else max)(args[0])
+            if fname in ("int", "operator.index") and len(args) == 1 and isinstance(args[0], SymInt):
+                return args[0]  # `int(x.numel())`: the same size, its dimension class kept
             if (
                 fname in ("int", "float", "abs", "bool", "round")
                 and len(args) == 1

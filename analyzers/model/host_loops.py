@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from argus.analyzers.model.host_sequences import LIST_METHODS
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
 
 MAX_ITEMS = 64  # items of one loop or comprehension that are followed one by one
@@ -246,6 +247,13 @@ def _stored(nodes: list[Any]) -> set[str]:
         for n in ast.walk(root):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 out.add(n.id)
+            elif (  # `shape.append(n)`: the list a name holds is rebound (host_sequences.py)
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr in LIST_METHODS
+                and isinstance(n.func.value, ast.Name)
+            ):
+                out.add(n.func.value.id)
     return out
 
 

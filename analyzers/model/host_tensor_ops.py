@@ -54,7 +54,19 @@ SAME_SHAPE = {
 }
 # `torch.f(x, ...)` spelled as the method `x.f(...)`: the same shape rules (in-place methods
 # have no function form)
-LAYOUT_FORMS = {"reshape", "transpose", "permute", "squeeze", "unsqueeze", "flatten", "ravel", "clone", "t"}
+LAYOUT_FORMS = {
+    "reshape",
+    "transpose",
+    "permute",
+    "squeeze",
+    "unsqueeze",
+    "flatten",
+    "ravel",
+    "clone",
+    "t",
+    "movedim",
+    "moveaxis",
+}
 TORCH_FUNCTION_FORMS = (
     LAYOUT_FORMS | {"broadcast_to", "narrow", "sort", "topk"} | REDUCTIONS | {n for n in SAME_SHAPE if not n.endswith("_")}
 )
@@ -91,6 +103,8 @@ class HostTensorOps(HostCore):
             return self._same_shape(t, name, kwargs)
         if name == "permute":
             return self._unknown_permutation(t)
+        if name in ("movedim", "moveaxis") and len(args) == 2:
+            return self._moved(t, args[0], args[1])
         return None
 
     def shaped_call(self, fname: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
@@ -299,6 +313,17 @@ class HostTensorOps(HostCore):
         out = t.view_of(list(t.shape), list(t.strides), list(t.symbols))
         out.sized = False  # the rank and element count hold; which size is where does not
         return out
+
+    def _moved(self, t: HostTensor, source: Any, destination: Any) -> Any:
+        """`torch.movedim(x, src, dst)` of one axis each (`movedim(x, dim, -1)`, flag-gems'
+        reductions): the axis taken out and put back at `dst`, a view (strides move along)."""
+        rank = len(t.shape)
+        src, dst = _axis(source, rank), _axis(destination, rank)
+        if src is None or dst is None:
+            return None
+        order = list(range(rank))
+        order.insert(dst, order.pop(src))
+        return t.view_of([t.shape[i] for i in order], [t.strides[i] for i in order], [t.symbols[i] for i in order])
 
     def _joined(self, how: str, items: Any, dim: Any) -> Any:
         if not isinstance(items, tuple | list) or not items or not all(isinstance(x, HostTensor) for x in items):

@@ -21,6 +21,7 @@ from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
 from argus.analyzers.model.helper_picks import HelperPicks
 from argus.analyzers.model.host import HostEval
+from argus.analyzers.model.host_caller_args import bind_caller_args, caller_input, caller_reads
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.launch_args import evaluate_launch_args
 from argus.analyzers.model.launch_guards import empty_range, unsettled_guards
@@ -93,6 +94,9 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
                 ev.env[name] = self._param_tensor(ev, name, ranks)
             elif d is None:
                 ev.env[name] = ev.dim(name)
+        reads = caller_reads(func)
+        if reads is not None:  # `def neg_(*args, **kwargs): x = args[0]` (host_caller_args.py)
+            bind_caller_args(ev.env, reads, lambda n: caller_input(self, ev, n, ranks, kernel_ptr_args))
 
     def _param_tensor(self, ev: HostEval, name: str, ranks: dict[str, int]) -> HostTensor:
         """The host tensor a launcher parameter (or a tensor `ctx.saved_tensors` gives) is."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 
+from argus.analyzers.model.host_caller_args import caller_input_names
+from argus.analyzers.model.host_tensor_ops import TORCH_FUNCTION_FORMS
 from argus.analyzers.model.launch_site import LaunchSite
 from argus.analyzers.model.nodes import subtree
 
@@ -80,6 +82,7 @@ def tensor_param_ranks(
     compared equal share the larger rank. `back_only` collects the parameters whose only
     rank evidence is an index from the back (`v.shape[-1]`): their rank is unknown."""
     names = {a.arg for a in func.args.args + func.args.kwonlyargs} | set(saved_tensor_names(func))
+    names |= caller_input_names(func)  # `x = args[0]` of a `*args` launcher (host_caller_args.py)
     ranks: dict[str, int] = {}  # from unpacking and comparisons: the whole shape is written out
     front: dict[str, int] = {}  # dimensions counted from the front (`x.shape[2]`: 3)
     back: dict[str, int] = {}  # dimensions counted from the back (`x.shape[-1]`: 1)
@@ -217,13 +220,30 @@ def _param_shape(e: ast.AST, names: set[str]) -> str | None:
     return None
 
 
+def _whole_shape(e: ast.AST, names: set[str]) -> str | None:
+    """`list(x.shape)` / `tuple(x.shape)` of a parameter `x`: its name (every extent named, as
+    `x.shape` unpacked names them). `x.stride()` unpacked names no extent, so it gives no rank
+    (the sizes would be the probe's guess); `x.size()` unpacked is left as it was (see
+    docs/realworld.md, branch `hostv`: it bound a kernel whose probe then broke a size order
+    the kernel assumes and the launcher does not state)."""
+    if (
+        isinstance(e, ast.Call)
+        and isinstance(e.func, ast.Name)
+        and e.func.id in ("list", "tuple")
+        and len(e.args) == 1
+        and not e.keywords
+    ):
+        return _param_shape(e.args[0], names)
+    return None
+
+
 def _rank_from_unpacking(n: ast.AST, names: set[str], ranks: dict[str, int]) -> None:
     """`M, K = a.shape`: exactly as many dimensions as names (at least); `T, D, G = *x.shape, g`:
     as many as the names the spread fills."""
     if not (isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Tuple)):
         return
     names_on_left = len(n.targets[0].elts)
-    base = _param_shape(n.value, names)
+    base = _param_shape(n.value, names) or _whole_shape(n.value, names)
     if base is not None:
         ranks[base] = max(ranks.get(base, 0), names_on_left)
     elif isinstance(n.value, ast.Tuple) and not any(isinstance(t, ast.Starred) for t in n.targets[0].elts):
@@ -264,6 +284,19 @@ def _rank_from_use(n: ast.AST, names: set[str], used: set[str]) -> None:
         if n.attr in TENSOR_USES:
             used.add(n.value.id)
     used |= _like_source(n) & names
+    used |= _torch_operands(n) & names
+
+
+def _torch_operands(n: ast.AST) -> set[str]:
+    """`torch.movedim(x, d, -1)`, `torch.sum(x, 1)`: the name a torch function takes as its tensor
+    (the first argument)."""
+    if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.args):
+        return set()
+    if not (isinstance(n.func.value, ast.Name) and n.func.value.id == "torch"):
+        return set()
+    if n.func.attr in TORCH_FUNCTION_FORMS or n.func.attr in ("movedim", "moveaxis"):
+        return {n.args[0].id} if isinstance(n.args[0], ast.Name) else set()
+    return set()
 
 
 def _like_source(n: ast.AST) -> set[str]:
@@ -304,7 +337,7 @@ def unguarded_tensor_uses(func: ast.FunctionDef) -> set[str]:
     test that mentions them (`if beta is not None:`, `x if x is not None else y`, `a and
     a.shape`): a `None` default cannot be what such a launch passes (the use would raise), so
     the parameter is a tensor there."""
-    names = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    names = {a.arg for a in func.args.args + func.args.kwonlyargs} | caller_input_names(func)
     out: set[str] = set()
 
     def visit(n: ast.AST, guarded: frozenset[str]) -> None:
@@ -335,7 +368,7 @@ def ranks_through_calls(
     """Launcher parameters that the launcher only hands to a host function of its module
     (`delta = bwd_preprocess(o, do)`), with the rank that function's own uses imply; those
     whose rank it does not give either go to `back_only` (their extent is unknown)."""
-    names = {a.arg for a in func.args.args + func.args.kwonlyargs}
+    names = {a.arg for a in func.args.args + func.args.kwonlyargs} | caller_input_names(func)
     out: dict[str, int] = {}
     for n in subtree(func):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
