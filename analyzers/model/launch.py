@@ -208,8 +208,11 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             v = kargs.get(p.name)
             if p.constexpr and isinstance(v, SymInt) and not v.sym.startswith("("):
                 root = self.dims.find(v.sym)
-                # a tile extent (tl.arange) needs >= 16 for tl.dot; a count (heads, top_k) stays small
-                self.dims.allowed.setdefault(root, [16, 32] if p.name in self.scan.arange_params else [2, 4])
+                # a tile extent (tl.arange) needs >= 16 for tl.dot; a count (heads, top_k) stays small;
+                # a size the launcher requires to be a multiple (`if K % 64 != 0: raise`) is one
+                mult = self.dims.multiple_of.get(root, 1)
+                small = [16, 32] if p.name in self.scan.arange_params else [2, 4]
+                self.dims.allowed.setdefault(root, [mult, 2 * mult] if 1 < mult <= 1024 else small)
         # tiling from the grid: cdiv(X, B) tiles X's class by B; bare names are batch-like
         self._grid_roles(ev, self.site.grid_node, constexpr_env)
         self.grid_tiled_roots = set(self.tiled) | set(self.bare)
