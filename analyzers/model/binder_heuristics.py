@@ -140,8 +140,11 @@ class HeuristicValues(BinderState):
         choices: a picked tile or flag, or a stand-in with its AR001 note."""
         flags = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
         if self.site is not None and name in flags:
+            # named alike in both probes: the flag is set with the other entries of the table
+            # (`DIVISIBLE_K` with `UPGRADE`), so a finding seen under both values may still rest
+            # on a combination no launch makes; it stays a hint, as with the stand-in before
             value: Any = not self.second_probe
-            return value, f"`{name}` ({_UNEVALUABLE}) {'true' if value else 'false'}"
+            return value, f"`{name}` ({_UNEVALUABLE}; true in one probe, false in the other)"
         if self.site is not None and name in self.scan.arange_params:
             tile = PICKED_TILE // (2 if self.second_probe else 1)
             return tile, f"`{name}` ({_UNEVALUABLE}) = {tile}"
