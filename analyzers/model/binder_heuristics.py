@@ -54,6 +54,9 @@ class HeuristicValues(BinderState):
             if val is None:
                 val, text = self._heuristic_pick(name)
                 choices.append(text)
+            elif self._reads_a_pick(fn):
+                # `K % args["TILE_K"] == 0` of a tile the probe picked: the value rests on the pick
+                choices.append(f"`{name}` (a heuristic of values the probe picked)")
             elif self._tests_a_type(fn):
                 # `isinstance(args["block_counts"], torch.Tensor)`: the probe chose what the caller
                 # passes (a tensor, not an int), so the path it selects is the probe's pick
@@ -61,6 +64,17 @@ class HeuristicValues(BinderState):
             args[name] = val
             view[name] = val
         self.heuristic_choices = tuple(choices)
+
+    def _reads_a_pick(self, fn: ast.expr) -> bool:
+        """Whether the entry reads `args["X"]` of a value the probes pick (binder_picks.py)."""
+        if not self.picked_params:
+            return False
+        helper = None if isinstance(fn, ast.Lambda) else self._named_heuristic(fn)
+        root: ast.AST = helper.node if helper is not None else fn
+        return any(
+            isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in self.picked_params
+            for n in ast.walk(root)
+        )
 
     def _tests_a_type(self, fn: ast.expr) -> bool:
         """Whether the entry tests the type of an argument (`isinstance(args["x"], ...)`)."""
