@@ -7,7 +7,7 @@
 - a launch in an autograd `backward` reads what its `forward` stored (`ctx.C = C`,
   `ctx.save_for_backward(x)`): the forward runs first, so `ctx.C` is the saved tensor's width;
 - an assert relating sizes (`assert cos.shape[-1] * 2 == q.shape[-1]`, `assert M == HC * HC +
-  2 * HC`) gives probe sizes that satisfy it.
+  2 * HC`) gives probe sizes that satisfy it, and `if K % 64 != 0: raise` multiples of 64.
 
 Each construct is checked on a correct launch (no AR001, no finding) and on a seeded bug (found,
 at the severity the facts allow).
@@ -109,6 +109,25 @@ def mix(x, HC):
     assert HC * HC + 2 * HC == M
     y = torch.empty_like(x)
     mix_kernel[(n,)](x, y, M, HC, triton.next_power_of_2(M))
+    return y
+"""
+
+_MULTIPLE = """BLOCK_K = 64
+
+@triton.jit
+def kk(x_ptr, y_ptr, K: tl.constexpr, BK: tl.constexpr):
+    row = tl.program_id(0)
+    for k0 in range(0, K, BK):
+        offs = k0 + tl.arange(0, BK)
+        v = tl.load(x_ptr + row * K + offs{shift})
+        tl.store(y_ptr + row * K + offs, v)
+
+def f(x):
+    N, K = x.shape
+    if K % BLOCK_K != 0:
+        raise ValueError("no")
+    y = torch.empty_like(x)
+    kk[(N,)](x, y, K, BLOCK_K)
     return y
 """
 
@@ -221,4 +240,12 @@ def test_a_backward_reads_the_ctx_its_forward_filled() -> None:
     bad = check_source(_HEADER + _AUTOGRAD.format(mask="None"), "a.py")
     assert not _notes(bad), _notes(bad)
     # `x` is the forward's saved tensor, `C` its width: the unmasked read passes its rows
+    assert [f for f in _failing(bad) if f.code == "MB001"], [(f.code, f.message) for f in bad]
+
+
+def test_a_constexpr_size_required_to_be_a_multiple_is_probed_at_multiples() -> None:
+    good = check_source(_HEADER + _MULTIPLE.format(shift=""), "k.py")
+    assert not _notes(good), _notes(good)
+    assert not _failing(good)
+    bad = check_source(_HEADER + _MULTIPLE.format(shift=" + 1"), "k.py")
     assert [f for f in _failing(bad) if f.code == "MB001"], [(f.code, f.message) for f in bad]
