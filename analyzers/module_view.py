@@ -14,13 +14,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from argus.analyzers.cache import cache_key
-from argus.analyzers.frontend.parse import first_error
+from argus.analyzers.frontend.parse import first_error, text_of
 from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
 from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.ops import imported_op_aliases, math_alias
 from argus.analyzers.interp.values import scalar
 from argus.analyzers.launch_texts import LaunchDeps, LaunchTextMemo, RecordingFunctions, recording_reads
+from argus.analyzers.model.binder_ctx import ctx_param, forward_node
+from argus.analyzers.model.binder_heuristic_names import heuristic_seeds
 from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
 from argus.analyzers.model.kernel import Helper, SourceMap, line_starts, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
@@ -78,6 +80,7 @@ class ModuleView:
     _other_texts: dict[tuple[int, int], dict[str, bytes]] = field(default_factory=dict, repr=False)
     _deps: dict[tuple[int, int], LaunchDeps] = field(default_factory=dict, repr=False)
     _bindings: tuple[frozenset[str] | None] | None = field(default=None, repr=False)
+    _heuristic_seeds: list[ast.stmt] | None = field(default=None, repr=False)
 
     def module_bindings(self) -> frozenset[str] | None:
         """Every name the module binds at its level (unbound_names.py), parsed once per view and
@@ -206,6 +209,9 @@ class ModuleView:
             )
             if memo_key is not None and self.memo is not None and deps is not None:
                 self.memo.put(memo_key, deps, found)
+        fwd = forward_node(node)  # a backward's results hang on its forward too (binder_ctx.py)
+        if fwd is not None:
+            found = {**found, f"{self.path}#forward@{fwd.start_point[0]}": fwd.text or b""}
         self._other_texts[key] = found
         return found
 
@@ -244,10 +250,34 @@ class ModuleView:
             if func is None and node.parent is not None and node.parent.type == "module":
                 # a script-style launch: the module statements before it set up its arguments
                 body = self._module_prefix(node) + body
-            fns = self.launch_functions(node, body)
+            forward = self.autograd_forward(node, func)  # model/binder_ctx.py
+            seeds = self.heuristic_seeds() + (forward.body if forward is not None else [])
+            fns = self.launch_functions(node, body + seeds)
             for call in find_launch_calls(mod, kernel):
-                out.append(LaunchSite(call, func, body, smap, functions=fns.table))
+                out.append(LaunchSite(call, func, body, smap, functions=fns.table, forward=forward))
         return out
+
+    def autograd_forward(self, node: Node, func: ast.FunctionDef | None) -> ast.FunctionDef | None:
+        """The `forward` beside a `backward(ctx, ...)` launcher, parsed; None for any other."""
+        if func is None or func.name != "backward" or ctx_param(func) is None:
+            return None
+        fwd = forward_node(node)
+        if fwd is None:
+            return None
+        try:
+            mod, _smap = parse_snippet(self.source, fwd.start_byte, fwd.end_byte, self.starts, fwd.start_point[0])
+        except _UNPARSABLE:
+            return None
+        found = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
+        return found if ctx_param(found) is not None else None
+
+    def heuristic_seeds(self) -> list[ast.stmt]:
+        """Calls of the functions this module's heuristics tables name, for the launchers'
+        function gathering (model/binder_heuristic_names.py), once per view."""
+        if self._heuristic_seeds is None:
+            texts = [text_of(d) for s in self.sites for d in s.decorators if b"heuristics" in d.text]
+            self._heuristic_seeds = heuristic_seeds(texts)
+        return self._heuristic_seeds
 
     def launch_functions(self, node: Node, body: list[ast.stmt]) -> LaunchFunctions:
         """The plain functions (of this file, or through its imports of the package) and the

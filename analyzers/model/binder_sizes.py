@@ -59,6 +59,7 @@ class SizeChoice(BinderState):
         big = max([v for v in sizes.values()] + [2])
         for r in anonymous:
             sizes[r] = big  # (in the size-1 probe too: a guess of 1 would invent overreads)
+        self._size_related_roots(sizes)
         return sizes
 
     def _size_derived_roots(self, sizes: dict[str, int]) -> None:
@@ -82,6 +83,52 @@ class SizeChoice(BinderState):
                 continue
             if value > 0:
                 sizes[r] = value
+
+    def _size_related_roots(self, sizes: dict[str, int]) -> None:
+        """A class that an equality relates to an expression of other classes (`assert
+        cos.shape[-1] * 2 == q.shape[-1]`, `assert M == HC * HC + 2 * HC`, `assert weight.shape
+        == (G * D,)`) takes the expression's value at the others' sizes: a probe with a size of
+        its own breaks the relation, and the launcher's assert refuses it. A relation over the
+        class itself, or one that gives no positive whole number, leaves the size as chosen
+        (the assert still refuses what it does not hold for)."""
+        members: dict[str, list[str]] = {}
+        for s in list(self.dims.parent):
+            if s.startswith("("):
+                root = self.dims.find(s)
+                if root != s and not root.startswith("(") and root in sizes:
+                    members.setdefault(root, []).append(s)
+        done: set[str] = set()
+        for _ in range(3):  # relations chained through other related classes settle in a few passes
+            changed = False
+            for root, exprs in sorted(members.items()):
+                for e in sorted(exprs, key=len):
+                    value = self._expression_size(e, root, sizes)
+                    if value is None:
+                        continue
+                    if sizes[root] != value:
+                        sizes[root] = value
+                        changed = root not in done or changed
+                    done.add(root)
+                    break
+            if not changed:
+                return
+
+    def _expression_size(self, expr: str, root: str, sizes: dict[str, int]) -> int | None:
+        """The value of a derived symbol's expression at `sizes`, None where it reads `root`'s
+        own class, a class without a size, or gives no positive whole number."""
+
+        def size_of(m: re.Match[str]) -> str:
+            r = self.dims.find(m.group(0))
+            if r == root or r not in sizes:
+                raise KeyError(m.group(0))
+            return str(sizes[r])
+
+        try:
+            text = re.sub(r"[A-Za-z_][\w.]*", size_of, expr)
+            value = _int_expr(ast.parse(text, mode="eval").body)
+        except (KeyError, SyntaxError, ValueError, ZeroDivisionError, RecursionError):
+            return None
+        return value if 0 < value <= 1 << 20 else None
 
     def _apply_divisibility(self, sizes: dict[str, int], kind: str) -> None:
         """`assert H % H_KV == 0`: H is a whole number of groups of H_KV. Probes take groups

@@ -1,6 +1,6 @@
 """The values a probe launch passes to the kernel: host tensors become `TensorInfo`s (shape,
 strides, dimension names, dtype), sizes become ints, unknown values become named stand-ins, and
-`@triton.heuristics` are evaluated over the bound arguments."""
+`@triton.heuristics` are evaluated over the bound arguments (binder_heuristics.py)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,16 @@ import ast
 import re
 from typing import Any
 
-from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
+from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp.values import TensorInfo, norm_dtype
 from argus.analyzers.model.binder_callers import caller_guard
-from argus.analyzers.model.binder_state import BinderState
-from argus.analyzers.model.host import HostEval
+from argus.analyzers.model.binder_heuristics import HeuristicValues
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
 from argus.analyzers.model.launch_shared import passed_before
 from argus.analyzers.model.unsized_args import may_stand_in, unsized_tensor
 
-HEURISTIC_STAND_IN = 4  # a heuristic's value the binder cannot evaluate (as other opaque constexprs)
 
-
-class KernelValues(BinderState):
+class KernelValues(HeuristicValues):
     """Turns the host values of a launch's arguments into the kernel's parameter values."""
 
     def _to_kernel_values(
@@ -84,7 +81,7 @@ class KernelValues(BinderState):
             for k, v in config.items():
                 if k not in args and self.kernel.param(k) is not None:
                     args[k] = v
-        self._apply_heuristics(args)
+        self._apply_heuristics(args, kargs)  # binder_heuristics.py
         return args, runtime, tensors
 
     def _fixed_value(self, param: str, v: Any) -> bool:
@@ -201,26 +198,3 @@ class KernelValues(BinderState):
         launcher never unpacks (`y_true` beside an unpacked `y_pred`) is none of these: its size
         would be the probe's free choice, and a bound judged on it a guess (issue 12, rule 1)."""
         return not any(self._anonymous(r) and r not in established for r in self._roots_of(sym))
-
-    def _apply_heuristics(self, args: dict[str, Any]) -> None:
-        """Values of `@triton.heuristics`. One the binder cannot evaluate (a named function, a
-        lambda on dtypes) is unknown, like any opaque launcher value: the probes use a stand-in
-        and the AR001 note names it, instead of the whole kernel going unchecked."""
-        for name, fn in self.kernel.heuristics.items():
-            ev = HostEval(self.dims, {}, recording=False)
-            view = {
-                k: (v if isinstance(v, int | float | bool) or v is None else Opaque(k))
-                for k, v in args.items()
-            }
-            if isinstance(fn, ast.Lambda) and fn.args.args:
-                ev.env[fn.args.args[0].arg] = view
-                try:
-                    val = ev.expr(fn.body)
-                except CANNOT_EVALUATE:
-                    val = Opaque("heuristic")
-            else:
-                val = Opaque("heuristic")
-            if isinstance(val, Opaque):
-                self.assumed_values[name] = ("a heuristic the checker cannot evaluate", HEURISTIC_STAND_IN)
-                val = HEURISTIC_STAND_IN
-            args[name] = val

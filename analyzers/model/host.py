@@ -17,6 +17,7 @@ from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS
 from argus.analyzers.model.host_caller_args import mapping_get
+from argus.analyzers.model.binder_ctx import AttributeTable
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_guards import HostGuards
@@ -456,6 +457,8 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
             if last in TORCH_DTYPES:
                 return ("dtype", TORCH_DTYPES[last])
         base = self.expr(e.value)
+        if isinstance(base, AttributeTable):  # `ctx.C` after the forward ran (binder_ctx.py)
+            return base[e.attr] if e.attr in base else Opaque(dotted or e.attr)
         if e.attr == "value" and isinstance(base, int | float | bool):
             return base  # `tl.constexpr(3).value`: the constexpr's number
         if isinstance(base, HostTensor):

@@ -15,10 +15,12 @@ from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.model.binder_assumed import AssumedProbes
+from argus.analyzers.model.binder_ctx import AttributeTable, ctx_param, forward_copy, table_from
 from argus.analyzers.model.binder_grid import GridBinding
 from argus.analyzers.model.binder_picks import SECOND_PICK, branch_flags
 from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
+from argus.analyzers.model.guard_pins import guard_pins
 from argus.analyzers.model.helper_picks import HelperPicks
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_caller_args import bind_caller_args, caller_input, caller_reads
@@ -40,6 +42,10 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
 
     # launcher parameters used as tensors outside any test of them (set with the ranks)
     _unguarded: frozenset[str] | set[str] = frozenset()
+    _pins: dict[str, Any] | None = None  # launcher parameters the tests around the launch fix
+    _ctx_table: AttributeTable | None = None  # a backward's `ctx`, as its forward filled it
+    _forward: ast.FunctionDef | None = None  # that forward, rewritten (binder_ctx.forward_copy)
+    _forward_ranks: dict[str, int] = {}
 
     def _bind_params(self, ev: HostEval) -> None:
         assert self.site is not None
@@ -75,8 +81,16 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True)
         )
         ev.saved_tensor = lambda name: self._param_tensor(ev, name, ranks)
+        if self._pins is None:  # `elif ord == 0: kernel[...]`: the probe takes ord = 0 (guard_pins.py)
+            self._pins = guard_pins(self.site.body, self.site.call, {a.arg for a, _ in pairs})
         for a, d in pairs:
             name = a.arg
+            if name in self._pins and name not in ranks and name not in kernel_ptr_args:
+                ev.env[name] = self._pins[name]
+                continue
+            if name == "ctx" and self._ctx_table is not None:
+                ev.env[name] = self._ctx_table  # what the forward stored (binder_ctx.py)
+                continue
             if name == "ctx" or (name == "self" and name not in ranks and name not in kernel_ptr_args):
                 ev.env[name] = Opaque(name)  # a method's receiver; `self` used as a tensor is one (aten's `relu(self)`)
                 continue
@@ -116,10 +130,15 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         if sizes is not None:
             ev.free_roots = {r for r in sizes if self._anonymous(r)}
         ev.env.update(self.site.functions)  # the module's functions and constants; params shadow them
+        self._ctx_table = self._replay_forward(ev)  # binder_ctx.py
         self._bind_params(ev)
         ev.run_block(self.site.body, self.site.call)
-        # remember readable names of dimension classes (`M, K = a.shape` -> "M", "K")
-        for k, v in ev.env.items():
+        self._remember_names(ev.env)
+        return ev
+
+    def _remember_names(self, env: dict[str, Any]) -> None:
+        """Readable names of dimension classes (`M, K = a.shape` -> "M", "K")."""
+        for k, v in env.items():
             if k.startswith("_"):
                 continue
             if isinstance(v, SymInt) and not v.sym.startswith("("):
@@ -127,7 +146,40 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
                 cur = self.display.get(root)
                 if cur is None or (len(k) < len(cur) and not k.startswith("_")):
                     self.display[root] = k
-        return ev
+
+    def _replay_forward(self, ev: HostEval) -> AttributeTable | None:
+        """A launch in an autograd `backward`: run the `forward` beside it first, in the same
+        evaluator, and return the `ctx` it fills (binder_ctx.py); None for any other launch, or
+        a forward the evaluator cannot run."""
+        assert self.site is not None
+        fwd = self.site.forward
+        fwd_ctx = ctx_param(fwd)
+        if fwd is None or fwd_ctx is None or ctx_param(self.site.host_func) is None:
+            return None
+        if self._forward is None:
+            self._forward = forward_copy(fwd, fwd_ctx)
+            self._forward_ranks = tensor_param_ranks(self._forward, set(), set())
+            for name, rank in ranks_through_calls(self._forward, self.site.functions, set()).items():
+                self._forward_ranks.setdefault(name, rank)
+        outer = ev.env
+        ev.env = dict(outer)
+        try:
+            for a in (self._forward.args.posonlyargs + self._forward.args.args)[1:] + self._forward.args.kwonlyargs:
+                if a.arg in self._forward_ranks:
+                    ev.env[a.arg] = self._param_tensor(ev, a.arg, self._forward_ranks)
+                else:
+                    ev.env[a.arg] = ev.dim(a.arg)
+            ev.run_block(self._forward.body)
+        except CANNOT_EVALUATE:
+            return None
+        finally:
+            inner, ev.env = ev.env, outer
+        self._remember_names(inner)
+        table = table_from(inner)
+        saved = table.get("saved_tensors")
+        if not isinstance(saved, tuple) or not all(isinstance(t, HostTensor) or t is None for t in saved):
+            table.pop("saved_tensors", None)  # what the backward unpacks stays its own (saved_tensor)
+        return table
 
     def _kernel_args(self, ev: HostEval) -> dict[str, Any]:
         assert self.site is not None
@@ -145,6 +197,11 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         kargs = self._kernel_args(ev)
         self.note_picked_params(kargs)
         self.picked_params |= set(self._helper_picks(kargs))  # helper_picks.py
+        # heuristics the evaluator cannot compute that pick a tile or a flag (binder_heuristics.py)
+        flags = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
+        self.picked_params |= {
+            h for h in self.unevaluable_heuristics(kargs) if h in flags or h in self.scan.arange_params
+        }
         self._unify_product_factors()  # after the call's arguments: `t.numel()` is often one
         first_config = (
             self.kernel.autotune.configs[0] if self.kernel.autotune and self.kernel.autotune.configs else None
@@ -155,8 +212,11 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             v = kargs.get(p.name)
             if p.constexpr and isinstance(v, SymInt) and not v.sym.startswith("("):
                 root = self.dims.find(v.sym)
-                # a tile extent (tl.arange) needs >= 16 for tl.dot; a count (heads, top_k) stays small
-                self.dims.allowed.setdefault(root, [16, 32] if p.name in self.scan.arange_params else [2, 4])
+                # a tile extent (tl.arange) needs >= 16 for tl.dot; a count (heads, top_k) stays small;
+                # a size the launcher requires to be a multiple (`if K % 64 != 0: raise`) is one
+                mult = self.dims.multiple_of.get(root, 1)
+                small = [16, 32] if p.name in self.scan.arange_params else [2, 4]
+                self.dims.allowed.setdefault(root, [mult, 2 * mult] if 1 < mult <= 1024 else small)
         # tiling from the grid: cdiv(X, B) tiles X's class by B; bare names are batch-like
         self._grid_roles(ev, self.site.grid_node, constexpr_env)
         self.grid_tiled_roots = set(self.tiled) | set(self.bare)
@@ -266,7 +326,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         return tuple(
             _stand_in_text(name, what, value)
             for name, (what, value) in sorted(self.assumed_values.items())
-            if name in consts and name in branching
+            if name in consts and name in branching and name not in self.kernel.heuristics
         )
 
     def probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
@@ -322,6 +382,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             choices=self._named_choices(picks, flags)
             + helper_named
             + tuple(self.input_choices.values())
+            + self.heuristic_choices
             + self._constexpr_stand_ins(),
             guards=unsettled_guards(ev),
             grid_picks=tuple(grid_picks),

@@ -29,6 +29,8 @@ class LaunchSite:
     # what the launcher's module names (model/host_functions.py): functions the launcher calls,
     # module constants; set by whoever builds the site (empty: names stay opaque)
     functions: dict[str, Any] = field(default_factory=dict, kw_only=True)
+    # an autograd `backward`'s `forward` beside it (model/binder_ctx.py): what `ctx` holds
+    forward: ast.FunctionDef | None = field(default=None, kw_only=True)
 
     @functools.cached_property
     def body_nodes(self) -> list[ast.AST]:
