@@ -16,8 +16,8 @@ import ast
 from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS
-from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.binder_ctx import AttributeTable
+from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_guards import HostGuards
