@@ -1,0 +1,147 @@
+"""Kernel-side constructs behind the AR001 groups left after `kcov3` (branch `kcov4`): Triton's
+integer promotion (the narrow integers of a radix sort stay narrow, so their bitcasts keep
+their width) and a Triton random function bound to a module name inside `try:`. Each kernel is
+analyzed through the construct; a seeded bug past it is found and the correct kernel is clean."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+import pytest
+from argus.analyzers import Severity, check_source
+from argus.analyzers.interp.ops_core import int_promote, promote
+from argus.analyzers.interp.values import Val, scalar
+
+HEADER = """
+import torch
+import triton
+import triton.language as tl
+
+"""
+
+
+def findings(text: str):
+    return check_source(HEADER + text, "<string>")
+
+
+def failing(text: str) -> list[tuple[str, int]]:
+    return sorted(
+        (f.code, f.span.line)
+        for f in findings(text)
+        if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"
+    )
+
+
+def not_modelled(text: str) -> list[str]:
+    return [f.message for f in findings(text) if f.code == "AR001"]
+
+
+def codes(text: str) -> set[str]:
+    return {c for c, _ in failing(text)}
+
+
+def tile(dtype: str) -> Val:
+    return Val(np.zeros((4,), dtype=np.int64), dtype)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "out"),
+    [
+        ("int16", "int16", "int16"),  # the same type stays (it used to become int32)
+        ("int8", "int16", "int16"),
+        ("uint16", "int32", "int32"),  # signed and wider wins
+        ("uint32", "int32", "uint32"),  # same width: unsigned
+        ("uint64", "uint64", "uint64"),
+        ("int64", "uint32", "int64"),
+        ("int1", "int1", "int1"),
+        ("int1", "int8", "int8"),
+        ("int1", "uint16", "uint16"),
+    ],
+)
+def test_integer_promotion_follows_triton(a: str, b: str, out: str) -> None:
+    assert int_promote(a, b) == out
+    assert int_promote(b, a) == out
+    assert promote(tile(a), tile(b)) == out
+
+
+def test_a_python_number_beside_a_tensor() -> None:
+    """A scalar of a lower or equal kind takes the tensor's type; a bool tensor is promoted by
+    an integer, any integer tensor by a float."""
+    op = ast.BitOr()
+    assert promote(scalar(32768, constexpr=True), tile("uint16"), op) == "uint16"
+    assert promote(tile("int8"), scalar(3, constexpr=True), op) == "int8"
+    assert promote(scalar(1, constexpr=True), tile("int1"), op) == "int32"
+    assert promote(tile("int16"), scalar(0.5, constexpr=True), op) == "fp32"
+
+
+# flag-gems' radix sort: order-preserving keys of fp16 data in 16-bit integers
+RADIX_KEYS = """
+@triton.jit
+def order_keys_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    sx = x.to(tl.int16, bitcast=True)
+    ux = x.to(tl.uint16, bitcast=True)
+    shift = tl.full((), value=15, dtype=tl.int16)
+    flip = 32768 | (sx >> shift).to(tl.uint16, bitcast=True)
+    key = (ux ^ flip).to(tl.int16, bitcast=True)
+    tl.store(y_ptr + offs, key, mask=offs < n)
+
+
+def order_keys(x):
+    (n,) = x.shape
+    y = torch.empty((n,), dtype=torch.int16, device=x.device)
+    order_keys_kernel[(triton.cdiv(n, 128),)](x, y, n, BLOCK=128)
+    return y
+"""
+
+
+def test_narrow_integers_keep_their_width_through_bitcasts() -> None:
+    assert not_modelled(RADIX_KEYS) == []
+    assert failing(RADIX_KEYS) == []
+    assert codes(
+        RADIX_KEYS.replace("y_ptr + offs, key, mask=offs < n", "y_ptr + offs, key, mask=offs <= n")
+    ) == {"MB002"}
+    assert "MB001" in codes(
+        RADIX_KEYS.replace("x_ptr + offs, mask=offs < n", "x_ptr + offs + 1, mask=offs < n")
+    )
+
+
+def test_a_bitcast_between_widths_is_still_refused() -> None:
+    """Triton refuses a bitcast between widths: one the promotion really makes (int16 widened
+    by a 32-bit tensor) is still not modelled, never guessed."""
+    wide = RADIX_KEYS.replace(
+        "shift = tl.full((), value=15, dtype=tl.int16)", "shift = tl.full((), value=15, dtype=tl.int32)"
+    )
+    assert any("a bitcast from int32 to uint16 (different widths)" in m for m in not_modelled(wide))
+
+
+# flag-gems' random utilities: Triton's own function where it has it, a copy otherwise
+RANDOM_ALIAS = """
+try:
+    to_unit = tl.uint_to_uniform_float
+except AttributeError:
+    to_unit = None
+
+
+@triton.jit
+def uniform_kernel(out_ptr, n, seed, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    hi, lo, _, _ = tl.randint4x(seed, offs)
+    wide = (hi.to(tl.uint64) << 32) | lo.to(tl.uint64)
+    u = to_unit(wide)
+    tl.store(out_ptr + offs, u, mask=offs < n)
+
+
+def uniform(n, seed):
+    out = torch.empty((n,), dtype=torch.float32, device="cuda")
+    uniform_kernel[(triton.cdiv(n, 256),)](out, n, seed, BLOCK=256)
+    return out
+"""
+
+
+def test_a_random_function_bound_inside_try() -> None:
+    assert not_modelled(RANDOM_ALIAS) == []
+    assert failing(RANDOM_ALIAS) == []
+    assert codes(RANDOM_ALIAS.replace("mask=offs < n)", "mask=offs < n + 1)")) == {"MB002"}
