@@ -45,6 +45,8 @@ class KernelValues(BinderState):
                 continue
             else:
                 v = Opaque("missing argument")
+            if p.name in self.scan.sole_pointers and _plain_number(v):
+                v = Opaque("a number where the kernel reads memory")  # Triton loads from pointers only
             if isinstance(v, Opaque) and p.name in self.scan.pointers:
                 if not may_stand_in(v.what):
                     raise Unevaluable(f"the tensor passed as `{p.name}` ({v.what})")
@@ -224,3 +226,12 @@ class KernelValues(BinderState):
                 self.assumed_values[name] = ("a heuristic the checker cannot evaluate", HEURISTIC_STAND_IN)
                 val = HEURISTIC_STAND_IN
             args[name] = val
+
+
+def _plain_number(v: Any) -> bool:
+    """A number bound to a parameter the kernel reads memory through: the launcher evaluation
+    lost the tensor passed there (a loop over tensors, `torch.tensor(x.shape)` read as the list
+    it is made from, `x != 0` of a tensor read as a bool)."""
+    if isinstance(v, list | tuple):
+        return bool(v) and len(v) <= 8 and all(_plain_number(x) for x in v)
+    return isinstance(v, int | float | SymInt) and not isinstance(v, Opaque)

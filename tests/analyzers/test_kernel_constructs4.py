@@ -145,3 +145,54 @@ def test_a_random_function_bound_inside_try() -> None:
     assert not_modelled(RANDOM_ALIAS) == []
     assert failing(RANDOM_ALIAS) == []
     assert codes(RANDOM_ALIAS.replace("mask=offs < n)", "mask=offs < n + 1)")) == {"MB002"}
+
+
+# fla-core's grpo: `loss_ptr + M` stores the second half; `loss_ptr` alone is an address
+# elsewhere, so `M` is an offset, never a second pointer (Triton refuses pointer + pointer)
+SECOND_HALF = """
+@triton.jit
+def halves_kernel(x_ptr, loss_ptr, M, SAVE: tl.constexpr):
+    row = tl.program_id(0)
+    loss_ptr += row
+    x = tl.load(x_ptr + row)
+    tl.store(loss_ptr, x)
+    if SAVE:
+        tl.store(loss_ptr + M, x * 2)
+"""
+
+
+def test_an_offset_beside_a_known_pointer_is_not_a_pointer() -> None:
+    assert not any("adding two pointers" in m for m in not_modelled(SECOND_HALF))
+    # the multiplied name of an address is an offset too (`abs_row * stride`, ROW_OFFSET added)
+    scaled = SECOND_HALF.replace("tl.store(loss_ptr + M, x * 2)", "tl.store(loss_ptr + (row + M) * 2, x * 2)")
+    assert not any("pointer arithmetic" in m or "two pointers" in m for m in not_modelled(scaled))
+
+
+# flag-gems' nonzero: `inp != 0` of a tensor, which the launcher evaluation reads as a bool; the
+# kernel loads through that parameter alone, so a tensor was passed there (Triton loads from
+# pointers only): a stand-in of unstated extent, the rest of the launch judged as usual
+LOST_TENSOR = """
+@triton.jit
+def flag_kernel(flags_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    f = tl.load(flags_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, f.to(tl.int32), mask=offs < n)
+
+
+def flags_of(inp):
+    n = inp.numel()
+    flags = inp != 0
+    out = torch.empty((n,), dtype=torch.int32, device=inp.device)
+    flag_kernel[(triton.cdiv(n, 128),)](flags, out, n, BLOCK=128)
+    return out
+"""
+
+
+def test_a_number_bound_where_the_kernel_reads_memory() -> None:
+    assert not any("a load from Val" in m for m in not_modelled(LOST_TENSOR))
+    assert failing(LOST_TENSOR) == []
+    assert codes(
+        LOST_TENSOR.replace(
+            "out_ptr + offs, f.to(tl.int32), mask=offs < n", "out_ptr + offs, f.to(tl.int32), mask=offs <= n"
+        )
+    ) == {"MB002"}
