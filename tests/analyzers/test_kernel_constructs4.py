@@ -196,3 +196,50 @@ def test_a_number_bound_where_the_kernel_reads_memory() -> None:
             "out_ptr + offs, f.to(tl.int32), mask=offs < n", "out_ptr + offs, f.to(tl.int32), mask=offs <= n"
         )
     ) == {"MB002"}
+
+
+# flag-gems' randperm: the sentinel of an integer sort picked by dtype, `raise` for any other
+# (Triton's code generator has no `raise`: reached, it fails the compile). The launcher does not
+# give the keys' dtype, and the probe's float guess reaches the `raise`: typed as integers, the
+# kernel compiles and is judged
+SENTINEL_BY_DTYPE = """
+@triton.jit
+def _largest(dtype):
+    if dtype is tl.int64:
+        return 9223372036854775807
+    elif dtype is tl.int32:
+        return 2147483647
+    else:
+        raise ValueError("Unknown dtype")
+
+
+@triton.jit
+def keys_min_kernel(keys_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    big = _largest(keys_ptr.dtype.element_ty)
+    k = tl.load(keys_ptr + cols, mask=cols < n, other=big)
+    tl.store(out_ptr + cols, k, mask=cols < n)
+
+
+def keys_min(keys):
+    n = keys.numel()
+    out = torch.empty_like(keys)
+    keys_min_kernel[(1,)](keys, out, n, BLOCK=triton.next_power_of_2(n))
+    return out
+"""
+
+
+def test_a_raise_reached_through_a_guessed_dtype_retypes_it() -> None:
+    assert not_modelled(SENTINEL_BY_DTYPE) == []
+    assert failing(SENTINEL_BY_DTYPE) == []
+    assert codes(
+        SENTINEL_BY_DTYPE.replace("out_ptr + cols, k, mask=cols < n", "out_ptr + cols, k, mask=cols <= n")
+    ) == {"MB002"}
+
+
+def test_a_raise_the_sizes_reach_stays_unmodelled() -> None:
+    """No guessed dtype on the way: the probe's own picks reach it, and nothing is judged past it."""
+    sized = SENTINEL_BY_DTYPE.replace(
+        "big = _largest(keys_ptr.dtype.element_ty)", "big = _largest(tl.float32)"
+    )
+    assert any("the statement `Raise`" in m for m in not_modelled(sized))
