@@ -243,3 +243,34 @@ def test_a_raise_the_sizes_reach_stays_unmodelled() -> None:
         "big = _largest(keys_ptr.dtype.element_ty)", "big = _largest(tl.float32)"
     )
     assert any("the statement `Raise`" in m for m in not_modelled(sized))
+
+
+# liger-kernel's sparsemax, fla-core's attention: two dimensions whose blocks the launcher caps
+# (`min(64, next_power_of_2(M))`, `min(1024, next_power_of_2(N))`). The `big` probe sizes each
+# past twice its cap (129 x 2051), not 4097 x 4099: that product was past the probe's budget,
+# so the kernel went unjudged
+CAPPED_TILES = """
+@triton.jit
+def scale_tiles_kernel(a_ptr, c_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    for start in range(0, N, BLOCK_N):
+        cols = start + tl.arange(0, BLOCK_N)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        a = tl.load(a_ptr + rows[:, None] * N + cols[None, :], mask=mask, other=0.0)
+        tl.store(c_ptr + rows[:, None] * N + cols[None, :], a * 2.0, mask=mask)
+
+
+def scale_tiles(a):
+    M, N = a.shape
+    c = torch.empty_like(a)
+    BLOCK_M = min(64, triton.next_power_of_2(M))
+    BLOCK_N = min(1024, triton.next_power_of_2(N))
+    scale_tiles_kernel[(triton.cdiv(M, BLOCK_M),)](a, c, M, N, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N)
+    return c
+"""
+
+
+def test_the_big_probe_stays_within_the_budget() -> None:
+    assert not any("probe (" in m for m in not_modelled(CAPPED_TILES)), not_modelled(CAPPED_TILES)
+    assert failing(CAPPED_TILES) == []
+    assert "MB002" in codes(CAPPED_TILES.replace("& (cols[None, :] < N)", "& (cols[None, :] <= N)"))
