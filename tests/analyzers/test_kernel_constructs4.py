@@ -274,3 +274,28 @@ def test_the_big_probe_stays_within_the_budget() -> None:
     assert not any("probe (" in m for m in not_modelled(CAPPED_TILES)), not_modelled(CAPPED_TILES)
     assert failing(CAPPED_TILES) == []
     assert "MB002" in codes(CAPPED_TILES.replace("& (cols[None, :] < N)", "& (cols[None, :] <= N)"))
+
+
+# flag-gems' radix-sort scatter: a rank from `tl.cumsum(key == b)` over a masked load; the
+# padding lanes (past the data, holding 1) come after every real lane, and a scan carries
+# forward only, so no real rank changes. A reverse scan brings them in front: that one counts
+RANK_SCAN = """
+@triton.jit
+def rank_kernel(key_ptr, rank_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    key = tl.load(key_ptr + offs, mask=offs < n, other=0)
+    rank = tl.cumsum((key == 0).to(tl.int32), axis=0) - 1
+    tl.store(rank_ptr + offs, rank, mask=offs < n)
+
+
+def ranks(key):
+    n = key.numel()
+    rank = torch.empty((n,), dtype=torch.int32, device=key.device)
+    rank_kernel[(1,)](key, rank, n, BLOCK=triton.next_power_of_2(n))
+    return rank
+"""
+
+
+def test_padding_after_the_data_does_not_reach_a_scan() -> None:
+    assert failing(RANK_SCAN) == []
+    assert "DF003" in codes(RANK_SCAN.replace("axis=0) - 1", "axis=0, reverse=True) - 1"))
