@@ -327,7 +327,7 @@ def build_module_view(
     consts: dict[str, Any] = {}
     const_nodes: dict[str, ast.expr] = {}
     parts: list[bytes] = []
-    for child in tree.root_node.children:
+    for child in _module_statements(tree.root_node):
         if child.type == "function_definition":
             _record_returning_function(source, child, const_nodes, parts)
             continue
@@ -367,6 +367,17 @@ def build_module_view(
         project=project,
         path=path,
     )
+
+
+def _module_statements(root: Node) -> list[Node]:
+    """The module's top-level statements, with those of a `try:` body in its place (flag-gems'
+    `try: uint_to_uniform_float = tl.uint_to_uniform_float except AttributeError: ...`: the
+    body is what runs on a Triton that has the name; the fallback is not read)."""
+    out: list[Node] = []
+    for child in root.children:
+        block = child.child_by_field_name("body") if child.type == "try_statement" else None
+        out.extend(block.named_children if block is not None else [child])
+    return out
 
 
 def _record_returning_function(

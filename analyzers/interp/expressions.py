@@ -18,7 +18,7 @@ from argus.analyzers.interp import ops
 from argus.analyzers.interp.absent_args import replace_absent
 from argus.analyzers.interp.calls import call
 from argus.analyzers.interp.ops_arith import binop, compare
-from argus.analyzers.interp.ops_dtype import dtype_attribute
+from argus.analyzers.interp.ops_dtype import dtype_attribute, guessed_dtype_read
 from argus.analyzers.interp.ops_shapes import subscript, trans
 from argus.analyzers.interp.values import (
     BlockPtr,
@@ -144,6 +144,8 @@ def attribute(interp: RunContext, e: ast.Attribute, env: dict[str, Any]) -> Any:
     if isinstance(base, tuple) and base and base[0] == "module":
         return ops.module_attribute(base[1] + "." + e.attr, e)
     if isinstance(base, Ptr | BlockPtr) and e.attr in ("dtype", "type"):
+        if base.tensor.dtype.endswith("?"):
+            guessed_dtype_read(interp, base.tensor.name)  # ops_dtype.raise_reached reads it
         return PtrDType(base.tensor.dtype.rstrip("?"))
     if isinstance(base, Descriptor) and e.attr == "dtype":  # a descriptor's dtype is its element type
         return DType(base.tensor.dtype.rstrip("?"))

@@ -88,7 +88,11 @@ def math_alias(node: ast.expr) -> tuple[str, str] | None:
     if not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name | ast.Attribute):
         return None
     op = REGISTRY.get(node.attr)
-    return ("tl", node.attr) if op is not None and op.family == "math" else None
+    if op is None:
+        return None
+    if op.family == "random":  # `uint_to_uniform_float = tl.uint_to_uniform_float`: Triton's own only
+        return ("tl", node.attr) if ast.unparse(node.value) in ("tl", "triton.language") else None
+    return ("tl", node.attr) if op.family == "math" else None
 
 
 IMPORTED = "<import>"  # module_consts key prefix of an imported name that stands for an op

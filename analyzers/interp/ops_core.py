@@ -58,11 +58,11 @@ def promote(a: Val, b: Val, op: ast.AST | None = None) -> str:
     if a.constexpr and a.is_scalar and not b.constexpr:
         if is_float(da) and not is_float(db):
             return "fp32"
-        return db if db != "int1" or da == "int1" else "int32"
+        return db if _scalar_joins(da, db) else int_promote(da, db)
     if b.constexpr and b.is_scalar and not a.constexpr:
         if is_float(db) and not is_float(da):
             return "fp32"
-        return da if da != "int1" or db == "int1" else "int32"
+        return da if _scalar_joins(db, da) else int_promote(da, db)
     if is_float(da) or is_float(db):
         order = ["fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16", "bf16", "fp16", "fp32", "fp64"]
         fa = da if is_float(da) else None
@@ -72,11 +72,43 @@ def promote(a: Val, b: Val, op: ast.AST | None = None) -> str:
                 return "fp32"
             return max(fa, fb, key=order.index)
         return fa or fb or "fp32"
-    if da == "int1" and db == "int1":
-        return "int1"
-    if "int64" in (da, db) or "uint64" in (da, db):
-        return "int64"
-    return "int32"
+    return int_promote(da, db)
+
+
+def _scalar_joins(scalar_dtype: str, tensor_dtype: str) -> bool:
+    """Whether a Python number (or constexpr) beside a tensor takes the tensor's type (Triton's
+    semantics page: a scalar of a lower or equal kind, bool < integers < floats, does not take
+    part in the promotion, so `32768 | x` of a uint16 `x` stays uint16); an integer beside a
+    bool tensor does."""
+    if is_float(tensor_dtype):
+        return True
+    return _kind(scalar_dtype) <= _kind(tensor_dtype)
+
+
+def _kind(dtype: str) -> int:
+    if is_float(dtype):
+        return 2
+    return 0 if dtype == "int1" else 1
+
+
+def int_promote(da: str, db: str) -> str:
+    """Triton's integer promotion (`integer_promote_impl`, C's usual arithmetic conversions):
+    of two signed or two unsigned types the wider wins; of mixed signedness the unsigned one
+    wins where it is at least as wide. `int1` is unsigned and one bit wide there, so `int16 >>
+    int16` stays int16 and `uint64 | uint64` stays uint64 (flag-gems' radix sort and philox
+    bit pasting bitcast those results to a type of the same width)."""
+    wa, wb = _int_width(da), _int_width(db)
+    ua, ub = da == "int1" or da.startswith("uint"), db == "int1" or db.startswith("uint")
+    if ua == ub:
+        return da if wa > wb else db
+    if ua:
+        return da if wa >= wb else db
+    return db if wb >= wa else da
+
+
+def _int_width(dtype: str) -> int:
+    digits = "".join(ch for ch in dtype if ch.isdigit())
+    return int(digits) if digits else 32
 
 
 def bshape(*shapes: tuple[int, ...]) -> tuple[int, ...]:

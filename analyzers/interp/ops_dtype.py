@@ -17,6 +17,7 @@ from typing import Any
 
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp.opdecl import declare
+from argus.analyzers.interp.ops_core import Retype
 from argus.analyzers.interp.values import FLOAT_TYPES, DType, PtrDType, Val, scalar
 
 _BITS = {
@@ -70,6 +71,29 @@ def _predicates(name: str) -> dict[str, bool]:
     for i in _SIGNED | _UNSIGNED:
         out["is_" + i] = name == i
     return out
+
+
+def guessed_dtype_read(interp: Any, tensor: str) -> None:
+    """`ptr.dtype` of a tensor whose element type the launch does not give (the probe's `fp16?`):
+    remembered, so that a compile-time error it leads to retypes that tensor (`raise_reached`)."""
+    read = getattr(interp, "guessed_dtypes", None)
+    if read is None:
+        read = interp.guessed_dtypes = []
+    if tensor not in read:
+        read.append(tensor)
+
+
+def raise_reached(interp: Any, node: ast.AST) -> None:
+    """A `raise` the kernel reaches: Triton's code generator has no `raise`, so a reached one
+    fails the compile (a dead constexpr branch is never generated). Where the way there read
+    a guessed element type (flag-gems' randperm: `_get_iinfo_val(chunk_x.dtype.element_ty)`
+    raises for anything but an integer), that guess is no launch the code can make: the run
+    restarts with the tensor typed as integers (`Retype`, once per tensor). Otherwise the
+    probe's sizes or picks lead there, and it stays unmodelled."""
+    for tensor in getattr(interp, "guessed_dtypes", ()):
+        if tensor not in interp.int_tensors:
+            raise Retype(tensor)
+    raise Unevaluable("the statement `Raise`", node)
 
 
 def dtype_attribute(base: DType | PtrDType, attr: str, node: ast.AST) -> Any:

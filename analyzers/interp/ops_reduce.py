@@ -75,7 +75,7 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
     if interp.address_only and is_float(x.dtype) and name in ("sum", "max", "min", "prod"):
         return light_float(np.sum(x.data, axis=axis, keepdims=keep).shape, x.dtype)
     _report_undefined_lanes(interp, x, name, axis, kwargs, node)
-    _report_padding(interp, x, name, axis, node)
+    _report_padding(interp, x, name, axis, node, _reversed(kwargs, node))
     if name in SCANS:
         return _scan(x, name, axis, kwargs, node)
     out = _reduced(x, _reduced_data(x.data, name, axis, keep, node), name, axis, keep)
@@ -190,13 +190,24 @@ def _report_undefined_lanes(
         interp.fact("undef-reduced", node, op=name, lane=lane, consumer="reduction", load=x.undef_site)
 
 
-def _report_padding(interp: OpContext, x: Val, name: str, axis: int | None, node: ast.AST) -> None:
+def _report_padding(
+    interp: OpContext, x: Val, name: str, axis: int | None, node: ast.AST, reverse: bool = False
+) -> None:
     """DF003: outside-extent lanes that are not neutral for the reduction (an argmax/argmin
-    picks an index, which padding cannot shift the way it shifts a value)."""
+    picks an index, which padding cannot shift the way it shifts a value). A scan carries a
+    lane forward only: padding after every real lane of its slice (the tail of a masked load)
+    changes no real prefix, so only padding before a real lane counts."""
     if x.pad is None or not x.pad.any() or name in ("argmax", "argmin"):
         return
     identity = _identity(name, x.dtype)
     bad = _padding_that_counts(x, name, axis, identity)
+    if name in SCANS and bad.any():
+        ax = axis if axis is not None else 0
+        real = ~bc(x.pad, x.shape)
+        seen = np.flip(bad, ax) if reverse else bad
+        later_real = np.logical_or.accumulate(seen, axis=ax) & (np.flip(real, ax) if reverse else real)
+        if not later_real.any():
+            return
     if bad.any():
         lane = np.argwhere(bad)[0].tolist()
         data = x.data

@@ -22,6 +22,7 @@ from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.ops_arith import binop
 from argus.analyzers.interp.ops_core import Retype
 from argus.analyzers.interp.ops_creation import dtype_read_off_unknown_tensor
+from argus.analyzers.interp.ops_dtype import raise_reached
 from argus.analyzers.interp.values import LOW_PRECISION, KernelReturn, Val, is_float, scalar
 
 if TYPE_CHECKING:
@@ -109,6 +110,8 @@ def exec_stmt(interp: RunContext, st: ast.stmt, env: dict[str, Any]) -> None:
             interp.branch_checked |= set(c.checked) | set(c.loaded_from)
     elif isinstance(st, ast.With):
         block(interp, st.body, env)
+    elif isinstance(st, ast.Raise):
+        raise_reached(interp, st)  # ops_dtype.py: a compile error; a guessed dtype is retyped
     else:
         raise Unevaluable(f"the statement `{type(st).__name__}`", st)
 

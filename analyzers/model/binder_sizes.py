@@ -40,7 +40,9 @@ class SizeChoice(BinderState):
             elif r in self.tiled:
                 b = max(self.tiled[r], 1)
                 if kind == "big":
-                    v = 4097 + 2 * tiled_i if r in self.block_driving else b + 1 + 2 * tiled_i
+                    # past twice the cap, so the loop over the dimension runs a ragged third
+                    # tile; no larger (a 4097 x 4097 tensor went past the probe's budget)
+                    v = 2 * self.block_driving[r] + 1 + 2 * tiled_i if r in self.block_driving else b + 1 + 2 * tiled_i
                 else:
                     v = {"ragged": b + 1 + 2 * tiled_i, "exact": 2 * b, "half": b + max(b // 2, 1), "one": 1}[
                         kind

@@ -34,7 +34,7 @@ class BinderState:
         self.padded_layout: set[str] = set()
         self.recorded = False
         self.error: str | None = None
-        self.block_driving: set[str] = set()
+        self.block_driving: dict[str, int] = {}  # class -> the capped block it drives (launch.py)
         self.assumed_values: dict[str, tuple[str, int]] = {}  # param -> (what it was, stand-in)
         self.initialized_storages: set[int] = set()  # the probe's `torch.zeros` outputs (HostEval.initialized)
         self._ranks: dict[str, int] | None = None

@@ -42,6 +42,8 @@ class KernelValues(HeuristicValues):
                 continue
             else:
                 v = Opaque("missing argument")
+            if p.name in self.scan.sole_pointers and _plain_number(v):
+                v = Opaque("a number where the kernel reads memory")  # Triton loads from pointers only
             if isinstance(v, Opaque) and p.name in self.scan.pointers:
                 if not may_stand_in(v.what):
                     raise Unevaluable(f"the tensor passed as `{p.name}` ({v.what})")
@@ -198,3 +200,12 @@ class KernelValues(HeuristicValues):
         launcher never unpacks (`y_true` beside an unpacked `y_pred`) is none of these: its size
         would be the probe's free choice, and a bound judged on it a guess (issue 12, rule 1)."""
         return not any(self._anonymous(r) and r not in established for r in self._roots_of(sym))
+
+
+def _plain_number(v: Any) -> bool:
+    """A number bound to a parameter the kernel reads memory through: the launcher evaluation
+    lost the tensor passed there (a loop over tensors, `torch.tensor(x.shape)` read as the list
+    it is made from, `x != 0` of a tensor read as a bool)."""
+    if isinstance(v, list | tuple):
+        return bool(v) and len(v) <= 8 and all(_plain_number(x) for x in v)
+    return isinstance(v, int | float | SymInt) and not isinstance(v, Opaque)

@@ -255,13 +255,14 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
                         self.partitioned[root] = 2 * bmax
         self.recorded = True
 
-    def _size_driven_blocks(self, base_args: dict[str, Any]) -> set[str]:
+    def _size_driven_blocks(self, base_args: dict[str, Any]) -> dict[str, int]:
         """Tiled dimensions from which the launcher computes a constexpr (`BLOCK_V =
-        min(1024, next_power_of_2(V))`): at small sizes one tile covers them and a loop over
-        them never iterates twice, so a `big` probe makes them exceed the cap."""
+        min(1024, next_power_of_2(V))`), with the capped block: at small sizes one tile covers
+        them and a loop over them never iterates twice, so a `big` probe makes them exceed
+        the cap (binder_sizes.py sizes them past twice the cap, no larger)."""
         consts = {p.name for p in self.kernel.params if p.constexpr}
         base = {k: v for k, v in base_args.items() if k in consts and isinstance(v, int)}
-        out: set[str] = set()
+        out: dict[str, int] = {}
         if not base or not self.tiled:
             return out
         # one run with every tiled dimension large first: usually no constexpr moves at all
@@ -276,14 +277,16 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             except CANNOT_EVALUATE:
                 continue
             # only a capped block (at most half the dimension) makes the loop iterate twice
-            if any(
-                isinstance(args.get(k), int)
+            caps = [
+                args[k]
+                for k, v in base.items()
+                if isinstance(args.get(k), int)
                 and args.get(k) != v
                 and 0 < args[k] <= 2500
                 and args[k] & (args[k] - 1) == 0
-                for k, v in base.items()
-            ):
-                out.add(root)
+            ]
+            if caps:
+                out[root] = max(caps)
         return out
 
     def size_driven_constexprs(self) -> set[str] | None:

@@ -58,6 +58,9 @@ class KernelScan:
     axis_keys: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
     # the `@triton.jit` helpers the kernel calls, by name (model/data_params.py reads them)
     helpers: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    # pointer params that are an address's only base somewhere (`tl.load(x)`, `x + offs`): a
+    # number the launcher seems to pass for one is a value it did not follow (binder_values.py)
+    sole_pointers: set[str] = field(default_factory=set)
 
 
 def scan_kernel(
@@ -70,7 +73,8 @@ def scan_kernel(
     derived = _param_roots(deps, params)
     constexprs = _constexpr_params(func)
     bases = _AddressBases(body.assigns, pset)
-    pointers = _pointer_params(body.calls, bases, pset) - constexprs
+    pointers, sole = _pointer_params(body, bases, pset)
+    pointers -= constexprs
     loads = _loaded_from(body.assigns, bases, pointers)
     loaded_vars = _loaded_vars(body.assigns)
     loop_vars = {name for n in body.fors for name in names_of(n.target)}
@@ -97,6 +101,7 @@ def scan_kernel(
     axes = axis_index_keys(body.assigns, body.calls, body.compares, body.fors, pointers, pset - pointers - constexprs)
     out = KernelScan(pointers, checks.tiled & pset, arange_params, policies, derived, ranks, axes)
     out.helpers = dict(helpers or {})
+    out.sole_pointers = sole & pointers
     return out
 
 
@@ -207,17 +212,29 @@ class _AddressBases:
         return out
 
 
-def _pointer_params(calls: list[ast.Call], bases: _AddressBases, pset: set[str]) -> set[str]:
-    """Parameters that addresses of memory calls and block pointers are based on."""
-    pointers: set[str] = set()
-    for n in calls:
+def _pointer_params(body: _Body, bases: _AddressBases, pset: set[str]) -> tuple[set[str], set[str]]:
+    """Parameters that addresses of memory calls and block pointers are based on, and those of
+    them that are some address's only base."""
+    found: list[set[str]] = []
+    for n in body.calls:
         if call_name(n) in MEMORY_CALLS and n.args:
-            pointers |= bases(n.args[0])
+            found.append(bases(n.args[0]) & pset)
         if call_name(n) in ("make_block_ptr", "make_tensor_descriptor"):
             for kw in n.keywords:
                 if kw.arg == "base":
-                    pointers |= bases(kw.value)
-    return pointers & pset
+                    found.append(bases(kw.value) & pset)
+    # an address holds one pointer: in `loss_ptr + M`, where `loss_ptr` alone is an address
+    # elsewhere, `M` is the offset (fla-core's grpo), not a second pointer; nor is what is
+    # multiplied (`abs_row_idx * stride` with `abs_row_idx = row_idx + ROW_OFFSET`)
+    sure = {next(iter(b)) for b in found if len(b) == 1}
+    scaled: set[str] = set()
+    for n in body.nodes:
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult):
+            scaled |= bases(n.left) | bases(n.right)
+    pointers: set[str] = set()
+    for b in found:
+        pointers |= (b & sure) or (b - scaled) or b
+    return pointers, sure
 
 
 def _is_load(value: ast.AST) -> bool:
