@@ -35,12 +35,32 @@ def untold_axis(fact: OutOfBounds | Uncovered, source: bytes, kernel: str, param
     told = _told_names(source, kernel)
     if told is None:
         return None
+    bound = _bound_in_launchers(source, kernel)
     sizes = _sizes(fact.probe.sizes or "")
     for s, extent in zip(fact.symbols, fact.shape or [None] * len(fact.symbols), strict=False):
         relabelled = extent is not None and s in sizes and sizes[s] != extent
-        if relabelled or (s not in told and s not in params):
+        # only a size the launching function itself names and then withholds is untold: a name
+        # bound elsewhere (an autograd forward's `N, C = x.shape` read in backward through
+        # `ctx`, where the grid is `x.shape[0]`) says nothing about what this launch passes
+        if relabelled or (s not in told and s not in params and s in bound):
             return s
     return None
+
+
+@lru_cache(maxsize=64)
+def _bound_in_launchers(source: bytes, kernel: str) -> frozenset[str]:
+    """Names assigned (or taken as parameters) in the functions that launch `kernel`."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    out: set[str] = set()
+    for func in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+        if not any(_launches(n, kernel) for n in ast.walk(func)):
+            continue
+        out |= {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
+        out |= {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return frozenset(out)
 
 
 def untold_note(axis: str) -> str:

@@ -239,6 +239,9 @@ TYPE_SAMPLES = (
     "tests/corpus_styles/layernorm_tutorial_v3.py",
     "tests/corpus_realworld/named_heuristic.py",
     "tests/corpus_own/softmax_3pass_v2.py",
+    # `tl.histogram` is not modelled: the one sample left that emits `unmodelled`, since the
+    # sixth session's coverage work analyzes the others to the end
+    "tests/corpus_styles/histogram_bins.py",
 )
 UNREACHED = {"scatter-index"}
 
