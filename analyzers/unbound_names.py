@@ -363,20 +363,25 @@ def first_unbound(
     bindings (None: unknown), asked only when some read is not in `known`, so a kernel that
     reads only such names costs no parse of the module. `env`: one launch's arguments
     (`launch_env`), which settle its constexpr `if`s; None: only the code every launch compiles."""
+    found = _unbound_among(compiled_reads(func.body, Scope(tensor_names(func), env)), func, known, module)
+    return min(found, key=lambda n: (n.lineno, n.col_offset), default=None)
+
+
+def _unbound_among(
+    reads: Iterable[ast.Name], func: ast.FunctionDef, known: Iterable[str], module: Callable[[], frozenset[str] | None]
+) -> list[ast.Name]:
+    """The reads, in order, that neither `func`, the builtins, `known` nor the module binds;
+    the module's bindings are parsed only when a read is left after the cheaper tables, and
+    an unknowable module (None) leaves nothing reported."""
     local = kernel_bindings(func)
     known = set(known)
-    found = [
-        n
-        for n in compiled_reads(func.body, Scope(tensor_names(func), env))
-        if n.id not in local and n.id not in BUILTINS and n.id not in known
-    ]
+    found = [n for n in reads if n.id not in local and n.id not in BUILTINS and n.id not in known]
     if not found:
-        return None
+        return []
     bound = module()
     if bound is None:
-        return None
-    found = [n for n in found if n.id not in bound]
-    return min(found, key=lambda n: (n.lineno, n.col_offset), default=None)
+        return []
+    return [n for n in found if n.id not in bound]
 
 
 def launch_env(args: dict[str, Any]) -> dict[str, Any]:
@@ -399,19 +404,7 @@ def first_unbound_before_launch(
     that run whenever the launch does are read (those before it in each block that holds it, an
     `if`'s test but not its other branch, a loop's header but not a loop before it); `func` must
     be a function of the module (no enclosing function scope)."""
-    local = kernel_bindings(func)
-    known = set(known)
-    found = [
-        n
-        for n in _reads_before(func.body, call)
-        if n.id not in local and n.id not in BUILTINS and n.id not in known
-    ]
-    if not found:
-        return None
-    bound = module()
-    if bound is None:
-        return None
-    return next((n for n in found if n.id not in bound), None)
+    return next(iter(_unbound_among(_reads_before(func.body, call), func, known, module)), None)
 
 
 def _holds(stmt: ast.AST, target: ast.AST) -> bool:

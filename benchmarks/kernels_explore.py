@@ -34,6 +34,7 @@ from argus.knowledge.kernels import moe as moe_mod  # noqa: E402
 from benchmarks.kernels import L2_BYTES, gemm_sweep_inputs, quick_bench, rel_err, rotation, torch_moe  # noqa: E402
 from benchmarks.kernels_explore_host import HOST_SWEEPS  # noqa: E402
 from benchmarks.kernels_explore_pins import PINS_SWEEPS  # noqa: E402
+from benchmarks.kernels_timing import clocks_up  # noqa: E402
 
 
 class Sweep:
@@ -282,12 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget-s", type=float, default=100.0, help="seconds per family before shapes are skipped")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    warm = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    t_end = time.time() + 2.0
-    while time.time() < t_end:  # clocks up before timing
-        torch.matmul(warm, warm)
-        torch.cuda.synchronize()
-    del warm
+    clocks_up()
     sw = Sweep(args.out, args.budget_s)
     for fam in args.family.split(","):
         sw.family_start = time.time()

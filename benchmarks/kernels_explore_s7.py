@@ -33,7 +33,7 @@ from argus.knowledge.kernels import attention as attn_mod  # noqa: E402
 from argus.knowledge.kernels import gemm as gemm_mod  # noqa: E402
 
 from benchmarks.kernels import rel_err, rotation  # noqa: E402
-from benchmarks.kernels_timing import interleaved, interleaved_graphs  # noqa: E402
+from benchmarks.kernels_timing import clocks_up, interleaved, interleaved_graphs  # noqa: E402
 
 # (B, H, H_KV, S, D, causal): the rows furthest from cuDNN, both head dims, one long causal row.
 ATTN_SHAPES = [(4, 32, 32, 1024, 128, False), (4, 32, 32, 4096, 128, False), (4, 32, 32, 1024, 128, True),
@@ -202,12 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget-s", type=float, default=240.0, help="seconds per part before shapes are skipped")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    warm = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    t_end = time.time() + 2.0
-    while time.time() < t_end:  # clocks up before timing
-        torch.matmul(warm, warm)
-        torch.cuda.synchronize()
-    del warm
+    clocks_up()
     rows: list[dict] = []
     jobs = {"attention": (ATTN_SHAPES, attention_shape), "gemm": (GEMM_SHAPES, gemm_shape),
             "attention2": (ATTN2_SHAPES, lambda *shape: attention_shape(*shape, candidates=CANDIDATES2)),

@@ -18,6 +18,7 @@ always on the side timed first after its plan was built. Here every side gets th
 from __future__ import annotations
 
 import statistics
+import time
 from collections.abc import Callable, Sequence
 
 import torch
@@ -43,6 +44,17 @@ class Timing:
         """The 20th and 80th percentile ms of one side."""
         qs = statistics.quantiles(self.samples[side], n=5)
         return qs[0], qs[3]
+
+
+def clocks_up(seconds: float = 2.0) -> None:
+    """Keep the GPU busy with large matmuls for `seconds` before a sweep, so the first rows are
+    not timed while the clocks are still rising from idle."""
+    warm = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    t_end = time.time() + seconds
+    while time.time() < t_end:
+        torch.matmul(warm, warm)
+        torch.cuda.synchronize()
+    del warm
 
 
 def _flush_buffer() -> torch.Tensor:
