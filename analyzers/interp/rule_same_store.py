@@ -20,6 +20,8 @@ import numpy as np
 from argus.analyzers.interp.ops_core import bc
 from argus.analyzers.interp.values import Val, is_float
 
+MAX_TRACKED_ELEMENTS = 1 << 20
+
 
 @dataclass
 class StoredValues:
@@ -45,7 +47,12 @@ def record_stored(
     shape: tuple[int, ...],
     address_only: bool,
 ) -> None:
-    """Remember what this plain store wrote at each of its elements (`offs`, the lanes `ok`)."""
+    """Remember what this plain store wrote at each of its elements (`offs`, the lanes `ok`).
+    The record is dense (a value and each tag per element of the tensor), so a tensor past
+    `MAX_TRACKED_ELEMENTS` is not recorded: its repeats are never excused, as before this
+    rule, and a probe's memory stays bounded by its tiles rather than by its tensors."""
+    if extent > MAX_TRACKED_ELEMENTS:
+        return
     rec = log.get(index)
     if rec is None:
         rec = log[index] = StoredValues(np.full(extent, np.nan), np.zeros(extent, dtype=bool))
