@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 
+from argus.analyzers.rules.untold_extent import parsed_module
+
 _ALLOCATORS = frozenset({"empty", "empty_like", "new_empty", "empty_strided"})
 _HARMLESS_ATTRS = frozenset({"stride", "shape", "size", "dtype", "device", "numel", "dim", "ndim"})
 
@@ -25,9 +27,8 @@ def scratch_consumer(source: bytes, kernel: str, param: str, params: tuple[str, 
 
 @lru_cache(maxsize=128)
 def _scratch_consumer(source: bytes, kernel: str, param: str, params: tuple[str, ...]) -> str | None:
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parsed_module(source)
+    if tree is None:
         return None
     for func in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
         launches = [n for n in ast.walk(func) if _launched(n) is not None]

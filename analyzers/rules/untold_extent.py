@@ -47,12 +47,21 @@ def untold_axis(fact: OutOfBounds | Uncovered, source: bytes, kernel: str, param
     return None
 
 
+@lru_cache(maxsize=16)
+def parsed_module(source: bytes) -> ast.Module | None:
+    """The launcher module's syntax tree, parsed once per text for every rule question asked of
+    it (each kernel's findings ask several); read-only for its callers. None: it does not parse."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 @lru_cache(maxsize=64)
 def _bound_in_launchers(source: bytes, kernel: str) -> frozenset[str]:
     """Names assigned (or taken as parameters) in the functions that launch `kernel`."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parsed_module(source)
+    if tree is None:
         return frozenset()
     out: set[str] = set()
     for func in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
@@ -84,9 +93,8 @@ def _told_names(source: bytes, kernel: str) -> frozenset[str] | None:
     """Every name a launch of `kernel` in the file passes (its arguments and grid) and,
     through the launcher's assignments, every name those are computed from. None without a
     launch in the file (the sizes are not the launcher's then)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parsed_module(source)
+    if tree is None:
         return None
     told: set[str] = set()
     launched = False
