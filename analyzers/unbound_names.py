@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from argus.analyzers.constexpr_eval import NOT_NONE, UNKNOWN, const_value
+from argus.analyzers.model.nodes import subtree
 
 _DYNAMIC = (b"globals(", b"vars(", b"exec(", b"setattr(", b"sys.modules", b"__dict__", b"__builtins__")
 _MODULE_DUNDERS = frozenset(
@@ -106,14 +107,30 @@ def _names_bound_by(node: ast.AST) -> Iterator[str]:
         yield node.arg
 
 
-def kernel_bindings(func: ast.FunctionDef) -> set[str]:
+def _kept_on(func: ast.FunctionDef, key: str, compute: Callable[[ast.FunctionDef], Any]) -> Any:
+    """`compute(func)`, kept on the function node: the answers below depend on the syntax tree
+    alone, trees are not edited after parsing (as `model/nodes.subtree` relies on), and the
+    kernel's check asks them again for every launch whose constexprs differ."""
+    cached = func.__dict__.get(key)
+    if cached is None:
+        cached = compute(func)
+        setattr(func, key, cached)
+    return cached
+
+
+def kernel_bindings(func: ast.FunctionDef) -> frozenset[str]:
     """Every name the kernel binds anywhere in its body or signature (its parameters, any
     store, lambda parameters, local imports): a name bound in one branch only counts as bound."""
-    out = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
-    for node in ast.walk(func):
+    return _kept_on(func, "_argus_kernel_bindings", _kernel_bindings)
+
+
+def _kernel_bindings(func: ast.FunctionDef) -> frozenset[str]:
+    nodes = subtree(func)  # the nodes of ast.walk(func), in its order
+    out = {a.arg for a in subtree(func.args) if isinstance(a, ast.arg)}
+    for node in nodes:
         if node is not func:
             out.update(_names_bound_by(node))
-    return out
+    return frozenset(out)
 
 
 @dataclass(frozen=True)
@@ -301,9 +318,13 @@ def tensor_names(func: ast.FunctionDef) -> frozenset[str]:
     """The kernel's local names every binding of which is a tensor (`is_tensor`), or the
     variable of a `range`/`tl.range` loop (a value of the emitted loop); a parameter never
     counts (an integer argument of 1 or None is specialized into a constexpr)."""
+    return _kept_on(func, "_argus_tensor_names", _tensor_names)
+
+
+def _tensor_names(func: ast.FunctionDef) -> frozenset[str]:
     values: dict[str, list[ast.expr | None]] = {}
     seen: set[int] = set()  # target names read with their statement
-    for node in ast.walk(func):
+    for node in subtree(func):  # the nodes of ast.walk(func), in its order
         if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:

@@ -19,8 +19,8 @@ a package does: what one file's check leaves in memory is there for the next, in
 
 It prints, per tree, the CPU milliseconds per kernel (median, p95, total) and the ratios
 baseline / this tree, the files whose ratio is furthest from 1, and whether the findings of
-every file are the same in both trees (a digest of each finding's code, kernel, line, column and
-message): a speed change must not change a finding. Kernels get a 600 s budget here, so that
+every file are the same in both trees (a digest of each whole finding: code, kernel, span,
+message, severity, witness, fix and related places): a speed change must not change a finding. Kernels get a 600 s budget here, so that
 the findings do not depend on the machine's load (the default budget is wall-clock time). `--profile DIR` writes a cProfile of this
 tree's check of each file there (slower; for finding where the time goes, not for the figures).
 `--compare OLD NEW` diffs the findings of two `realworld.py --json` files, kernel by kernel.
@@ -154,7 +154,8 @@ def worker(tree: Path, profile_dir: Path | None) -> int:
             )
         digest = hashlib.blake2b(digest_size=8)
         for f in findings:
-            digest.update(repr((f.code, f.kernel, f.span.start_point, f.message)).encode())
+            # the whole finding: code, kernel, span, message, severity, witness, fix, related
+            digest.update(repr(f).encode())
         row = {
             "file": path_s,
             "kernels": kernels,
