@@ -384,8 +384,23 @@ def first_unbound(
     bindings (None: unknown), asked only when some read is not in `known`, so a kernel that
     reads only such names costs no parse of the module. `env`: one launch's arguments
     (`launch_env`), which settle its constexpr `if`s; None: only the code every launch compiles."""
+    known = known if isinstance(known, set | frozenset) else set(known)
+    local = kernel_bindings(func)
+    if all(n in local or n in BUILTINS or n in known for n in names_read(func)):
+        return None  # every name the function reads anywhere is bound: its compiled reads are too
     found = _unbound_among(compiled_reads(func.body, Scope(tensor_names(func), env)), func, known, module)
     return min(found, key=lambda n: (n.lineno, n.col_offset), default=None)
+
+
+def names_read(func: ast.FunctionDef) -> frozenset[str]:
+    """Every name read (`ast.Load`) anywhere under `func`: the compiled reads of any launch are
+    among them (`compiled_reads` yields only `Name` nodes of the tree), so when all of these are
+    bound no launch's compile reads an unbound one, and the walk per launch is not needed."""
+    return _kept_on(func, "_argus_names_read", _names_read)
+
+
+def _names_read(func: ast.FunctionDef) -> frozenset[str]:
+    return frozenset(n.id for n in subtree(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
 
 def _unbound_among(

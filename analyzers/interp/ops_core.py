@@ -154,10 +154,14 @@ def or_masks(a: np.ndarray | None, b: np.ndarray | None, shape: tuple[int, ...])
 
 
 def merge_tags(vals: list[Val], shape: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """The operands' tags on the result: a tag joins the first of its key's chain (K, K', K'',
+    ...) it agrees with (`tags.merge`), or starts a new link at the chain's end."""
     tags: dict[str, np.ndarray] = {}
     for v in vals:
         for k, arr in v.tags.items():
             arrb = bc(arr, shape)
+            if k + CHAIN_AT in tags and k in tags and _join_long_chain(tags, k, arrb):
+                continue
             k2 = k
             while k2 in tags:
                 m = tagops.merge(tags[k2], arrb)
@@ -168,6 +172,35 @@ def merge_tags(vals: list[Val], shape: tuple[int, ...]) -> dict[str, np.ndarray]
             else:
                 tags[k2] = arrb
     return tags
+
+
+# a chain this long is tried all at once: a value updated in a loop (a recurrent state) gains
+# one link per iteration, and trying each link with its own `tags.merge` made merging quadratic
+CHAIN_AT = "'" * 3
+
+
+def _join_long_chain(tags: dict[str, np.ndarray], k: str, arrb: np.ndarray) -> bool:
+    """The loop of `merge_tags` for one tag, its links compared in one stacked operation: the
+    same link is chosen (the first that agrees, or a new one at the end) and it gets the same
+    array (`tags.merge`'s: the link itself when it is `arrb`, else their `np.fmax`). False
+    (nothing done) when the links' dtypes differ: stacking would convert them."""
+    chain = [k]
+    while chain[-1] + "'" in tags:
+        chain.append(chain[-1] + "'")
+    arrays = [tags[c] for c in chain]
+    if any(a.dtype != arrb.dtype or a.shape != arrb.shape for a in arrays):
+        return False
+    links = np.stack(arrays)
+    mx = np.fmax(links, arrb)
+    agree = ~(mx > np.fmin(links, arrb)).reshape(len(chain), -1).any(axis=1)
+    for i, c in enumerate(chain):
+        if tags[c] is arrb:
+            return True  # (tags.merge: an array agrees with itself, and stays itself)
+        if agree[i]:
+            tags[c] = mx[i].copy()
+            return True
+    tags[chain[-1] + "'"] = arrb
+    return True
 
 
 def _combine_pad(vals: list[Val], shape: tuple[int, ...]) -> np.ndarray | None:

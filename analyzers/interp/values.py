@@ -114,12 +114,24 @@ class TensorInfo:
         rank = len(self.shape)
         coords = np.zeros(offs.shape + (rank,), dtype=np.int64)
         valid = (offs >= 0) & (offs < max(self.extent, 0))
-        rest = np.where(valid, offs, 0)
+        rest: np.ndarray | None = np.where(valid, offs, 0)
         for d in self._unravel_order:
-            c, rest = np.divmod(rest, max(self.strides[d], 1))
+            if rest is None:
+                # past a dimension of stride 1 nothing is left: every lane's coordinate is 0
+                # (coords holds it already), below the extent of a non-empty dimension
+                if self.shape[d] <= 0:
+                    valid &= False
+                continue
+            step = max(self.strides[d], 1)
+            if step == 1:  # divmod by 1: the quotient is the rest, nothing is left over
+                c, rest = rest, None
+            else:  # (rest >= 0 here: floor_divide and a product are half of divmod's time)
+                c = np.floor_divide(rest, step)
+                rest = rest - c * step
             coords[..., d] = c
             valid &= c < self.shape[d]
-        valid &= rest == 0
+        if rest is not None:
+            valid &= rest == 0
         return coords, valid
 
 
