@@ -252,3 +252,23 @@ def test_the_kept_answers_are_the_uncached_ones_and_belong_to_their_tree() -> No
     assert unbound_names.tensor_names(one) is unbound_names.tensor_names(one)
     assert unbound_names.kernel_bindings(two) is not first  # another tree of the same text: its own
     assert "typo_offset" in unbound_names.names_read(one) and "typo_offset" not in first
+
+
+def test_synthesized_contents_are_read_at_the_clipped_offsets() -> None:
+    """`np.take(..., mode="clip")` replaced `arr[np.clip(offsets, 0, len(arr) - 1)]`: the same
+    elements for offsets inside, below and past the tensor, in any layout of the offsets."""
+    from types import SimpleNamespace
+
+    from argus.analyzers.interp.contents import SynthesizedMemory, _random_floats
+
+    floats = TensorInfo(3, "x", (5, 7), (8, 1), ("M", "N"), "fp32")
+    ints = TensorInfo(4, "idx", (9,), (1,), ("T",), "int32")
+    memory = SynthesizedMemory(SimpleNamespace(policies={}), SimpleNamespace(args={}), set(), set(), set())
+    offsets = np.arange(-4, 50).reshape(6, 9)
+    for offs in (offsets, offsets.T, np.broadcast_to(np.arange(-2, 12), (3, 14)), np.asarray(6), offsets[:0]):
+        drawn = _random_floats(floats)
+        assert np.array_equal(memory.at(floats, offs), drawn[np.clip(offs, 0, len(drawn) - 1)])
+        table = memory.at(ints, np.arange(ints.extent))  # (made on the first read, then kept)
+        want = table[np.clip(offs, 0, len(table) - 1)]
+        got = memory.at(ints, offs)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
