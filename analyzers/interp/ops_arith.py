@@ -156,7 +156,7 @@ def _constant_selector(v: Val) -> bool:
         and not (v.tags or v.lineage or v.loaded_from or v.runtime or v.grows or v.unknown or v.src)
         and v.pad is None
         and v.undef is None
-        and bool(np.isin(v.data, (0, 1)).all())
+        and bool(((v.data == 0) | (v.data == 1)).all())  # (np.isin's own loop for a short list, without its overhead)
         and bool((v.data == 0).any())
     )
 

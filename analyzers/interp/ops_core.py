@@ -160,47 +160,49 @@ def merge_tags(vals: list[Val], shape: tuple[int, ...]) -> dict[str, np.ndarray]
     for v in vals:
         for k, arr in v.tags.items():
             arrb = bc(arr, shape)
-            if k + CHAIN_AT in tags and k in tags and _join_long_chain(tags, k, arrb):
-                continue
-            k2 = k
-            while k2 in tags:
-                m = tagops.merge(tags[k2], arrb)
-                if m is not None:
-                    tags[k2] = m
-                    break
-                k2 += "'"
+            if k in tags:
+                _join_chain(tags, k, arrb)
             else:
-                tags[k2] = arrb
+                tags[k] = arrb
     return tags
 
 
-# a chain this long is tried all at once: a value updated in a loop (a recurrent state) gains
-# one link per iteration, and trying each link with its own `tags.merge` made merging quadratic
-CHAIN_AT = "'" * 3
+def _join_chain(tags: dict[str, np.ndarray], k: str, arrb: np.ndarray) -> None:
+    """`arrb` joins the first link of k's chain that `tags.merge` accepts, or a new link at
+    the end. A value updated in a loop (a recurrent state, an accumulator meeting a new row each
+    iteration) gains one link per iteration, and most links conflict with the new tag: a link
+    whose coordinate differs from arrb's in one lane where both have one conflicts (`merge`
+    would return None), so one lane read skips it; every other link is merged as before."""
+    lane = _sample_lane(arrb)
+    k2 = k
+    while k2 in tags:
+        a = tags[k2]
+        if lane is None or not _differs_at(a, arrb, lane):
+            m = tagops.merge(a, arrb)
+            if m is not None:
+                tags[k2] = m
+                return
+        k2 += "'"
+    tags[k2] = arrb
 
 
-def _join_long_chain(tags: dict[str, np.ndarray], k: str, arrb: np.ndarray) -> bool:
-    """The loop of `merge_tags` for one tag, its links compared in one stacked operation: the
-    same link is chosen (the first that agrees, or a new one at the end) and it gets the same
-    array (`tags.merge`'s: the link itself when it is `arrb`, else their `np.fmax`). False
-    (nothing done) when the links' dtypes differ: stacking would convert them."""
-    chain = [k]
-    while chain[-1] + "'" in tags:
-        chain.append(chain[-1] + "'")
-    arrays = [tags[c] for c in chain]
-    if any(a.dtype != arrb.dtype or a.shape != arrb.shape for a in arrays):
-        return False
-    links = np.stack(arrays)
-    mx = np.fmax(links, arrb)
-    agree = ~(mx > np.fmin(links, arrb)).reshape(len(chain), -1).any(axis=1)
-    for i, c in enumerate(chain):
-        if tags[c] is arrb:
-            return True  # (tags.merge: an array agrees with itself, and stays itself)
-        if agree[i]:
-            tags[c] = mx[i].copy()
-            return True
-    tags[chain[-1] + "'"] = arrb
-    return True
+def _sample_lane(arr: np.ndarray) -> tuple[int, Any] | None:
+    """(flat index, coordinate) of the first lane of `arr` that has a coordinate; None if none."""
+    if arr.size == 0:
+        return None
+    x = arr.flat[0]
+    if x == x:  # (not NaN)
+        return 0, x
+    have = np.flatnonzero(~np.isnan(arr))
+    return (int(have[0]), arr.flat[int(have[0])]) if have.size else None
+
+
+def _differs_at(a: np.ndarray, b: np.ndarray, lane: tuple[int, Any]) -> bool:
+    """Whether `a` has a coordinate in b's sample lane that differs from b's: then they conflict."""
+    if a is b or a.shape != b.shape:
+        return False  # (not decided here: merged in full)
+    x = a.flat[lane[0]]
+    return bool(x == x and x != lane[1])
 
 
 def _combine_pad(vals: list[Val], shape: tuple[int, ...]) -> np.ndarray | None:

@@ -145,7 +145,9 @@ def _where(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast
             return light_float(shape, dtype)
     cond = bc(c.data.astype(bool), shape)
     data = np.where(cond, bc(x.data, shape), bc(y.data, shape)).astype(np_dtype(dtype))
-    out = derive([x, y], data, dtype)
+    # derive's merged tags and padding are replaced below, lane by lane: not made (its other
+    # fields read neither; with no padding on either side its padding is None anyway)
+    out = derive([x.with_(tags={}, pad=None), y.with_(tags={}, pad=None)], data, dtype)
     # lanes take their flags and tags from the side they come from
     for attr in ("undef", "pad"):
         xa, ya = getattr(x, attr), getattr(y, attr)
