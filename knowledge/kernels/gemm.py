@@ -54,7 +54,8 @@ from argus.knowledge.kernels.gemm_splitk import (  # noqa: F401 (public names of
 
 def _tma_configs() -> list[triton.Config]:
     if interpreting():
-        return [triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 2, "SUBTILE": True})]
+        return [triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 2, "SUBTILE": True,
+                               "WARP_SPEC": False})]
     out = []
     for bm, bn, bk, stages, warps, sub in [
         (128, 256, 64, 3, 8, True),
@@ -65,7 +66,7 @@ def _tma_configs() -> list[triton.Config]:
         (128, 64, 64, 4, 4, False),
         (64, 128, 64, 4, 4, False),
     ]:
-        cfg = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "SUBTILE": sub}
+        cfg = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "SUBTILE": sub, "WARP_SPEC": False}
         out.append(triton.Config(cfg, num_stages=stages, num_warps=warps))
     return out
 
@@ -85,7 +86,7 @@ def gemm_tma_kernel(
     stride_am, stride_bk, stride_cm,
     NUM_PROGRAMS: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-    GROUP_M: tl.constexpr, SUBTILE: tl.constexpr,
+    GROUP_M: tl.constexpr, SUBTILE: tl.constexpr, WARP_SPEC: tl.constexpr,
 ):
     # Descriptors carry the full shape: loads past an edge read zeros, stores past an edge are dropped.
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[BLOCK_M, BLOCK_K])
@@ -97,44 +98,60 @@ def gemm_tma_kernel(
     else:
         c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[stride_cm, 1], block_shape=[BLOCK_M, BLOCK_N])
 
-    _persistent_tiles(a_desc, b_desc, c_desc, M, N, K, NUM_PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE)
+    _persistent_tiles(a_desc, b_desc, c_desc, M, N, K, NUM_PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE,
+                      WARP_SPEC)
 
 
 @triton.jit
 def _persistent_tiles(a_desc, b_desc, c_desc, M, N, K, NUM_PROGRAMS: tl.constexpr,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                      GROUP_M: tl.constexpr, SUBTILE: tl.constexpr):
-    """The persistent tile walk shared by the device- and host-descriptor kernels."""
+                      GROUP_M: tl.constexpr, SUBTILE: tl.constexpr, WARP_SPEC: tl.constexpr):
+    """The persistent tile walk shared by the device- and host-descriptor kernels.
+
+    WARP_SPEC asks Triton to warp-specialize the tile loop (a producer warp group issuing the TMA loads,
+    the others computing, card warp-specialization); on Hopper that pass does not take a flattened loop,
+    so that variant walks the tiles with an unflattened one.
+    """
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
     num_tiles = tiles_m * tiles_n
-    k_tiles = tl.cdiv(K, BLOCK_K)
+    if WARP_SPEC:
+        for tile in tl.range(tl.program_id(0), num_tiles, NUM_PROGRAMS, warp_specialize=True):
+            _one_tile(a_desc, b_desc, c_desc, tile, tiles_m, tiles_n, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE)
+    else:
+        for tile in tl.range(tl.program_id(0), num_tiles, NUM_PROGRAMS, flatten=True):
+            _one_tile(a_desc, b_desc, c_desc, tile, tiles_m, tiles_n, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE)
+
+
+@triton.jit
+def _one_tile(a_desc, b_desc, c_desc, tile, tiles_m, tiles_n, K,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+              GROUP_M: tl.constexpr, SUBTILE: tl.constexpr):
+    """Output tile number `tile` of the persistent walk: its K loop and its epilogue."""
+    # GROUP_M swizzle: consecutive tiles walk down a band of GROUP_M rows, so the programs that run
+    # at the same time share their B columns (and A rows) in L2 (gemm_splitk.grouped_tile, inline).
     per_group = GROUP_M * tiles_n
+    group = tile // per_group
+    first_m = group * GROUP_M
+    rows = min(tiles_m - first_m, GROUP_M)
+    pid_m = first_m + (tile % per_group) % rows
+    pid_n = (tile % per_group) // rows
+    off_m = pid_m * BLOCK_M
+    off_n = pid_n * BLOCK_N
 
-    for tile in tl.range(tl.program_id(0), num_tiles, NUM_PROGRAMS, flatten=True):
-        # GROUP_M swizzle: consecutive tiles walk down a band of GROUP_M rows, so the programs that run
-        # at the same time share their B columns (and A rows) in L2 (gemm_splitk.grouped_tile, inline).
-        group = tile // per_group
-        first_m = group * GROUP_M
-        rows = min(tiles_m - first_m, GROUP_M)
-        pid_m = first_m + (tile % per_group) % rows
-        pid_n = (tile % per_group) // rows
-        off_m = pid_m * BLOCK_M
-        off_n = pid_n * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for kt in range(tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([off_m, kt * BLOCK_K])
+        b = b_desc.load([kt * BLOCK_K, off_n])
+        acc = tl.dot(a, b, acc)
 
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for kt in range(k_tiles):
-            a = a_desc.load([off_m, kt * BLOCK_K])
-            b = b_desc.load([kt * BLOCK_K, off_n])
-            acc = tl.dot(a, b, acc)
-
-        if SUBTILE:
-            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
-            left, right = tl.split(halves)
-            c_desc.store([off_m, off_n], left.to(c_desc.dtype))
-            c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(c_desc.dtype))
-        else:
-            c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
+    if SUBTILE:
+        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+        left, right = tl.split(halves)
+        c_desc.store([off_m, off_n], left.to(c_desc.dtype))
+        c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(c_desc.dtype))
+    else:
+        c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
 
 
 def _host_blocks(nargs: dict) -> None:
@@ -157,7 +174,7 @@ def gemm_tma_host_kernel(
     M, N, K,
     NUM_PROGRAMS: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-    GROUP_M: tl.constexpr, SUBTILE: tl.constexpr,
+    GROUP_M: tl.constexpr, SUBTILE: tl.constexpr, WARP_SPEC: tl.constexpr,
 ):
     """gemm_tma_kernel with descriptors built on the host and passed as kernel parameters.
 
@@ -165,7 +182,8 @@ def gemm_tma_host_kernel(
     TMA load; a host one (a __grid_constant__ parameter) costs the programs nothing. That latency matters
     where a program runs only a few K steps: small and skinny shapes (card tma-descriptors).
     """
-    _persistent_tiles(a_desc, b_desc, c_desc, M, N, K, NUM_PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE)
+    _persistent_tiles(a_desc, b_desc, c_desc, M, N, K, NUM_PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE,
+                      WARP_SPEC)
 
 
 # Served shapes, tuned on the H200 by one timed sweep over paths, splits and configs
@@ -195,11 +213,16 @@ TUNED: dict[tuple[int, int, int], tuple[str, int, int, int, int, int, int, bool]
 
 
 def pinned_config(entry: tuple) -> tuple[str, int, triton.Config]:
-    """A TUNED entry as (path, split, triton.Config)."""
-    path, split, bm, bn, bk, warps, stages, sub = entry
-    kwargs = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}
+    """A TUNED entry as (path, split, triton.Config).
+
+    An entry may carry two more fields: GROUP_M (the swizzle band, 8 when absent) and, for the
+    persistent paths, WARP_SPEC (the warp-specialized tile loop, off when absent)."""
+    path, split, bm, bn, bk, warps, stages, sub = entry[:8]
+    group_m = entry[8] if len(entry) > 8 else 8
+    kwargs = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": group_m}
     if path in ("tma", "tma_host"):
         kwargs["SUBTILE"] = sub
+        kwargs["WARP_SPEC"] = bool(entry[9]) if len(entry) > 9 else False
     return path, split, triton.Config(kwargs, num_warps=warps, num_stages=stages)
 
 

@@ -108,9 +108,12 @@ def test_moe_pinned_paths(w_tma: bool, fused_align: bool) -> None:
 
 @pytest.mark.parametrize("entry", [("tma", 1, 16, 32, 32, 4, 1, True), ("splitk", 3, 16, 32, 32, 4, 1, False),
                                    ("splitk_ptr", 2, 16, 32, 32, 4, 1, False), ("tma_host", 1, 16, 32, 32, 4, 1, True),
-                                   ("tma_host", 1, 16, 32, 64, 4, 1, False), ("splitk_host", 3, 16, 32, 32, 4, 1, False)])
+                                   ("tma_host", 1, 16, 32, 64, 4, 1, False), ("splitk_host", 3, 16, 32, 32, 4, 1, False),
+                                   ("tma_host", 1, 16, 32, 32, 4, 1, True, 2, True), ("tma", 1, 16, 32, 32, 4, 1, False, 1, True),
+                                   ("splitk_host", 1, 16, 32, 32, 4, 1, False, 4)])
 def test_gemm_pinned_paths(entry: tuple) -> None:
-    """Each path a TUNED entry can pin computes the product (split-K slices through descriptors too)."""
+    """Each path a TUNED entry can pin computes the product (split-K slices through descriptors too), with
+    the optional GROUP_M band and the warp-specialized tile loop of the persistent paths."""
     m, n, k = 20, 48, 400
     a = torch.randn(m, k, dtype=torch.float16)
     b = torch.randn(k, n, dtype=torch.float16)
@@ -145,10 +148,15 @@ def test_attention_rejects_causal_block_n_above_block_m() -> None:
 
 
 @pytest.mark.parametrize("pipe", [False, True])
-def test_attention_pinned_schedules(pipe: bool) -> None:
-    """Q K^T issued one block ahead or not: the same attention (S = 70 leaves a ragged last block)."""
+@pytest.mark.parametrize("lazy", [False, True])
+def test_attention_pinned_schedules(pipe: bool, lazy: bool) -> None:
+    """Q K^T issued one block ahead or not, the running output rescaled at every block or only when a
+    row's maximum grew past LAZY_GROWTH: the same attention (S = 70 leaves a ragged last block; scores
+    scaled up so that later blocks raise the maxima by more than 2^8 and lazy rescaling must act)."""
     q, k, v = (torch.randn(1, 2, 70, 64, dtype=torch.float16) for _ in range(3))
-    cfg = attention.config(32, 16, 4, 1, pipe)
+    q = q * torch.linspace(0.5, 4.0, 70).view(1, 1, 70, 1).half()
+    k = k * torch.linspace(0.5, 4.0, 70).view(1, 1, 70, 1).half()
+    cfg = attention.config(32, 16, 4, 1, pipe, lazy=lazy)
     for causal in (False, True):
         out = attention.attention(q, k, v, causal=causal, pinned=cfg)
         assert _rel(out, attention.reference(q, k, v, causal=causal)) < 1e-2
