@@ -1,6 +1,6 @@
 """Session 8's exploration call: GEMM and attention variants not measured before, one device call.
 
-    python benchmarks/kernels_explore_s8.py --out DIR [--budget-s 200] [--part gemm,attention]
+    python benchmarks/kernels_explore_s8.py --out DIR [--budget-s 200] [--part gemm,attention | gemm2 | gemm3]
 
 gemm: on the rows still below cuBLAS, the launcher's plan against (a) the persistent kernel with its
 tile loop warp-specialized (`tl.range(..., warp_specialize=True)`, unflattened: a producer warp group
@@ -10,6 +10,9 @@ split-K with more CTAs than SMs where the persistent grid leaves SMs idle (14336
 attention: the one-warpgroup tile (session 7's pick) with Q K^T issued one block ahead (PIPE_QK, not
 measured with this tile before) and lazy rescaling of the running output (LAZY: only when a row's
 maximum grew by more than 2^8), and lazy rescaling on the other tiles the launcher takes.
+gemm2 (the second call): stream-K over the partial last wave (gemm.gemm_streamk_host_kernel) on every
+GEMM row but 16384^3, against the launcher's plan with the first call's pins. gemm3 (the third):
+narrower 16-row tiles on the M = 16 rows, stream-K again on the large squares.
 Every variant's output is checked against the library's before any timing; the correct ones and the
 library are then timed in ONE interleaved measurement (benchmarks/kernels_timing.py). Writes
 DIR/explore-s8.json after every shape; the table printed last is what the cards quote.
@@ -58,6 +61,44 @@ GEMM = {
                          ("splitk_host", 2, 64, 64, 128, 4, 5, False), ("splitk_host", 3, 128, 64, 128, 4, 4, False)],
 }
 
+# Second call: stream-K (gemm.gemm_streamk_host_kernel; the split field is 1 + the full waves handed to
+# stream-K with the partial last one), after the first call's pins went into gemm.TUNED.
+_SK_BIG = [("streamk_host", 1, 128, 256, 64, 8, 3, True), ("streamk_host", 2, 128, 256, 64, 8, 3, True),
+           ("streamk_host", 1, 128, 256, 64, 8, 4, True)]
+GEMM2 = {
+    (4096, 4096, 4096): _SK_BIG,
+    (4096, 14336, 4096): _SK_BIG,
+    (4096, 4096, 14336): _SK_BIG,
+    (2048, 2048, 2048): [("streamk_host", 1, 128, 256, 64, 8, 4, True), ("streamk_host", 1, 128, 128, 64, 8, 4, False)],
+    (1024, 1024, 1024): [("streamk_host", 1, 128, 128, 64, 4, 4, False), ("streamk_host", 1, 64, 128, 128, 4, 4, False),
+                         ("streamk_host", 1, 128, 128, 128, 8, 3, False)],
+    (128, 14336, 4096): [("streamk_host", 1, 128, 128, 64, 4, 5, False), ("streamk_host", 1, 64, 128, 64, 4, 6, False)],
+    (16, 14336, 4096): [("streamk_host", 1, 16, 128, 128, 4, 6, False), ("streamk_host", 1, 16, 64, 128, 4, 6, False)],
+    (128, 4096, 14336): [("streamk_host", 1, 128, 64, 64, 4, 8, False), ("streamk_host", 1, 128, 128, 64, 4, 5, False)],
+    (16, 4096, 14336): [("streamk_host", 1, 16, 128, 128, 4, 6, False), ("streamk_host", 1, 16, 64, 128, 4, 6, False)],
+    (128, 4096, 4096): [("streamk_host", 1, 64, 64, 128, 4, 6, False), ("streamk_host", 1, 128, 64, 64, 4, 8, False)],
+    (16, 4096, 4096): [("streamk_host", 1, 16, 128, 128, 4, 6, False)],
+    (8192, 8192, 8192): [("streamk_host", 1, 128, 256, 64, 8, 4, True), ("streamk_host", 2, 128, 256, 64, 8, 4, True)],
+}
+
+# Third call: narrower 16-row tiles (more CTAs, more bytes in flight) on the M = 16 rows, which move
+# bytes (32-117 MB of B) at 2.5-3.0 TB/s, under the 4.3 TB/s a copy reaches; stream-K again where it
+# won or tied (8192^3, 4096x14336x4096), and on 16384^3.
+_SK8 = ("streamk_host", 1, 128, 256, 64, 8, 4, True)
+GEMM3 = {
+    (16, 4096, 4096): [("splitk_host", 2, 16, 64, 128, 4, 6, False), ("splitk_host", 4, 16, 128, 128, 4, 4, False),
+                       ("splitk_host", 1, 16, 32, 128, 4, 6, False), ("splitk_host", 2, 16, 32, 128, 4, 4, False),
+                       ("splitk_host", 1, 16, 32, 128, 2, 6, False)],
+    (16, 4096, 14336): [("splitk_host", 4, 16, 128, 128, 4, 4, False), ("splitk_host", 2, 16, 64, 128, 4, 6, False),
+                        ("splitk_host", 4, 16, 64, 128, 4, 4, False), ("splitk_host", 2, 16, 32, 128, 4, 6, False)],
+    (16, 14336, 4096): [("splitk_host", 1, 16, 32, 128, 4, 4, False), ("splitk_host", 1, 16, 32, 128, 4, 6, False),
+                        ("splitk_host", 1, 16, 64, 128, 4, 5, False), ("splitk_host", 1, 16, 64, 256, 4, 3, False),
+                        ("splitk_host", 1, 16, 32, 128, 2, 6, False)],
+    (4096, 14336, 4096): [("streamk_host", 1, 128, 256, 64, 8, 3, True), _SK8],
+    (8192, 8192, 8192): [_SK8, ("streamk_host", 1, 128, 256, 64, 8, 3, True)],
+    (16384, 16384, 16384): [_SK8],
+}
+
 # (BLOCK_M, BLOCK_N, num_warps, num_stages, PIPE_QK, MAXNREG, WARP_SPEC, LAZY)
 _WG = (128, 64, 4, 2)
 ATTN = {
@@ -91,8 +132,9 @@ def timed_table(family: str, shape: str, sides: list[tuple[str, Callable[[], obj
     return rows
 
 
-def gemm_shape(m: int, n: int, k: int) -> list[dict]:
-    """The launcher's plan and each GEMM entry against cuBLAS: checked, then one interleaved measurement."""
+def gemm_shape(m: int, n: int, k: int, table: dict | None = None) -> list[dict]:
+    """The launcher's plan and each entry of table (GEMM) against cuBLAS: checked, then one interleaved
+    measurement."""
 
     def make() -> tuple:
         return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
@@ -104,7 +146,7 @@ def gemm_shape(m: int, n: int, k: int) -> list[dict]:
     nxt = rotation(make, 2 * (m * k + k * n + m * n))
     sides: list[tuple[str, Callable[[], object]]] = [("cuBLAS", lambda: torch.matmul(*nxt()))]
     rows: list[dict] = []
-    for entry in [None, *GEMM[(m, n, k)]]:
+    for entry in [None, *(GEMM if table is None else table)[(m, n, k)]]:
         name = "default" if entry is None else " ".join(str(x) for x in entry)
         t0 = time.time()
         try:
@@ -198,7 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     clocks_up()
     rows: list[dict] = []
-    jobs = {"gemm": (list(GEMM), gemm_shape), "attention": (ATTN_SHAPES, attention_shape)}
+    jobs = {"gemm": (list(GEMM), gemm_shape), "attention": (ATTN_SHAPES, attention_shape),
+            "gemm2": (list(GEMM2), lambda *shape: gemm_shape(*shape, table=GEMM2)),
+            "gemm3": (list(GEMM3), lambda *shape: gemm_shape(*shape, table=GEMM3))}
     for part in args.part.split(","):
         shapes, run = jobs[part]
         start = time.time()

@@ -125,6 +125,34 @@ def test_gemm_pinned_paths(entry: tuple) -> None:
     assert _rel(out, gemm.reference(a2, b2)) < 1e-2
 
 
+@pytest.mark.parametrize("m,n,k", [(40, 48, 400), (70, 100, 130), (20, 48, 400)])
+@pytest.mark.parametrize("entry", [("streamk_host", 1, 16, 32, 32, 4, 1, False), ("streamk_host", 2, 16, 32, 32, 4, 1, True),
+                                   ("streamk_host", 3, 16, 32, 64, 4, 1, False, 2)])
+def test_gemm_streamk(m: int, n: int, k: int, entry: tuple) -> None:
+    """Stream-K over the partial last wave (and one or two full waves before it) on 4 interpreter
+    programs: tiles cut between two or three programs add up, twice in a row (the owners lower the flags
+    for the next call); 20x48 fills its waves and runs data-parallel only."""
+    plan = None
+    for _ in range(2):
+        a, b = torch.randn(m, k, dtype=torch.float16), torch.randn(k, n, dtype=torch.float16)
+        out = torch.full((m, n), float("nan"), dtype=torch.float16)
+        if plan is None:
+            plan = gemm.make_plan(a, b, out, choice=gemm.pinned_config(entry))
+        else:
+            plan(a, b, out)
+        assert _rel(out, gemm.reference(a, b)) < 1e-2
+
+
+def test_streamk_tiles() -> None:
+    """The split part: the partial last wave plus the full waves asked for; none for full waves or for
+    fewer K blocks than programs."""
+    assert gemm.streamk_tiles(512, 132, 0, 64) == 116  # 4096^3 in 128x256 tiles on 132 SMs
+    assert gemm.streamk_tiles(512, 132, 1, 64) == 248
+    assert gemm.streamk_tiles(112, 132, 0, 32) == 112  # 16x14336 in 16x128 tiles: all of them
+    assert gemm.streamk_tiles(528, 132, 0, 64) == 0
+    assert gemm.streamk_tiles(3, 132, 0, 8) == 0
+
+
 @pytest.mark.parametrize("h_kv", [4, 2])
 def test_attention_persistent(h_kv: int) -> None:
     """The persistent grid (8 programs here for 2 x 4 x 3 = 24 tiles) covers every tile once, GQA too."""
