@@ -38,7 +38,8 @@ from argus.knowledge.kernels._common import install_allocator, interpreting, num
 
 def _configs() -> list[triton.Config]:
     if interpreting():
-        return [triton.Config({"BLOCK_M": 16, "BLOCK_N": 16, "WARP_SPEC": False, "PIPE_QK": True}, num_warps=4, num_stages=1)]
+        return [triton.Config({"BLOCK_M": 16, "BLOCK_N": 16, "WARP_SPEC": False, "PIPE_QK": True, "LAZY": False},
+                              num_warps=4, num_stages=1)]
     # WARP_SPEC (tl.range warp_specialize) stays off: on the H200 with Triton 3.6 it ran no faster at 8
     # warps and the compiler's Hopper warp-specialization pass crashed at 4 (kernels-h200-probe.txt).
     # BLOCK_N must divide BLOCK_M: the causal split into unmasked and diagonal blocks assumes it.
@@ -64,17 +65,30 @@ ATTN_CONFIGS = [(128, 64, 8, 2, False, 128), (128, 128, 8, 2, False, 128), (128,
 
 
 def config(bm: int, bn: int, warps: int, stages: int, pipe: bool, maxnreg: int | None = None,
-           warp_spec: bool = False) -> triton.Config:
+           warp_spec: bool = False, lazy: bool = False) -> triton.Config:
     """One attention config; the exploration sweep builds its variants through this too. warp_spec turns
-    on tl.range(..., warp_specialize=True) for the key loop (off in every tuned config, see _configs)."""
-    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "WARP_SPEC": warp_spec, "PIPE_QK": pipe},
+    on tl.range(..., warp_specialize=True) for the key loop (off in every tuned config, see _configs);
+    lazy rescales the running output only when a row's maximum grew by more than LAZY_GROWTH (see
+    _softmax_update)."""
+    return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "WARP_SPEC": warp_spec, "PIPE_QK": pipe, "LAZY": lazy},
                          num_warps=warps, num_stages=stages, maxnreg=maxnreg)
+
+
+# Lazy rescaling keeps a row's reference maximum until the block maximum passes it by this much (log2
+# units): the probabilities then stay below 2^8, far inside fp32 and bf16 range, and l_i is kept
+# relative to the same stale maximum, so the normalised output is unchanged.
+LAZY_GROWTH = 8.0
 
 
 @triton.jit
 def _softmax_update(acc, l_i, m_i, qk, v, offs_m, start_n, S, qk_scale,
-                    BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr):
-    """Folds one block of scores qk (and its values v) into the running (acc, l_i, m_i), in base 2."""
+                    BLOCK_N: tl.constexpr, MASKED: tl.constexpr, CAUSAL: tl.constexpr, LAZY: tl.constexpr):
+    """Folds one block of scores qk (and its values v) into the running (acc, l_i, m_i), in base 2.
+
+    LAZY: the running output (BLOCK_M x HEAD_D fp32 multiplies, as many as the block's exponentials at
+    HEAD_D = 2 * BLOCK_N) is rescaled only when some row's maximum grew by more than LAZY_GROWTH; the
+    other blocks keep the stale maximum as their reference (card online-softmax-exp2).
+    """
     if MASKED:
         offs_n = start_n + tl.arange(0, BLOCK_N)
         keep = offs_n[None, :] < S
@@ -83,6 +97,16 @@ def _softmax_update(acc, l_i, m_i, qk, v, offs_m, start_n, S, qk_scale,
         qk = tl.where(keep, qk, float("-inf"))
     # m_i starts finite (-1e30), so m_new is finite even for a fully masked block: no inf - inf.
     m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    if LAZY:
+        if tl.max(m_new - m_i, 0) > 8.0:  # LAZY_GROWTH
+            alpha = tl.math.exp2(m_i - m_new)
+            l_i = l_i * alpha
+            acc = acc * alpha[:, None]
+            m_i = m_new
+        p = tl.math.exp2(qk * qk_scale - m_i[:, None])
+        l_i = l_i + tl.sum(p, 1)
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        return acc, l_i, m_i
     p = tl.math.exp2(qk * qk_scale - m_new[:, None])
     alpha = tl.math.exp2(m_i - m_new)
     l_i = l_i * alpha + tl.sum(p, 1)
@@ -96,14 +120,15 @@ def _attn_block(
     acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m,
     lo, hi, S, qk_scale,
     HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-    MASKED: tl.constexpr, CAUSAL: tl.constexpr, WARP_SPEC: tl.constexpr,
+    MASKED: tl.constexpr, CAUSAL: tl.constexpr, WARP_SPEC: tl.constexpr, LAZY: tl.constexpr,
 ):
     """Folds keys [lo, hi) into the running (acc, l_i, m_i). MASKED blocks apply the causal and length masks."""
     for start_n in tl.range(lo, hi, BLOCK_N, warp_specialize=WARP_SPEC):
         k = tl.reshape(k_desc.load([kv_row, start_n, 0]), (BLOCK_N, HEAD_D))
         qk = tl.dot(q, tl.trans(k))
         v = tl.reshape(v_desc.load([kv_row, start_n, 0]), (BLOCK_N, HEAD_D))
-        acc, l_i, m_i = _softmax_update(acc, l_i, m_i, qk, v, offs_m, start_n, S, qk_scale, BLOCK_N, MASKED, CAUSAL)
+        acc, l_i, m_i = _softmax_update(acc, l_i, m_i, qk, v, offs_m, start_n, S, qk_scale, BLOCK_N, MASKED, CAUSAL,
+                                        LAZY)
     return acc, l_i, m_i
 
 
@@ -111,7 +136,7 @@ def _attn_block(
 def _attn_block_pipelined(
     acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m,
     lo, hi, S, qk_scale,
-    HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+    HEAD_D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, LAZY: tl.constexpr,
 ):
     """Unmasked keys [lo, hi), hi - lo a positive multiple of BLOCK_N, with Q K^T issued one block ahead.
 
@@ -125,10 +150,12 @@ def _attn_block_pipelined(
         k = tl.reshape(k_desc.load([kv_row, start_n + BLOCK_N, 0]), (BLOCK_N, HEAD_D))
         qk_next = tl.dot(q, tl.trans(k))
         v = tl.reshape(v_desc.load([kv_row, start_n, 0]), (BLOCK_N, HEAD_D))
-        acc, l_i, m_i = _softmax_update(acc, l_i, m_i, qk, v, offs_m, start_n, S, qk_scale, BLOCK_N, False, False)
+        acc, l_i, m_i = _softmax_update(acc, l_i, m_i, qk, v, offs_m, start_n, S, qk_scale, BLOCK_N, False, False,
+                                        LAZY)
         qk = qk_next
     v = tl.reshape(v_desc.load([kv_row, hi - BLOCK_N, 0]), (BLOCK_N, HEAD_D))
-    acc, l_i, m_i = _softmax_update(acc, l_i, m_i, qk, v, offs_m, hi - BLOCK_N, S, qk_scale, BLOCK_N, False, False)
+    acc, l_i, m_i = _softmax_update(acc, l_i, m_i, qk, v, offs_m, hi - BLOCK_N, S, qk_scale, BLOCK_N, False, False,
+                                    LAZY)
     return acc, l_i, m_i
 
 
@@ -137,7 +164,7 @@ def _attn_tile(
     q_desc, k_desc, v_desc, o_desc, o_ptr, bh, pid_m, sm_scale, S, H, H_KV,
     HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr, PIPE_QK: tl.constexpr,
-    STORE_TMA: tl.constexpr,
+    STORE_TMA: tl.constexpr, LAZY: tl.constexpr,
 ):
     """One output tile: BLOCK_M query rows (block pid_m) of head bh, normalised and stored."""
     batch = bh // H
@@ -160,12 +187,12 @@ def _attn_tile(
     if PIPE_QK:
         if full_end > 0:
             acc, l_i, m_i = _attn_block_pipelined(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, 0, full_end, S,
-                                                  qk_scale, HEAD_D, BLOCK_M, BLOCK_N)
+                                                  qk_scale, HEAD_D, BLOCK_M, BLOCK_N, LAZY)
     else:
         acc, l_i, m_i = _attn_block(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, 0, full_end, S, qk_scale,
-                                    HEAD_D, BLOCK_M, BLOCK_N, False, CAUSAL, WARP_SPEC)
+                                    HEAD_D, BLOCK_M, BLOCK_N, False, CAUSAL, WARP_SPEC, LAZY)
     acc, l_i, m_i = _attn_block(acc, l_i, m_i, q, k_desc, v_desc, kv_row, offs_m, full_end, stop, S, qk_scale,
-                                HEAD_D, BLOCK_M, BLOCK_N, True, CAUSAL, WARP_SPEC)
+                                HEAD_D, BLOCK_M, BLOCK_N, True, CAUSAL, WARP_SPEC, LAZY)
 
     l_safe = tl.where(l_i > 0.0, l_i, 1.0)
     out = acc / l_safe[:, None]
@@ -198,6 +225,7 @@ def attention_fwd_kernel(
     sm_scale, S, H, H_KV, BH, BH_KV,
     HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr, PIPE_QK: tl.constexpr,
+    LAZY: tl.constexpr,
 ):
     if CAUSAL:  # noqa: SIM108 (constexpr branch)
         # Longest rows (most key blocks) first, so the short ones fill the tail of the wave.
@@ -206,7 +234,7 @@ def attention_fwd_kernel(
         pid_m = tl.program_id(0)
     q_desc, k_desc, v_desc, o_desc = _descriptors(q_ptr, k_ptr, v_ptr, o_ptr, S, BH, BH_KV, HEAD_D, BLOCK_M, BLOCK_N)
     _attn_tile(q_desc, k_desc, v_desc, o_desc, o_ptr, tl.program_id(1), pid_m, sm_scale, S, H, H_KV,
-               HEAD_D, CAUSAL, BLOCK_M, BLOCK_N, WARP_SPEC, PIPE_QK, True)
+               HEAD_D, CAUSAL, BLOCK_M, BLOCK_N, WARP_SPEC, PIPE_QK, True, LAZY)
 
 
 def _host_blocks(nargs: dict) -> None:
@@ -287,6 +315,7 @@ def attention_fwd_host_kernel(
     sm_scale, S, H, H_KV,
     HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr, PIPE_QK: tl.constexpr,
+    LAZY: tl.constexpr,
 ):
     """attention_fwd_kernel with the four descriptors built on the host (kernel parameters).
 
@@ -299,7 +328,7 @@ def attention_fwd_host_kernel(
     else:
         pid_m = tl.program_id(0)
     _attn_tile(q_desc, k_desc, v_desc, o_desc, o_desc, tl.program_id(1), pid_m, sm_scale, S, H, H_KV,
-               HEAD_D, CAUSAL, BLOCK_M, BLOCK_N, WARP_SPEC, PIPE_QK, True)
+               HEAD_D, CAUSAL, BLOCK_M, BLOCK_N, WARP_SPEC, PIPE_QK, True, LAZY)
 
 
 @triton.autotune(configs=_configs(), key=["S", "HEAD_D", "CAUSAL"])
@@ -309,6 +338,7 @@ def attention_persistent_kernel(
     sm_scale, S, H, H_KV, BH, BH_KV,
     HEAD_D: tl.constexpr, CAUSAL: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, WARP_SPEC: tl.constexpr, PIPE_QK: tl.constexpr,
+    LAZY: tl.constexpr,
 ):
     """A fixed grid (two programs per SM) walking the (head, query block) tiles round robin.
 
@@ -330,7 +360,7 @@ def attention_persistent_kernel(
             pid_m = tile % n_m
             bh = tile // n_m
         _attn_tile(q_desc, k_desc, v_desc, o_desc, o_ptr, bh, pid_m, sm_scale, S, H, H_KV,
-                   HEAD_D, CAUSAL, BLOCK_M, BLOCK_N, WARP_SPEC, PIPE_QK, False)
+                   HEAD_D, CAUSAL, BLOCK_M, BLOCK_N, WARP_SPEC, PIPE_QK, False, LAZY)
 
 
 def use_persistent(s: int, causal: bool) -> bool:

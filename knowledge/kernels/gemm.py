@@ -20,6 +20,9 @@ re-exported here):
   latency of writing and fencing its own descriptors before its first load. Measured faster on the
   H200 on most shapes (1024^3 0.65 -> 0.78-1.03x of cuBLAS, 2048^3 0.93 -> 1.00x); the autotuned
   default path for aligned shapes without a TUNED entry is the host one.
+- `gemm_streamk_host_kernel`: the persistent walk in full waves, then stream-K over the tiles of the
+  partial last wave (their K iterations cut evenly over all SMs, partial tiles added up by their owner
+  program): pinned where the waves are many (8192^3 1.014 -> 1.035-1.038x of cuBLAS, session 8).
 Which path and config a shape gets: the served shapes measured on the H200 are pinned in `TUNED`
 (picked from one timed sweep, scripts/gpu/kernels_explore_h200.sh); any other shape takes the tile
 model of `choose_split_k` and the autotuner over a small pruned config list. The launcher keeps a plan
@@ -49,12 +52,14 @@ from argus.knowledge.kernels.gemm_splitk import (  # noqa: F401 (public names of
     choose_split_k,
     gemm_splitk_host_kernel,
     gemm_splitk_kernel,
+    grouped_tile,
 )
 
 
 def _tma_configs() -> list[triton.Config]:
     if interpreting():
-        return [triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 2, "SUBTILE": True})]
+        return [triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32, "GROUP_M": 2, "SUBTILE": True,
+                               "WARP_SPEC": False})]
     out = []
     for bm, bn, bk, stages, warps, sub in [
         (128, 256, 64, 3, 8, True),
@@ -65,7 +70,7 @@ def _tma_configs() -> list[triton.Config]:
         (128, 64, 64, 4, 4, False),
         (64, 128, 64, 4, 4, False),
     ]:
-        cfg = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "SUBTILE": sub}
+        cfg = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "SUBTILE": sub, "WARP_SPEC": False}
         out.append(triton.Config(cfg, num_stages=stages, num_warps=warps))
     return out
 
@@ -85,7 +90,7 @@ def gemm_tma_kernel(
     stride_am, stride_bk, stride_cm,
     NUM_PROGRAMS: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-    GROUP_M: tl.constexpr, SUBTILE: tl.constexpr,
+    GROUP_M: tl.constexpr, SUBTILE: tl.constexpr, WARP_SPEC: tl.constexpr,
 ):
     # Descriptors carry the full shape: loads past an edge read zeros, stores past an edge are dropped.
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[stride_am, 1], block_shape=[BLOCK_M, BLOCK_K])
@@ -97,44 +102,66 @@ def gemm_tma_kernel(
     else:
         c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[stride_cm, 1], block_shape=[BLOCK_M, BLOCK_N])
 
-    _persistent_tiles(a_desc, b_desc, c_desc, M, N, K, NUM_PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE)
+    _persistent_tiles(a_desc, b_desc, c_desc, M, N, K, NUM_PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE,
+                      WARP_SPEC)
 
 
 @triton.jit
 def _persistent_tiles(a_desc, b_desc, c_desc, M, N, K, NUM_PROGRAMS: tl.constexpr,
                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                      GROUP_M: tl.constexpr, SUBTILE: tl.constexpr):
-    """The persistent tile walk shared by the device- and host-descriptor kernels."""
+                      GROUP_M: tl.constexpr, SUBTILE: tl.constexpr, WARP_SPEC: tl.constexpr):
+    """The persistent tile walk shared by the device- and host-descriptor kernels.
+
+    WARP_SPEC asks Triton to warp-specialize the tile loop (a producer warp group issuing the TMA loads,
+    the others computing, card warp-specialization); on Hopper that pass does not take a flattened loop,
+    so that variant walks the tiles with an unflattened one.
+    """
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
     num_tiles = tiles_m * tiles_n
-    k_tiles = tl.cdiv(K, BLOCK_K)
+    if WARP_SPEC:
+        for tile in tl.range(tl.program_id(0), num_tiles, NUM_PROGRAMS, warp_specialize=True):
+            _one_tile(a_desc, b_desc, c_desc, tile, tiles_m, tiles_n, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE)
+    else:
+        for tile in tl.range(tl.program_id(0), num_tiles, NUM_PROGRAMS, flatten=True):
+            _one_tile(a_desc, b_desc, c_desc, tile, tiles_m, tiles_n, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE)
+
+
+@triton.jit
+def _one_tile(a_desc, b_desc, c_desc, tile, tiles_m, tiles_n, K,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+              GROUP_M: tl.constexpr, SUBTILE: tl.constexpr):
+    """Output tile number `tile` of the persistent walk: its K loop and its epilogue."""
+    # GROUP_M swizzle: consecutive tiles walk down a band of GROUP_M rows, so the programs that run
+    # at the same time share their B columns (and A rows) in L2 (gemm_splitk.grouped_tile, inline).
     per_group = GROUP_M * tiles_n
+    group = tile // per_group
+    first_m = group * GROUP_M
+    rows = min(tiles_m - first_m, GROUP_M)
+    pid_m = first_m + (tile % per_group) % rows
+    pid_n = (tile % per_group) // rows
+    off_m = pid_m * BLOCK_M
+    off_n = pid_n * BLOCK_N
 
-    for tile in tl.range(tl.program_id(0), num_tiles, NUM_PROGRAMS, flatten=True):
-        # GROUP_M swizzle: consecutive tiles walk down a band of GROUP_M rows, so the programs that run
-        # at the same time share their B columns (and A rows) in L2 (gemm_splitk.grouped_tile, inline).
-        group = tile // per_group
-        first_m = group * GROUP_M
-        rows = min(tiles_m - first_m, GROUP_M)
-        pid_m = first_m + (tile % per_group) % rows
-        pid_n = (tile % per_group) // rows
-        off_m = pid_m * BLOCK_M
-        off_n = pid_n * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for kt in range(tl.cdiv(K, BLOCK_K)):
+        a = a_desc.load([off_m, kt * BLOCK_K])
+        b = b_desc.load([kt * BLOCK_K, off_n])
+        acc = tl.dot(a, b, acc)
 
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for kt in range(k_tiles):
-            a = a_desc.load([off_m, kt * BLOCK_K])
-            b = b_desc.load([kt * BLOCK_K, off_n])
-            acc = tl.dot(a, b, acc)
+    _store_tile(c_desc, acc, off_m, off_n, BLOCK_M, BLOCK_N, SUBTILE)
 
-        if SUBTILE:
-            halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
-            left, right = tl.split(halves)
-            c_desc.store([off_m, off_n], left.to(c_desc.dtype))
-            c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(c_desc.dtype))
-        else:
-            c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
+
+@triton.jit
+def _store_tile(c_desc, acc, off_m, off_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SUBTILE: tl.constexpr):
+    """The epilogue: the fp32 tile in the output dtype, whole or (SUBTILE) as two half-width stores."""
+    if SUBTILE:
+        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))
+        left, right = tl.split(halves)
+        c_desc.store([off_m, off_n], left.to(c_desc.dtype))
+        c_desc.store([off_m, off_n + BLOCK_N // 2], right.to(c_desc.dtype))
+    else:
+        c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
 
 
 def _host_blocks(nargs: dict) -> None:
@@ -157,7 +184,7 @@ def gemm_tma_host_kernel(
     M, N, K,
     NUM_PROGRAMS: tl.constexpr,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-    GROUP_M: tl.constexpr, SUBTILE: tl.constexpr,
+    GROUP_M: tl.constexpr, SUBTILE: tl.constexpr, WARP_SPEC: tl.constexpr,
 ):
     """gemm_tma_kernel with descriptors built on the host and passed as kernel parameters.
 
@@ -165,41 +192,126 @@ def gemm_tma_host_kernel(
     TMA load; a host one (a __grid_constant__ parameter) costs the programs nothing. That latency matters
     where a program runs only a few K steps: small and skinny shapes (card tma-descriptors).
     """
-    _persistent_tiles(a_desc, b_desc, c_desc, M, N, K, NUM_PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE)
+    _persistent_tiles(a_desc, b_desc, c_desc, M, N, K, NUM_PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE,
+                      WARP_SPEC)
+
+
+@triton.jit
+def gemm_streamk_host_kernel(
+    a_desc, b_desc, c_desc, ws_ptr, flags_ptr,
+    M, N, K, SK_TILES,
+    NUM_PROGRAMS: tl.constexpr,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr, SUBTILE: tl.constexpr,
+):
+    """Data-parallel waves, then stream-K over the last SK_TILES tiles (card split-k-stream-k).
+
+    The tiles before the last SK_TILES are walked as gemm_tma_host_kernel walks them, in full waves of
+    NUM_PROGRAMS. The K iterations of the last SK_TILES tiles are then cut into NUM_PROGRAMS equal
+    contiguous ranges, one per program, so no SM idles through a partial last wave. A program walks its
+    range backwards: the segment that reaches its tile's last K block (the tile's owner) comes last, the
+    other segments (contributors: at most one per program, its range's end) come first, store their
+    fp32 partial in the program's workspace slot and raise its flag. The owner adds the partials of the
+    lower programs in order (deterministic), stores the tile and lowers the flags for the next call.
+    Lower programs run first under the interpreter too, so the owner's wait always ends. Every program
+    must be resident at once (grid = NUM_PROGRAMS <= SMs, one CTA per SM), or an owner could wait on a
+    program that is not running.
+    """
+    pid = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    dp_tiles = tiles_m * tiles_n - SK_TILES
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    for tile in tl.range(pid, dp_tiles, NUM_PROGRAMS, flatten=True):
+        _one_tile(a_desc, b_desc, c_desc, tile, tiles_m, tiles_n, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SUBTILE)
+
+    total = SK_TILES * k_tiles
+    start = pid * total // NUM_PROGRAMS
+    it_end = (pid + 1) * total // NUM_PROGRAMS
+    offs = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    while it_end > start:
+        tile_i = (it_end - 1) // k_tiles
+        tile_start = tile_i * k_tiles
+        seg_start = max(start, tile_start)
+        pid_m, pid_n = grouped_tile(dp_tiles + tile_i, tiles_m, tiles_n, GROUP_M)
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for kt in range(seg_start - tile_start, it_end - tile_start):
+            a = a_desc.load([off_m, kt * BLOCK_K])
+            b = b_desc.load([kt * BLOCK_K, off_n])
+            acc = tl.dot(a, b, acc)
+        if it_end < tile_start + k_tiles:
+            # A contributor: its partial to its own slot, then the flag (release after every store).
+            tl.store(ws_ptr + pid * BLOCK_M * BLOCK_N + offs, acc)
+            tl.debug_barrier()
+            tl.atomic_xchg(flags_ptr + pid, 1, sem="release", scope="gpu")
+        else:
+            # The owner: programs q < pid whose ranges start inside this tile hold its earlier K blocks.
+            q = pid
+            while q * total // NUM_PROGRAMS > tile_start:
+                q -= 1
+                seen = tl.atomic_cas(flags_ptr + q, 1, 0, sem="acquire", scope="gpu")
+                while seen != 1:
+                    seen = tl.atomic_cas(flags_ptr + q, 1, 0, sem="acquire", scope="gpu")
+                acc += tl.load(ws_ptr + q * BLOCK_M * BLOCK_N + offs, cache_modifier=".cg")
+            _store_tile(c_desc, acc, off_m, off_n, BLOCK_M, BLOCK_N, SUBTILE)
+        it_end = seg_start
 
 
 # Served shapes, tuned on the H200 by one timed sweep over paths, splits and configs
 # (scripts/gpu/kernels_explore_h200.sh, benchmarks/results/kernels-explore-h200-gemm.txt), pinned only
 # where the sweep's winner beat what the autotuner and choose_split_k had reached in the benchmark:
-# (M, N, K) -> (path, split, BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, SUBTILE).
+# (M, N, K) -> (path, split, BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, SUBTILE[, GROUP_M[, WARP_SPEC]]).
 # path "tma" is the persistent kernel, "splitk" the split-K kernel through descriptors, "splitk_ptr"
 # the split-K kernel through pointers; "tma_host" and "splitk_host" the same kernels with descriptors
-# built on the host. Shapes without an entry (4096^3, 4096x14336x4096, 8192^3, ...) take the autotuned
+# built on the host; "streamk_host" the stream-K kernel (its split field: 1 + the full waves it splits
+# with the partial last one). Shapes without an entry (4096^3, ...) take the autotuned
 # persistent kernel with host descriptors: 4096^3 1.054x against 0.930x with device descriptors,
 # 4096x14336x4096 0.886 against 0.851x, 8192^3 0.984 against 0.978x, 16384^3 0.974 against 1.008x
 # (one timing each, -host2.txt).
-TUNED: dict[tuple[int, int, int], tuple[str, int, int, int, int, int, int, bool]] = {
+TUNED: dict[tuple[int, int, int], tuple] = {
     # Host-built descriptors (kernels-explore-h200-host.txt, -host2.txt, -host3.txt, -pins.txt; ratio to
     # cuBLAS in that sweep, then what the path before had in the same call):
     (1024, 1024, 1024): ("tma_host", 1, 64, 128, 128, 4, 4, False),  # 1.014x (-pins), 0.925x (-host3); BLOCK_K 64 0.873x
     (2048, 2048, 2048): ("tma_host", 1, 128, 256, 64, 8, 4, True),  # 0.999x; device 0.927x
     # Session 7 (kernels-explore-h200-s7b.txt, all variants and cuBLAS in one interleaved measurement;
     # cuBLAS's own tiles from Nsight Compute, kernels-h200-s7a-gemm-ncu.txt): deeper pipelines on the skinny rows.
-    (16, 14336, 4096): ("tma_host", 1, 16, 128, 128, 4, 6, False),  # 0.970x; 64-row tile s4 0.956x (mma.sync below 64 rows)
-    (16, 4096, 14336): ("splitk_host", 4, 64, 128, 128, 4, 3, False),  # 1.003x; device 0.965x, default 0.994x
     (128, 4096, 4096): ("tma_host", 1, 64, 64, 128, 4, 6, False),  # 0.998x (s7b); split 2 of 128x64x64 s7 0.889x
     (128, 14336, 4096): ("tma_host", 1, 128, 128, 64, 4, 5, False),  # 0.991x (s7b); w8 s4 0.942x, w8 s5 0.984x
-    (128, 4096, 14336): ("splitk_host", 2, 128, 64, 128, 4, 4, False),  # 0.966x (-pins), 0.967x (-host3); BLOCK_K 64 s5 0.912x
-    (4096, 4096, 14336): ("tma_host", 1, 128, 256, 64, 8, 4, True),  # 0.969x; device 0.911x
+    (4096, 4096, 14336): ("tma_host", 1, 128, 256, 64, 8, 4, True),  # 0.969x; device 0.911x; stream-K 1.003 vs 1.000 (s8b, tie)
+    # Session 8 (kernels-explore-h200-s8*.txt; each figure: ratio to cuBLAS in one interleaved measurement,
+    # against the launcher's plan before in the same measurement). M = 16: narrower 16-row tiles, more CTAs
+    # than SMs, so more bytes in flight (the rows move 32-117 MB of B); 14336 / 128 = 112 persistent tiles
+    # had left 20 SMs idle.
+    (16, 4096, 4096): ("splitk_host", 2, 16, 64, 128, 4, 6, False),  # 1.030x (s8c); split 4 of 64x128x128 0.978x
+    (16, 14336, 4096): ("splitk_host", 1, 16, 64, 128, 4, 4, False),  # 0.992x (s8), 0.985x (s8b); persistent 16x128 s6 0.970x
+    (16, 4096, 14336): ("splitk_host", 4, 16, 128, 128, 4, 4, False),  # 1.016x (s8c); split 4 of 64x128x128 s3 1.000x
+    (128, 4096, 14336): ("splitk_host", 2, 128, 64, 64, 4, 8, False),  # 0.985x (s8), 1.002x (s8b); 128x64x128 s4 0.971x
+    # Stream-K over the partial last wave (gemm_streamk_host_kernel), where the data-parallel waves are many:
+    # 8192^3 (15.5 waves of 128x256 tiles) 1.038x / 1.035x (s8b, s8c) against 1.014x / 1.016x; 16384^3 (62.1
+    # waves) 1.029x against 1.020x (s8c); 4096x14336x4096 (13.6 waves) 0.991x / 0.993x against 0.987x / 0.989x.
+    # It lost where the split part is a large share: 4096^3 (3.9 waves) 0.943x against 0.992x, and every row
+    # whose tiles are fewer than the SMs (0.53-0.93x): the fix-up and two pipeline fills per program cost more
+    # than the idle SMs of one partial wave.
+    (8192, 8192, 8192): ("streamk_host", 1, 128, 256, 64, 8, 4, True),
+    (16384, 16384, 16384): ("streamk_host", 1, 128, 256, 64, 8, 4, True),
+    (4096, 14336, 4096): ("streamk_host", 1, 128, 256, 64, 8, 4, True),
 }
 
 
 def pinned_config(entry: tuple) -> tuple[str, int, triton.Config]:
-    """A TUNED entry as (path, split, triton.Config)."""
-    path, split, bm, bn, bk, warps, stages, sub = entry
-    kwargs = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}
-    if path in ("tma", "tma_host"):
+    """A TUNED entry as (path, split, triton.Config).
+
+    An entry may carry two more fields: GROUP_M (the swizzle band, 8 when absent) and, for the
+    persistent paths, WARP_SPEC (the warp-specialized tile loop, off when absent)."""
+    path, split, bm, bn, bk, warps, stages, sub = entry[:8]
+    group_m = entry[8] if len(entry) > 8 else 8
+    kwargs = {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": group_m}
+    if path in ("tma", "tma_host", "streamk_host"):
         kwargs["SUBTILE"] = sub
+    if path in ("tma", "tma_host"):
+        kwargs["WARP_SPEC"] = bool(entry[9]) if len(entry) > 9 else False
     return path, split, triton.Config(kwargs, num_warps=warps, num_stages=stages)
 
 
@@ -274,6 +386,41 @@ def _plan_tma_host(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, config: 
     return launch_tma_host
 
 
+def streamk_tiles(tiles: int, programs: int, waves: int, k_tiles: int) -> int:
+    """How many of `tiles` the stream-K kernel splits: the partial last wave, plus `waves` full waves
+    before it where there are that many (a split over 1.x tiles per program amortises the fix-up).
+    None when the grid fills its waves, or when the split part has fewer K blocks than programs (a
+    program with an empty range would leave its owner waiting for a flag it never raises)."""
+    rest = tiles % programs
+    sk = min(tiles, rest + waves * programs) if rest else 0
+    return sk if sk * k_tiles >= programs else 0
+
+
+def _plan_streamk_host(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, waves: int,
+                       config: triton.Config) -> object:
+    """The stream-K kernel over host descriptors (pinned configs only): one program per SM; waves is the
+    number of full waves handed to stream-K with the partial last one (the entry's split field - 1)."""
+    m, k = a.shape
+    n = b.shape[1]
+    assert b.shape == (k, n) and out.shape == (m, n)
+    kw = config.kwargs
+    bm, bn, bk = kw["BLOCK_M"], kw["BLOCK_N"], kw["BLOCK_K"]
+    tiles = triton.cdiv(m, bm) * triton.cdiv(n, bn)
+    progs = num_sms(a.device)
+    sk_tiles = streamk_tiles(tiles, progs, waves, triton.cdiv(k, bk))
+    ws = torch.empty((progs, bm * bn), dtype=torch.float32, device=a.device)
+    flags = torch.zeros(progs, dtype=torch.int32, device=a.device)  # lowered again by each owner
+    descs = host_descriptors(([bm, bk], [bk, bn], [bm, bn // 2 if kw["SUBTILE"] else bn]))
+    grid = (progs if sk_tiles else min(progs, tiles),)
+    fast = FastLaunch(gemm_streamk_host_kernel, grid, 9, {"NUM_PROGRAMS": grid[0]}, config)
+
+    def launch_streamk_host(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+        fast(*descs(a, b, out), ws, flags, m, n, k, sk_tiles)
+
+    launch_streamk_host(a, b, out)
+    return launch_streamk_host
+
+
 def make_plan(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, split_k: int | None = None,
               choice: tuple[str, int, triton.Config] | None = None) -> object:
     """Computes out = a @ b once and returns a closure that repeats it on new tensors of the same layout.
@@ -294,6 +441,8 @@ def make_plan(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, split_k: int 
             return _plan_tma_host(a, b, out, config)
         if path == "splitk_host" and tma_ok:
             return _plan_splitk_host(a, b, out, split, config)
+        if path == "streamk_host" and tma_ok:
+            return _plan_streamk_host(a, b, out, split - 1, config)
         return _plan_splitk(a, b, out, split, tma_ok and path == "splitk", config)
     if split_k is None:
         split_k = choose_split_k(m, n, k, num_sms(a.device))

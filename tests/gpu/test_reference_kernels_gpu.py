@@ -137,6 +137,28 @@ def test_gemm_host_descriptor_paths(entry: tuple, m: int, n: int, k: int) -> Non
         assert _rel(out, gemm.reference(a2, b2)) < 1e-2
 
 
+@pytest.mark.parametrize("entry", [("streamk_host", 1, 128, 256, 64, 8, 3, True), ("streamk_host", 2, 128, 128, 64, 4, 4, False),
+                                   ("streamk_host", 1, 16, 128, 128, 4, 6, False)])
+@pytest.mark.parametrize("m,n,k", [(4096, 4096, 4096), (16, 14336, 4096), (1000, 1000, 1000), (77, 136, 1032)])
+def test_gemm_streamk(entry: tuple, m: int, n: int, k: int) -> None:
+    """Stream-K on 132 resident programs: tiles cut between programs add up (ragged edges too), and the
+    next five calls through the plan see lowered flags (a flag left raised would hand an owner a stale
+    partial, a lowered one too early a hang or a wrong sum)."""
+    from argus.knowledge.kernels import gemm
+
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    plan = gemm.make_plan(a, b, out, choice=gemm.pinned_config(entry))
+    assert _rel(out, gemm.reference(a, b)) < 1e-2
+    for _ in range(5):
+        a2, b2 = torch.randn_like(a), torch.randn_like(b)
+        out.fill_(float("nan"))
+        plan(a2, b2, out)
+        torch.cuda.synchronize()
+        assert _rel(out, gemm.reference(a2, b2)) < 1e-2
+
+
 @pytest.mark.parametrize("pinned", [False, True])
 @pytest.mark.parametrize("h_kv,s,d,causal", [(4, 1000, 128, False), (4, 1000, 128, True), (1, 517, 64, True),
                                              (2, 64, 128, False)])

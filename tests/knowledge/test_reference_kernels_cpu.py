@@ -108,9 +108,12 @@ def test_moe_pinned_paths(w_tma: bool, fused_align: bool) -> None:
 
 @pytest.mark.parametrize("entry", [("tma", 1, 16, 32, 32, 4, 1, True), ("splitk", 3, 16, 32, 32, 4, 1, False),
                                    ("splitk_ptr", 2, 16, 32, 32, 4, 1, False), ("tma_host", 1, 16, 32, 32, 4, 1, True),
-                                   ("tma_host", 1, 16, 32, 64, 4, 1, False), ("splitk_host", 3, 16, 32, 32, 4, 1, False)])
+                                   ("tma_host", 1, 16, 32, 64, 4, 1, False), ("splitk_host", 3, 16, 32, 32, 4, 1, False),
+                                   ("tma_host", 1, 16, 32, 32, 4, 1, True, 2, True), ("tma", 1, 16, 32, 32, 4, 1, False, 1, True),
+                                   ("splitk_host", 1, 16, 32, 32, 4, 1, False, 4)])
 def test_gemm_pinned_paths(entry: tuple) -> None:
-    """Each path a TUNED entry can pin computes the product (split-K slices through descriptors too)."""
+    """Each path a TUNED entry can pin computes the product (split-K slices through descriptors too), with
+    the optional GROUP_M band and the warp-specialized tile loop of the persistent paths."""
     m, n, k = 20, 48, 400
     a = torch.randn(m, k, dtype=torch.float16)
     b = torch.randn(k, n, dtype=torch.float16)
@@ -120,6 +123,34 @@ def test_gemm_pinned_paths(entry: tuple) -> None:
     a2, b2 = torch.randn(m, k, dtype=torch.float16), torch.randn(k, n, dtype=torch.float16)
     plan(a2, b2, out)
     assert _rel(out, gemm.reference(a2, b2)) < 1e-2
+
+
+@pytest.mark.parametrize("m,n,k", [(40, 48, 400), (70, 100, 130), (20, 48, 400)])
+@pytest.mark.parametrize("entry", [("streamk_host", 1, 16, 32, 32, 4, 1, False), ("streamk_host", 2, 16, 32, 32, 4, 1, True),
+                                   ("streamk_host", 3, 16, 32, 64, 4, 1, False, 2)])
+def test_gemm_streamk(m: int, n: int, k: int, entry: tuple) -> None:
+    """Stream-K over the partial last wave (and one or two full waves before it) on 4 interpreter
+    programs: tiles cut between two or three programs add up, twice in a row (the owners lower the flags
+    for the next call); 20x48 fills its waves and runs data-parallel only."""
+    plan = None
+    for _ in range(2):
+        a, b = torch.randn(m, k, dtype=torch.float16), torch.randn(k, n, dtype=torch.float16)
+        out = torch.full((m, n), float("nan"), dtype=torch.float16)
+        if plan is None:
+            plan = gemm.make_plan(a, b, out, choice=gemm.pinned_config(entry))
+        else:
+            plan(a, b, out)
+        assert _rel(out, gemm.reference(a, b)) < 1e-2
+
+
+def test_streamk_tiles() -> None:
+    """The split part: the partial last wave plus the full waves asked for; none for full waves or for
+    fewer K blocks than programs."""
+    assert gemm.streamk_tiles(512, 132, 0, 64) == 116  # 4096^3 in 128x256 tiles on 132 SMs
+    assert gemm.streamk_tiles(512, 132, 1, 64) == 248
+    assert gemm.streamk_tiles(112, 132, 0, 32) == 112  # 16x14336 in 16x128 tiles: all of them
+    assert gemm.streamk_tiles(528, 132, 0, 64) == 0
+    assert gemm.streamk_tiles(3, 132, 0, 8) == 0
 
 
 @pytest.mark.parametrize("h_kv", [4, 2])
@@ -145,10 +176,15 @@ def test_attention_rejects_causal_block_n_above_block_m() -> None:
 
 
 @pytest.mark.parametrize("pipe", [False, True])
-def test_attention_pinned_schedules(pipe: bool) -> None:
-    """Q K^T issued one block ahead or not: the same attention (S = 70 leaves a ragged last block)."""
+@pytest.mark.parametrize("lazy", [False, True])
+def test_attention_pinned_schedules(pipe: bool, lazy: bool) -> None:
+    """Q K^T issued one block ahead or not, the running output rescaled at every block or only when a
+    row's maximum grew past LAZY_GROWTH: the same attention (S = 70 leaves a ragged last block; scores
+    scaled up so that later blocks raise the maxima by more than 2^8 and lazy rescaling must act)."""
     q, k, v = (torch.randn(1, 2, 70, 64, dtype=torch.float16) for _ in range(3))
-    cfg = attention.config(32, 16, 4, 1, pipe)
+    q = q * torch.linspace(0.5, 4.0, 70).view(1, 1, 70, 1).half()
+    k = k * torch.linspace(0.5, 4.0, 70).view(1, 1, 70, 1).half()
+    cfg = attention.config(32, 16, 4, 1, pipe, lazy=lazy)
     for causal in (False, True):
         out = attention.attention(q, k, v, causal=causal, pinned=cfg)
         assert _rel(out, attention.reference(q, k, v, causal=causal)) < 1e-2
