@@ -31,11 +31,12 @@ from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
 from argus.analyzers.kernel_setup import KernelSetup, parse_kernel, set_up_kernel
 from argus.analyzers.layout import Piece, Unmappable, move_findings, piece_of
+from argus.analyzers.model.binder_ctx import forward_node
 from argus.analyzers.model.kernel import SourceMap
 from argus.analyzers.model.launch_file import RecordedLaunch
 from argus.analyzers.model.launch_site import find_launch_calls
 from argus.analyzers.model.recorded import mark_recorded
-from argus.analyzers.module_view import ModuleView, build_module_view
+from argus.analyzers.module_view import FORWARD_TEXT, ModuleView, build_module_view
 from argus.analyzers.project import (
     ForeignHelper,
     ForeignLaunchSite,
@@ -236,14 +237,33 @@ def _kernel_key(
     its trailing blanks and blank lines (layout.py): an edit elsewhere, one that only moves the
     kernel or any of its launchers or helpers, or one that only opens a line or adds trailing
     blanks, reuses the cached findings, each moved with the piece it points into."""
-    nodes = [site.node, *launchers, *_helper_nodes(view, site)]
+    forwards = _forward_nodes(launchers)
+    nodes = [site.node, *launchers, *forwards, *_helper_nodes(view, site)]
     pieces = [piece_of(view.source, n) for n in nodes]
     key = cache_key(
         *_context_parts(view, site, recorded),
-        str(len(launchers)).encode(),  # which pieces are launchers and which helpers
+        # which pieces are launchers, which their autograd forwards and which helpers
+        f"{len(launchers)} {len(forwards)}".encode(),
         *[text + b"@" + str(n.start_point[1]).encode() for (text, _), n in zip(pieces, nodes, strict=True)],
     )
     return key, [p for _, p in pieces]
+
+
+def _forward_nodes(launchers: list[Node]) -> list[Node]:
+    """The `forward` beside each launcher in an autograd class, where it is not a launcher
+    itself: a backward's binding reads it (model/binder_ctx.py), so findings may point into it
+    and the key holds its normalized text as one more piece, which they move with."""
+    out: list[Node] = []
+    for node in launchers:
+        fwd = forward_node(node)
+        if fwd is None or any(_within(fwd, n) for n in [*launchers, *out]):
+            continue
+        out.append(fwd)
+    return out
+
+
+def _within(inner: Node, outer: Node) -> bool:
+    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
 def _helper_nodes(view: ModuleView, site: KernelSite) -> list[Node]:
@@ -253,9 +273,16 @@ def _helper_nodes(view: ModuleView, site: KernelSite) -> list[Node]:
     return nodes + list(compile_time_nodes(view, roots).values())  # `@tl.constexpr` functions
 
 
-def _context_parts(view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch]) -> list[bytes]:
-    """What a kernel's analysis reads besides its own, its helpers' and its launchers' text."""
+def _context_parts(
+    view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch], bound: bool = False
+) -> list[bytes]:
+    """What a kernel's analysis reads besides its own, its helpers' and its launchers' text.
+    `bound`: for BoundLookup's key, which leaves out an autograd `forward`'s text: the binding
+    is all the interpretation reads of it (the fingerprint holds that), and a finding pointing
+    into it is never reused (BoundLookup.launchers)."""
     foreign = view.foreign_texts(site)  # other files' helpers and launches: an edit there re-checks
+    if bound:
+        foreign = {p: text for p, text in foreign.items() if not p.endswith(FORWARD_TEXT)}
     return [
         *[p.encode() + b"\0" + text for p, text in sorted(foreign.items())],
         view.const_text,
@@ -283,11 +310,12 @@ class BoundLookup:
         pieces = [piece_of(view.source, n) for n in nodes]
         self.cache = cache
         self.pieces = [p for _, p in pieces]
-        self.launchers = [piece_of(view.source, n)[1] for n in launchers]
+        # (a finding pointing into an autograd forward outside the calls is not moved either)
+        self.launchers = [piece_of(view.source, n)[1] for n in [*launchers, *_forward_nodes(launchers)]]
         self.calls = self.pieces[1 : 1 + len(calls)]
         self.parts = [
             b"bound",
-            *_context_parts(view, site, recorded),
+            *_context_parts(view, site, recorded, bound=True),
             str(len(calls)).encode(),
             *[
                 text + b"@" + str(n.start_point[1]).encode()
