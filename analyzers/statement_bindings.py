@@ -12,6 +12,7 @@ without a coding cookie); anywhere else the whole module is parsed as before.
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 import threading
 from collections import OrderedDict
@@ -27,7 +28,8 @@ _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]", re.MULTILINE)
 
 
 class StatementMemo:
-    """Each top-level statement's contribution, by its text (a small thread-safe LRU)."""
+    """Each top-level statement's contribution, by a digest of its text (a small thread-safe
+    LRU shared by every document: the same statement text always contributes the same)."""
 
     def __init__(self, capacity: int = MEMO_STATEMENTS) -> None:
         self._data: OrderedDict[bytes, Contribution] = OrderedDict()
@@ -35,13 +37,14 @@ class StatementMemo:
         self.capacity = capacity
 
     def get(self, text: bytes, compute: Callable[[bytes], Contribution]) -> Contribution:
+        key = hashlib.blake2b(text, digest_size=16).digest()  # (a digest: the texts are not kept)
         with self._lock:
-            if text in self._data:
-                self._data.move_to_end(text)
-                return self._data[text]
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
         found = compute(text)
         with self._lock:
-            self._data[text] = found
+            self._data[key] = found
             while len(self._data) > self.capacity:
                 self._data.popitem(last=False)
         return found
