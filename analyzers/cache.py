@@ -1,5 +1,5 @@
 """The per-kernel cache: findings keyed by a hash of the text a kernel's analysis reads, and
-(a second level, pipeline.BoundLookup) by what the kernel's launch binding produced.
+(a second level, cache_keys.BoundLookup) by what the kernel's launch binding produced.
 
 An edit re-analyzes only the kernels it touched; a kernel that only moved gets its cached
 findings back, shifted by the rows and bytes it moved. The kernel, its launchers and its helpers
@@ -30,7 +30,7 @@ class KernelCache:
         self.capacity = capacity
         self.hits = 0
         self.misses = 0
-        self.bound_hits = 0  # the second level's (pipeline.BoundLookup), counted apart
+        self.bound_hits = 0  # the second level's (cache_keys.BoundLookup), counted apart
         self.bound_misses = 0
         #: each launcher's key texts, kept while what they were gathered from is unchanged
         self.launch_texts = LaunchTextMemo()

@@ -1,6 +1,6 @@
 """What a launcher's cache-key texts depend on, remembered between checks of one document.
 
-A kernel's cache key (pipeline._kernel_key) holds the texts of the files and functions its
+A kernel's cache key (cache_keys.kernel_key) holds the texts of the files and functions its
 launchers' host code reads (`LaunchFunctions.other_texts`). Finding those means gathering the
 launcher's host functions (model/host_functions.gather_functions: an AST walk of the launcher
 and of every function it reaches, and an `ast.unparse` of the file's own ones), which took three

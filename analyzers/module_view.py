@@ -21,11 +21,13 @@ from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.ops import imported_op_aliases, math_alias
 from argus.analyzers.interp.values import scalar
 from argus.analyzers.launch_texts import LaunchDeps, LaunchTextMemo, RecordingFunctions, recording_reads
+from argus.analyzers.layout import piece_of
 from argus.analyzers.model.binder_ctx import ctx_param, forward_node
 from argus.analyzers.model.binder_heuristic_names import heuristic_seeds
 from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
 from argus.analyzers.model.kernel import Helper, SourceMap, line_starts, parse_snippet
 from argus.analyzers.model.launch import LaunchSite, find_launch_calls
+from argus.analyzers.statement_bindings import top_level_spans
 from argus.analyzers.unbound_names import module_bindings
 from tree_sitter import Node, Tree
 
@@ -86,7 +88,7 @@ class ModuleView:
         """Every name the module binds at its level (unbound_names.py), parsed once per view and
         only when a kernel reads a name the cheaper tables do not hold; None: not knowable."""
         if self._bindings is None:
-            self._bindings = (module_bindings(self.source),)
+            self._bindings = (module_bindings(self.source, top_level_spans(self.tree)),)
         return self._bindings[0]
 
     def known_names(self) -> set[str]:
@@ -211,7 +213,9 @@ class ModuleView:
                 self.memo.put(memo_key, deps, found)
         fwd = forward_node(node)  # a backward's results hang on its forward too (binder_ctx.py)
         if fwd is not None:
-            found = {**found, f"{self.path}#forward@{fwd.start_point[0]}": fwd.text or b""}
+            # normalized, without its row: blank lines and moves leave the key alone (a finding
+            # pointing into the forward moves with it: the pipeline keys it as a piece)
+            found = {**found, f"{self.path}{FORWARD_TEXT}": piece_of(self.source, fwd)[0]}
         self._other_texts[key] = found
         return found
 
@@ -317,6 +321,10 @@ class ModuleView:
                 continue
             out.extend(mod.body)
         return out
+
+
+#: the suffix of the key text of an autograd launcher's `forward` (`ModuleView.foreign_texts`)
+FORWARD_TEXT = "#forward"
 
 
 def build_module_view(

@@ -19,18 +19,18 @@ import ast
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from argus.analyzers.cache import KernelCache, cache_key
-from argus.analyzers.compile_time import compile_time_nodes
+from argus.analyzers.cache import KernelCache
+from argus.analyzers.cache_keys import BoundLookup, cached_findings, kernel_key
 from argus.analyzers.describe import describe_value
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
-from argus.analyzers.frontend.queries import KernelSite, find_kernels, launch_calls
+from argus.analyzers.frontend.queries import KernelSite, find_kernels
 from argus.analyzers.imports import qualify_triton_names
 from argus.analyzers.interp.expressions import BUILTIN_NAMES, MODULE_NAMES
 from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
 from argus.analyzers.kernel_setup import KernelSetup, parse_kernel, set_up_kernel
-from argus.analyzers.layout import Piece, Unmappable, move_findings, piece_of
+from argus.analyzers.layout import Piece
 from argus.analyzers.model.kernel import SourceMap
 from argus.analyzers.model.launch_file import RecordedLaunch
 from argus.analyzers.model.launch_site import find_launch_calls
@@ -193,8 +193,8 @@ def analyze_module(
         if cache is None:  # (the key reads every file the kernel depends on: only a cache needs it)
             todo.append((site, recorded, "", []))
             continue
-        key, pieces = _kernel_key(view, site, view.launcher_nodes(site.name), recorded)
-        moved = _moved(cache.get(key), pieces)
+        key, pieces = kernel_key(view, site, view.launcher_nodes(site.name), recorded)
+        moved = cached_findings(cache.get(key), pieces)
         if moved is None:
             todo.append((site, recorded, key, pieces))
         else:
@@ -227,115 +227,6 @@ def _checked_sites(
 def _stop_if_asked(should_stop: StopCheck | None) -> None:
     if should_stop is not None and should_stop():
         raise Cancelled
-
-
-def _kernel_key(
-    view: ModuleView, site: KernelSite, launchers: list[Node], recorded: list[RecordedLaunch]
-) -> tuple[str, list[Piece]]:
-    """The key holds what the kernel's analysis reads, each piece relative to itself and without
-    its trailing blanks and blank lines (layout.py): an edit elsewhere, one that only moves the
-    kernel or any of its launchers or helpers, or one that only opens a line or adds trailing
-    blanks, reuses the cached findings, each moved with the piece it points into."""
-    nodes = [site.node, *launchers, *_helper_nodes(view, site)]
-    pieces = [piece_of(view.source, n) for n in nodes]
-    key = cache_key(
-        *_context_parts(view, site, recorded),
-        str(len(launchers)).encode(),  # which pieces are launchers and which helpers
-        *[text + b"@" + str(n.start_point[1]).encode() for (text, _), n in zip(pieces, nodes, strict=True)],
-    )
-    return key, [p for _, p in pieces]
-
-
-def _helper_nodes(view: ModuleView, site: KernelSite) -> list[Node]:
-    helpers = view.reachable_helpers(site)
-    nodes = [h.node for h in view.sites if h is not site and h.name in helpers]
-    roots = [site.function, *(h.function for h in view.sites if h.name in helpers)]
-    return nodes + list(compile_time_nodes(view, roots).values())  # `@tl.constexpr` functions
-
-
-def _context_parts(view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch]) -> list[bytes]:
-    """What a kernel's analysis reads besides its own, its helpers' and its launchers' text."""
-    foreign = view.foreign_texts(site)  # other files' helpers and launches: an edit there re-checks
-    return [
-        *[p.encode() + b"\0" + text for p, text in sorted(foreign.items())],
-        view.const_text,
-        repr(recorded).encode(),
-    ]
-
-
-class BoundLookup:
-    """The second level of the kernel cache: findings keyed by what the launch binding produced
-    (`ProbeRun.fingerprint`: every probe's arguments, sizes, grid, constexprs and notes) rather
-    than by the launchers' text, so an edit in launcher code that leaves the kernel's binding as
-    it was re-interprets nothing.
-
-    The key still holds the kernel's and its helpers' text and the text of each of the kernel's
-    launch calls (`kernel[grid](...)`: findings point into the grid, and messages quote it). A
-    cached finding that points anywhere else in a launcher cannot be moved over an edit there:
-    the kernel is then analyzed again."""
-
-    def __init__(
-        self, cache: KernelCache, view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch]
-    ):
-        launchers = view.launcher_nodes(site.name)
-        calls = [c for node in launchers for name, c in launch_calls(node) if name == site.name]
-        nodes = [site.node, *calls, *_helper_nodes(view, site)]
-        pieces = [piece_of(view.source, n) for n in nodes]
-        self.cache = cache
-        self.pieces = [p for _, p in pieces]
-        self.launchers = [piece_of(view.source, n)[1] for n in launchers]
-        self.calls = self.pieces[1 : 1 + len(calls)]
-        self.parts = [
-            b"bound",
-            *_context_parts(view, site, recorded),
-            str(len(calls)).encode(),
-            *[
-                text + b"@" + str(n.start_point[1]).encode()
-                for (text, _), n in zip(pieces, nodes, strict=True)
-            ],
-        ]
-        self.key = ""
-
-    def get(self, fingerprint: str) -> list[Finding] | None:
-        self.key = cache_key(*self.parts, fingerprint.encode())
-        cached = self.cache.get_bound(self.key)
-        if cached is None:
-            return None
-        found, old, old_launchers, old_calls = cached
-        if _into_launcher(found, old_launchers, old_calls):
-            return None
-        try:
-            return move_findings(found, old, self.pieces)
-        except Unmappable:
-            return None
-
-    def put(self, findings: list[Finding]) -> None:
-        if self.key:
-            self.cache.put(self.key, (findings, self.pieces, self.launchers, self.calls))
-
-
-def _into_launcher(findings: list[Finding], launchers: list[Piece], calls: list[Piece]) -> bool:
-    """Whether a finding points into launcher code outside its launch calls."""
-    for f in findings:
-        offsets = [f.span.start_byte, *(r.span.start_byte for r in f.related)]
-        if f.fix is not None:
-            offsets += [e.start_byte for e in f.fix.edits]
-        for at in offsets:
-            if any(p.holds(at) for p in launchers) and not any(c.holds(at) for c in calls):
-                return True
-    return False
-
-
-def _moved(cached: object, pieces: list[Piece]) -> list[Finding] | None:
-    """The cached findings placed in the current text; None when there are none to reuse or
-    one of them points into bytes the edit changed (the kernel is then analyzed again)."""
-    if cached is None:
-        return None
-    found, old = cached  # type: ignore[misc]
-    try:
-        return move_findings(found, old, pieces)
-    except Unmappable:
-        return None
 
 
 def _finding(code: str, kernel: str, span: Span, message: str) -> Finding:

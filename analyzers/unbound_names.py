@@ -29,13 +29,19 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Callable, Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from argus.analyzers.constexpr_eval import NOT_NONE, UNKNOWN, const_value
 from argus.analyzers.model.nodes import subtree
+from argus.analyzers.module_ast import module_tree
+from argus.analyzers.statement_bindings import bindings_by_statement, parse_alone, splittable, statement_texts
 
+#: text without a match holds no `global` statement and no star import (a `\` line join may
+#: stand between `import` and `*`)
+_MAY_DECLARE = re.compile(rb"\bglobal\b|\bimport\b[\s\\(]*\*")
 _DYNAMIC = (b"globals(", b"vars(", b"exec(", b"setattr(", b"sys.modules", b"__dict__", b"__builtins__")
 _MODULE_DUNDERS = frozenset(
     {
@@ -53,24 +59,55 @@ _MODULE_DUNDERS = frozenset(
 BUILTINS = frozenset(dir(builtins)) | _MODULE_DUNDERS
 
 
-def module_bindings(source: bytes) -> frozenset[str] | None:
+def module_bindings(source: bytes, statements: Sequence[tuple[int, int]] | None = None) -> frozenset[str] | None:
     """Every name the module binds at its own level (or declares `global` anywhere); None when
-    that cannot be known from the text (a star import, a dynamic binding, or no parse)."""
+    that cannot be known from the text (a star import, a dynamic binding, or no parse).
+    `statements`: the byte spans of the module's top-level statements, as a parser without
+    errors split them (the language server's tree-sitter tree): each is then read on its own
+    and remembered by its text (statement_bindings.py), the same answer at the cost of the
+    statements an edit changed."""
     if any(marker in source for marker in _DYNAMIC):
         return None
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    if statements is not None and splittable(source):
+        return bindings_by_statement(statement_texts(source, statements), _contribution)
+    tree = module_tree(source)  # (shared, read-only: module_ast.py)
+    if tree is None:
         return None
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Global):
-            out.update(node.names)
-        elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-            return None
+    found = _declared(tree, source)
+    if found is None:
+        return None
+    out = set(found)
     for stmt in tree.body:
         out.update(_bound_at_module_level(stmt))
     return frozenset(out)
+
+
+def _declared(tree: ast.Module, source: bytes) -> set[str] | None:
+    """The names `global` statements anywhere in `tree` declare; None at a star import. (A walk
+    of the whole tree costs more than its parse: done only where the text has a `global` or a
+    star import somewhere, in code, a comment or a string alike.)"""
+    out: set[str] = set()
+    if _MAY_DECLARE.search(source) is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Global):
+                out.update(node.names)
+            elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                return None
+    return out
+
+
+def _contribution(text: bytes) -> tuple[frozenset[str], bool] | None:
+    """One top-level statement's part of `module_bindings`: (names, whether it star-imports);
+    None when it does not parse."""
+    tree = parse_alone(text)
+    if tree is None:
+        return None
+    found = _declared(tree, text)
+    if found is None:
+        return frozenset(), True
+    for stmt in tree.body:
+        found.update(_bound_at_module_level(stmt))
+    return frozenset(found), False
 
 
 def _bound_at_module_level(stmt: ast.stmt) -> Iterator[str]:

@@ -1,6 +1,7 @@
 """Where the latency benchmark's edits spend their time, without a server in between.
 
 Usage: python benchmarks/lsp_edit_costs.py [--per-kind 5] [--seed 0] [--top 15] [--file SUBSTRING]
+                                          [--files N|A:B]
                                           [--verify] [--kinds launcher-token,kernel-token]
 
 Replays the edit script of `lsp_latency.py --real` (same files, same edits, same seeds) through
@@ -69,6 +70,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--file", default="", help="only files whose path contains this")
+    ap.add_argument(
+        "--files", default=None, metavar="N|A:B", help="only the first N files, or files A to B-1 (as lsp_latency.py)"
+    )
     ap.add_argument("--verify", action="store_true", help="compare every cached result with a cold check")
     ap.add_argument("--kinds", default="", help="only edits of these kinds (comma-separated, e.g. launcher-token)")
     args = ap.parse_args()
@@ -77,11 +81,21 @@ def main() -> int:
         return replay(args)
 
 
+def chosen_files(count: str | None) -> list[Path]:
+    """The files `lsp_latency.py --real --files` edits, in its order (its seeds count from the
+    first chosen file, so the same option gives the same edits in both benchmarks)."""
+    files = pick_files()
+    if count is None:
+        return files
+    lo, _, hi = count.rpartition(":")
+    return files[int(lo or 0) : int(hi)]
+
+
 def replay(args: argparse.Namespace) -> int:
     wrong: list[str] = []
     rows: list[tuple[float, str, list[tuple[str, float]]]] = []
     kernel_ms: dict[str, float] = {}
-    for i, path in enumerate(pick_files()):
+    for i, path in enumerate(chosen_files(args.files)):
         if args.file not in str(path):
             continue
         text = path.read_text()

@@ -14,6 +14,7 @@ import re
 from collections import deque
 
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.module_ast import module_tree
 
 _MAX_SOURCE = 4 << 20  # a module larger than this is not parsed again for its callers
 
@@ -113,12 +114,8 @@ def _called_name(call: ast.Call) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=8)
 def _parse(source: bytes) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return module_tree(source)  # (one tree per text for every stage: module_ast.py)
 
 
 def _local_values(func: ast.AST) -> dict[str, ast.expr]:

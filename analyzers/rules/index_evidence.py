@@ -16,6 +16,8 @@ import ast
 import re
 from functools import lru_cache
 
+from argus.analyzers.module_ast import module_tree
+
 # a scalar kernel parameter that carries a sentinel or the count of valid entries
 _SENTINEL_PARAM = re.compile(r"ignore|sentinel|invalid|num_valid|pad_id|padding_idx|pad_token", re.IGNORECASE)
 _COUNT_PARAM = re.compile(r"num_valid", re.IGNORECASE)
@@ -300,12 +302,8 @@ def _base_name(e: ast.expr) -> str | None:
     return e.id if isinstance(e, ast.Name) else None
 
 
-@lru_cache(maxsize=32)
 def _parse(source: bytes) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return module_tree(source)  # (one tree per text for every stage: module_ast.py)
 
 
 def _name(f: ast.expr) -> str | None:

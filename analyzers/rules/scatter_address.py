@@ -19,6 +19,8 @@ import ast
 from functools import lru_cache
 from typing import Any
 
+from argus.analyzers.module_ast import module_tree
+
 
 def store_scattered_by_data(func: ast.FunctionDef | None, store: ast.AST, smap: Any = None) -> bool:
     """The address of the `tl.store` / atomic call `store` mentions a lane index from data.
@@ -55,14 +57,8 @@ def _holder_in(smap: Any, node: ast.AST) -> ast.FunctionDef | None:
     return min(holders, key=lambda f: (f.end_lineno or 0) - f.lineno, default=None)
 
 
-@lru_cache(maxsize=16)
 def _parse(source: bytes) -> ast.Module | None:
-    if not source:
-        return None
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return module_tree(source) if source else None  # (one tree per text: module_ast.py)
 
 
 @lru_cache(maxsize=64)

@@ -16,6 +16,7 @@ import ast
 from functools import lru_cache
 
 from argus.analyzers.interp.facts import OutOfBounds, Uncovered
+from argus.analyzers.module_ast import module_tree
 
 
 def untold_axis(fact: OutOfBounds | Uncovered, source: bytes, kernel: str, params: set[str]) -> str | None:
@@ -47,14 +48,10 @@ def untold_axis(fact: OutOfBounds | Uncovered, source: bytes, kernel: str, param
     return None
 
 
-@lru_cache(maxsize=16)
 def parsed_module(source: bytes) -> ast.Module | None:
-    """The launcher module's syntax tree, parsed once per text for every rule question asked of
-    it (each kernel's findings ask several); read-only for its callers. None: it does not parse."""
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    """The launcher module's syntax tree, parsed once per text for every stage that reads it
+    (module_ast.py); read-only for its callers. None: it does not parse."""
+    return module_tree(source)
 
 
 @lru_cache(maxsize=64)
