@@ -7,6 +7,7 @@ import ast
 import math
 from typing import Any
 
+from argus.analyzers.model.host_numbers import dtype_info, floor_quotient
 from argus.analyzers.model.host_tensor_ops import HostTensorOps
 from argus.analyzers.model.host_values import (
     HostTensor,
@@ -48,6 +49,13 @@ class HostCalls(HostTensorOps):
                 return (min if fname == "min" else max)(args[0])
             if fname in ("int", "operator.index") and len(args) == 1 and isinstance(args[0], SymInt):
                 return args[0]  # `int(x.numel())`: the same size, its dimension class kept
+            if fname == "int" and len(args) == 1 and isinstance(args[0], float) and len(node.args) == 1:
+                whole = floor_quotient(node.args[0], self.expr, self.binop)  # host_numbers.py
+                if whole is not None:
+                    return whole
+            info = dtype_info(fname, args, kwargs)
+            if info is not None:
+                return info  # `torch.finfo(dtype)` (host_numbers.py)
             if (
                 fname in ("int", "float", "abs", "bool", "round")
                 and len(args) == 1

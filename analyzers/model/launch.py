@@ -15,7 +15,7 @@ from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.model.binder_assumed import AssumedProbes
-from argus.analyzers.model.binder_ctx import AttributeTable, ctx_param, forward_copy, table_from
+from argus.analyzers.model.binder_ctx import STORE_PREFIX, AttributeTable, ctx_param, forward_copy, table_from
 from argus.analyzers.model.binder_grid import GridBinding
 from argus.analyzers.model.binder_picks import SECOND_PICK, branch_flags
 from argus.analyzers.model.binder_sizes import SizeChoice
@@ -30,6 +30,7 @@ from argus.analyzers.model.launch_guards import empty_range, unsettled_guards
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
 from argus.analyzers.model.launcher_reads import (
     ranks_through_calls,
+    ranks_unpacked_later,
     shape_read_names,
     stride_users,
     tensor_param_ranks,
@@ -161,6 +162,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             self._forward_ranks = tensor_param_ranks(self._forward, set(), set())
             for name, rank in ranks_through_calls(self._forward, self.site.functions, set()).items():
                 self._forward_ranks.setdefault(name, rank)
+            for name, rank in ranks_unpacked_later(self._forward, self.site.host_func, STORE_PREFIX).items():
+                self._forward_ranks[name] = max(self._forward_ranks.get(name, 0), rank)  # `B, L = ctx.shape`
         outer = ev.env
         ev.env = dict(outer)
         try:
