@@ -30,12 +30,12 @@ from argus.analyzers.model.launch_guards import empty_range, unsettled_guards
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
 from argus.analyzers.model.launcher_reads import (
     ranks_through_calls,
-    ranks_unpacked_later,
     shape_read_names,
     stride_users,
     tensor_param_ranks,
     unguarded_tensor_uses,
 )
+from argus.analyzers.model.launcher_shapes import ranks_unpacked_later
 
 
 class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, HelperPicks):

@@ -10,6 +10,13 @@ from argus.analyzers.model.host_caller_args import caller_input_names
 from argus.analyzers.model.host_tensor_ops import TORCH_FUNCTION_FORMS
 from argus.analyzers.model.host_values import dotted_name
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.launcher_shapes import (
+    param_shape,
+    rank_from_slice,
+    shape_aliases,
+    shape_slice,
+    whole_shape,
+)
 from argus.analyzers.model.nodes import subtree
 
 # attributes and methods that only a tensor has: a parameter using one is a tensor (rank >= 1)
@@ -89,10 +96,10 @@ def tensor_param_ranks(
     back: dict[str, int] = {}  # dimensions counted from the back (`x.shape[-1]`: 1)
     used: set[str] = set()
     same: list[tuple[str, str]] = []
-    aliases = _shape_aliases(func, names)
+    aliases = shape_aliases(func, names)
     for n in subtree(func):
         _rank_from_unpacking(n, names, ranks, front, back, aliases)
-        _rank_from_index(n, names, front, back)
+        _rank_from_index(n, names, front, back, aliases)
         _rank_from_use(n, names, used)
         if isinstance(n, ast.Compare) and all(isinstance(o, ast.Eq) for o in n.ops):
             _ranks_from_equal_shapes(n, names, ranks, same)
@@ -115,7 +122,7 @@ def tensor_param_ranks(
         related = {name for pair in same for name in pair} | set(ranks) | _reshaped(func)
         # (`M, N = x.shape[0], x.shape[1]` names every dimension up to the last one read:
         # taken as the rank; `q.shape[2]` alone skips two it says nothing of)
-        seen = _front_indices(func, names)
+        seen = _front_indices(func, names, aliases)
         bounded_below |= {
             name for name in front if name not in related and seen.get(name) != set(range(front[name]))
         }
@@ -171,12 +178,12 @@ def _numel_read(func: ast.FunctionDef) -> set[str]:
     }
 
 
-def _front_indices(func: ast.FunctionDef, names: set[str]) -> dict[str, set[int]]:
+def _front_indices(func: ast.FunctionDef, names: set[str], aliases: dict[str, str]) -> dict[str, set[int]]:
     """The non-negative indices read of each parameter's shape (`x.shape[i]`, `x.size(i)`)."""
     out: dict[str, set[int]] = {}
     for n in subtree(func):
         front: dict[str, int] = {}
-        _rank_from_index(n, names, front, {})
+        _rank_from_index(n, names, front, {}, aliases)
         for name, rank in front.items():
             out.setdefault(name, set()).add(rank - 1)
     return out
@@ -215,30 +222,6 @@ def _indexed_rank(name: str, ranks: dict[str, int], front: dict[str, int], back:
     return f + b
 
 
-def _param_shape(e: ast.AST, names: set[str]) -> str | None:
-    """`x.shape` of a parameter `x`: its name."""
-    if isinstance(e, ast.Attribute) and e.attr == "shape" and isinstance(e.value, ast.Name):
-        return e.value.id if e.value.id in names else None
-    return None
-
-
-def _whole_shape(e: ast.AST, names: set[str]) -> str | None:
-    """`list(x.shape)` / `tuple(x.shape)` of a parameter `x`: its name (every extent named, as
-    `x.shape` unpacked names them). `x.stride()` unpacked names no extent, so it gives no rank
-    (the sizes would be the probe's guess); `x.size()` unpacked is left as it was (see
-    docs/realworld.md, branch `hostv`: it bound a kernel whose probe then broke a size order
-    the kernel assumes and the launcher does not state)."""
-    if (
-        isinstance(e, ast.Call)
-        and isinstance(e.func, ast.Name)
-        and e.func.id in ("list", "tuple")
-        and len(e.args) == 1
-        and not e.keywords
-    ):
-        return _param_shape(e.args[0], names)
-    return None
-
-
 def _rank_from_unpacking(
     n: ast.AST,
     names: set[str],
@@ -249,113 +232,39 @@ def _rank_from_unpacking(
 ) -> None:
     """`M, K = a.shape`: exactly as many dimensions as names (at least); `T, D, G = *x.shape, g`:
     as many as the names the spread fills; a slice of the shape unpacked (`H, D = u.shape[2:]`,
-    `B, S = x.shape[:2]`, `*do.shape[-2:]`) as `_rank_from_slice` says; a name the shape was
-    stored in (`ctx.input_shape = x.shape`, `_shape_aliases`) as the shape itself."""
+    `B, S = x.shape[:2]`, `*do.shape[-2:]`) as `rank_from_slice` says; a name the shape was
+    stored in (`ctx.input_shape = x.shape`, `shape_aliases`) as the shape itself."""
     if not (isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Tuple)):
         return
     names_on_left = len(n.targets[0].elts)
-    base = _param_shape(n.value, names) or _whole_shape(n.value, names) or aliases.get(dotted_name(n.value))
+    base = param_shape(n.value, names) or whole_shape(n.value, names) or aliases.get(dotted_name(n.value))
     if base is not None:
         ranks[base] = max(ranks.get(base, 0), names_on_left)
-    elif (sliced := _shape_slice(n.value, names)) is not None:
-        _rank_from_slice(sliced, names_on_left, ranks, front, back)
+    elif (sliced := shape_slice(n.value, names)) is not None:
+        rank_from_slice(sliced, names_on_left, ranks, front, back)
     elif isinstance(n.value, ast.Tuple) and not any(isinstance(t, ast.Starred) for t in n.targets[0].elts):
         spreads = [x for x in n.value.elts if isinstance(x, ast.Starred)]
         filled = names_on_left - (len(n.value.elts) - 1)
         if len(spreads) != 1 or filled <= 0:
             return
-        base = _param_shape(spreads[0].value, names)
+        base = param_shape(spreads[0].value, names)
         if base is not None:
             ranks[base] = max(ranks.get(base, 0), filled)
-        elif (sliced := _shape_slice(spreads[0].value, names)) is not None:
-            _rank_from_slice(sliced, filled, ranks, front, back)
+        elif (sliced := shape_slice(spreads[0].value, names)) is not None:
+            rank_from_slice(sliced, filled, ranks, front, back)
 
 
-def _shape_aliases(func: ast.FunctionDef, names: set[str]) -> dict[str, str]:
-    """`shape = x.shape`, `ctx.input_shape = x.shape` (each target assigned once in the
-    launcher): the target's dotted name -> `x`. Unpacking the target later names x's extents
-    as unpacking `x.shape` does."""
-    stored: dict[str, list[ast.expr]] = {}
-    for n in subtree(func):
-        if isinstance(n, ast.Assign):
-            for t in n.targets:
-                if dotted_name(t):
-                    stored.setdefault(dotted_name(t), []).append(n.value)
-        elif isinstance(n, ast.AugAssign | ast.AnnAssign) and dotted_name(n.target):
-            stored.setdefault(dotted_name(n.target), []).append(n.value or n.target)
-    out: dict[str, str] = {}
-    for target, values in stored.items():
-        base = _param_shape(values[0], names) if len(values) == 1 else None
-        if base is not None and target not in names:
-            out[target] = base
-    return out
-
-
-def ranks_unpacked_later(forward: ast.FunctionDef, backward: ast.FunctionDef, prefix: str) -> dict[str, int]:
-    """A forward's parameters whose shape it stores on `ctx` (`ctx.input_shape = x.shape`, the
-    forward copy's `<prefix>input_shape = x.shape`) and whose backward unpacks it (`B, L, N =
-    ctx.input_shape`): the rank that unpacking writes out."""
-    names = {a.arg for a in forward.args.args + forward.args.kwonlyargs}
-    stored = {t[len(prefix) :]: p for t, p in _shape_aliases(forward, names).items() if t.startswith(prefix)}
-    out: dict[str, int] = {}
-    for n in subtree(backward):
-        if not (isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Tuple)):
-            continue
-        v = n.value
-        if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "ctx" and v.attr in stored:
-            param = stored[v.attr]
-            out[param] = max(out.get(param, 0), len(n.targets[0].elts))
-    return out
-
-
-def _shape_slice(e: ast.AST, names: set[str]) -> tuple[str, int | None, int | None] | None:
-    """`x.shape[a:b]` of a parameter `x`, each bound a literal or absent, no step: (x, a, b)."""
-    if not (isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Slice) and e.slice.step is None):
-        return None
-    base = _param_shape(e.value, names)
-    lo = None if e.slice.lower is None else _literal_int(e.slice.lower)
-    hi = None if e.slice.upper is None else _literal_int(e.slice.upper)
-    if base is None or (lo is None) != (e.slice.lower is None) or (hi is None) != (e.slice.upper is None):
-        return None
-    return base, lo, hi
-
-
-def _rank_from_slice(
-    sliced: tuple[str, int | None, int | None],
-    count: int,
-    ranks: dict[str, int],
-    front: dict[str, int],
-    back: dict[str, int],
+def _rank_from_index(
+    n: ast.AST, names: set[str], front: dict[str, int], back: dict[str, int], aliases: dict[str, str]
 ) -> None:
-    """`count` names unpacked from a slice of a shape: `u.shape[2:]` into two is a rank of
-    exactly 4; `x.shape[-2:]` into two names the last two dimensions and `x.shape[:2]` into two
-    the first two, with nothing said of the others (a rank bounded below: the tensor's extent
-    is left unjudged, tensor_param_ranks); any other slice says nothing."""
-    name, lo, hi = sliced
-    if hi is None and lo is not None and lo >= 0:
-        ranks[name] = max(ranks.get(name, 0), lo + count)
-    elif hi is None and lo is not None and -lo == count:
-        back[name] = max(back.get(name, 0), count)
-    elif lo in (None, 0) and hi == count:
-        front[name] = max(front.get(name, 0), count)
-
-
-def _literal_int(e: ast.expr) -> int | None:
-    """`2`, `-2`: the int; None for anything else."""
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-        inner = _literal_int(e.operand)
-        return None if inner is None else -inner
-    if isinstance(e, ast.Constant) and type(e.value) is int:
-        return e.value
-    return None
-
-
-def _rank_from_index(n: ast.AST, names: set[str], front: dict[str, int], back: dict[str, int]) -> None:
-    """`a.shape[2]`, `a.stride(1)`, `a.size(-3)`: a dimension of that index exists."""
+    """`a.shape[2]`, `a.stride(1)`, `a.size(-3)`, `shape[1]` of a `shape = list(a.shape)`
+    (`shape_aliases`): a dimension of that index exists."""
     base: ast.expr | None = None
     index: ast.expr | None = None
     if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape":
         base, index = n.value.value, n.slice
+    elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in aliases:
+        base, index = ast.Name(id=aliases[n.value.id], ctx=ast.Load()), n.slice
     elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("stride", "size"):
         base, index = n.func.value, n.args[0] if n.args else None
     if not (isinstance(base, ast.Name) and base.id in names):
@@ -414,7 +323,7 @@ def _ranks_from_equal_shapes(
     operands = [n.left, *n.comparators]
     for lhs, rhs in zip(operands, operands[1:], strict=False):
         for sh, lit in ((lhs, rhs), (rhs, lhs)):
-            base = _param_shape(sh, names)
+            base = param_shape(sh, names)
             if base is not None and isinstance(lit, ast.Tuple):
                 ranks[base] = max(ranks.get(base, 0), len(lit.elts))
         if (

@@ -193,3 +193,41 @@ def maybe(x, holder):
 def test_an_attribute_stored_on_one_side_of_an_unknown_branch_stays_unknown() -> None:
     out = _check(_STORED_IN_BRANCH)
     assert _value_notes(out), [(f.code, f.message) for f in out]
+
+
+_LIST_ALIAS = """
+def rows(x):
+    shape = list(x.shape)
+    R = shape[0]
+    C = shape[1]
+    y = torch.empty(R, C - {short}, device=x.device, dtype=x.dtype)
+    rows_kernel[(R,)](x, y, C, BLOCK=triton.next_power_of_2(C))
+"""
+
+
+def test_items_of_a_listed_shape_give_the_rank() -> None:
+    # `shape = list(x.shape)` then `shape[0]`, `shape[1]`: x's two dimensions, as `x.shape[0]`
+    # and `x.shape[1]` name them (cambricon's repeat); `y` one column short overruns
+    clean = _check(_LIST_ALIAS.format(short=0))
+    assert not _value_notes(clean), _value_notes(clean)
+    assert not _failing(clean), [(f.code, f.message) for f in clean]
+    bug = _check(_LIST_ALIAS.format(short=1))
+    assert not _value_notes(bug), _value_notes(bug)
+    assert _errors(bug, "MB002"), [(f.code, f.severity, f.message) for f in bug]
+
+
+_RESIZED_LIST = """
+def rows(x):
+    shape = list(x.shape)
+    shape.insert(0, 1)
+    C = shape[1]
+    y = torch.empty_like(x)
+    rows_kernel[(1,)](x, y, C, BLOCK=triton.next_power_of_2(C))
+"""
+
+
+def test_a_list_the_launcher_resizes_gives_no_rank() -> None:
+    # after `shape.insert(0, 1)`, `shape[1]` is x's first extent, not a second dimension: x's
+    # rank stays what its other uses give (here none beyond a tensor: one dimension)
+    out = _check(_RESIZED_LIST)
+    assert not _failing(out), [(f.code, f.message) for f in out]
