@@ -23,6 +23,7 @@ from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_guards import HostGuards
 from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
 from argus.analyzers.model.host_loops import HostLoops
+from argus.analyzers.model.host_numbers import STRING_METHODS, string_method
 from argus.analyzers.model.host_sequences import LIST_METHODS, list_method
 from argus.analyzers.model.host_stores import HostStores
 from argus.analyzers.model.host_tensor_ops import ELEMENT_BYTES
@@ -430,6 +431,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             return ("method", base, e.attr)
         if isinstance(base, dict):
             return Opaque(e.attr)
+        if isinstance(base, str) and e.attr in STRING_METHODS:
+            return ("str method", base, e.attr)  # called in e_Call (host_numbers.py)
         if isinstance(base, tuple) and len(base) == 2 and all(isinstance(t, HostTensor) for t in base):
             if e.attr in ("values", "indices"):  # `torch.sort(x, dim=-1).values`, `x.max(dim).indices`
                 return base[0] if e.attr == "values" else base[1]
@@ -454,6 +457,9 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             if isinstance(held, dict):  # `kwargs.get("out", None)` of a mapping the evaluator holds
                 return mapping_get(held, args)
         base = self.expr(e.func) if isinstance(e.func, ast.Attribute) else None
+        if isinstance(base, tuple) and len(base) == 3 and base[0] == "str method":
+            out = string_method(base[1], base[2], args, kwargs)  # `str(a.dtype).split(".")`
+            return Opaque(fname or "call") if out is None else out
         if isinstance(base, tuple) and len(base) == 3 and base[0] == "method":
             out = self.tensor_method(base[1], base[2], args, kwargs)
         elif (seq := self.sequence_call(fname, args)) is not None and fname not in self.env:

@@ -7,7 +7,7 @@ import ast
 import math
 from typing import Any
 
-from argus.analyzers.model.host_numbers import dtype_info, floor_quotient
+from argus.analyzers.model.host_numbers import dtype_info, dtype_text, floor_quotient
 from argus.analyzers.model.host_tensor_ops import HostTensorOps
 from argus.analyzers.model.host_values import (
     HostTensor,
@@ -56,6 +56,9 @@ class HostCalls(HostTensorOps):
             info = dtype_info(fname, args, kwargs)
             if info is not None:
                 return info  # `torch.finfo(dtype)` (host_numbers.py)
+            text = dtype_text(fname, args, kwargs)
+            if text is not None:
+                return text  # `str(a.dtype)`
             if (
                 fname in ("int", "float", "abs", "bool", "round")
                 and len(args) == 1

@@ -114,3 +114,44 @@ def _product_factors(sym: str) -> list[str] | None:
             return None
         out += sub
     return out
+
+
+# torch's own names of the dtypes (`str(torch.float16)` is "torch.float16")
+_TORCH_NAMES = {
+    "fp16": "float16",
+    "bf16": "bfloat16",
+    "fp32": "float32",
+    "fp64": "float64",
+    "int1": "bool",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "uint8": "uint8",
+    "fp8e4nv": "float8_e4m3fn",
+    "fp8e5": "float8_e5m2",
+}
+# methods of a known string that give a string, a list of strings or a bool (no side effects)
+STRING_METHODS = frozenset({"split", "rsplit", "lower", "upper", "strip", "replace", "startswith", "endswith"})
+
+
+def dtype_text(fname: str, args: list[Any], kwargs: dict[str, Any]) -> str | None:
+    """`str(a.dtype)` of a dtype the evaluator holds: torch's text for it ("torch.float16");
+    None for anything else."""
+    if fname != "str" or len(args) != 1 or kwargs:
+        return None
+    dt = args[0]
+    if isinstance(dt, tuple) and len(dt) == 2 and dt[0] == "dtype" and dt[1] in _TORCH_NAMES:
+        return "torch." + _TORCH_NAMES[dt[1]]
+    return None
+
+
+def string_method(s: str, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """`"torch.float16".split(".")[-1]`: a side-effect-free method of a known string with known
+    string arguments; None where it is not one."""
+    if name not in STRING_METHODS or kwargs or not all(isinstance(a, str | int) and not isinstance(a, bool) for a in args):
+        return None
+    try:
+        return getattr(s, name)(*args)
+    except (TypeError, ValueError):
+        return None

@@ -172,3 +172,39 @@ def test_a_numel_divided_by_one_of_its_sizes_measures_the_others() -> None:
     assert not _failing(clean), [(f.code, f.message) for f in clean]
     bug = _batched(_FLOOR_OF_NUMEL.format(extra=1))
     assert _errors(bug, "MB001", "MB002"), [(f.code, f.severity, f.message) for f in bug]
+
+
+_NAMED_DTYPE = """
+@triton.jit
+def named_kernel(x_ptr, y_ptr, n, KIND: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n)
+    if KIND == "float16":
+        tl.store(y_ptr + offs, v, mask={mask})
+
+
+def copy(n):
+    x = torch.empty(n, device="cuda", dtype=torch.float16)
+    y = torch.empty_like(x)
+    named_kernel[(triton.cdiv(n, 128),)](x, y, n, KIND={kind}, BLOCK=128)
+"""
+
+
+def _named(kind: str, mask: str = "offs < n") -> list:
+    return check_source(_HEADER + _NAMED_DTYPE.format(kind=kind, mask=mask), "named_.py")
+
+
+def test_the_text_of_a_dtype_is_torchs_name() -> None:
+    kind = 'str(x.dtype).split(".")[-1]'
+    clean = _named(kind)
+    assert not _value_notes(clean), _value_notes(clean)
+    assert not _failing(clean), [(f.code, f.message) for f in clean]
+    # "float16": the branch is taken, and its unmasked store overruns `y`
+    bug = _named(kind, mask="None")
+    assert _errors(bug, "MB002"), [(f.code, f.severity, f.message) for f in bug]
+
+
+def test_the_text_of_a_tensor_stays_unknown() -> None:
+    out = _named('str(x).split(".")[-1]')
+    notes = _value_notes(out)
+    assert notes and "`KIND`" in notes[0], [(f.code, f.message) for f in out]
