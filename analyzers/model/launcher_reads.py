@@ -99,7 +99,7 @@ def tensor_param_ranks(
     aliases = shape_aliases(func, names)
     for n in subtree(func):
         _rank_from_unpacking(n, names, ranks, front, back, aliases)
-        _rank_from_index(n, names, front, back, aliases)
+        _rank_from_index(n, names, front, back)
         _rank_from_use(n, names, used)
         if isinstance(n, ast.Compare) and all(isinstance(o, ast.Eq) for o in n.ops):
             _ranks_from_equal_shapes(n, names, ranks, same)
@@ -122,7 +122,7 @@ def tensor_param_ranks(
         related = {name for pair in same for name in pair} | set(ranks) | _reshaped(func)
         # (`M, N = x.shape[0], x.shape[1]` names every dimension up to the last one read:
         # taken as the rank; `q.shape[2]` alone skips two it says nothing of)
-        seen = _front_indices(func, names, aliases)
+        seen = _front_indices(func, names)
         bounded_below |= {
             name for name in front if name not in related and seen.get(name) != set(range(front[name]))
         }
@@ -178,12 +178,12 @@ def _numel_read(func: ast.FunctionDef) -> set[str]:
     }
 
 
-def _front_indices(func: ast.FunctionDef, names: set[str], aliases: dict[str, str]) -> dict[str, set[int]]:
+def _front_indices(func: ast.FunctionDef, names: set[str]) -> dict[str, set[int]]:
     """The non-negative indices read of each parameter's shape (`x.shape[i]`, `x.size(i)`)."""
     out: dict[str, set[int]] = {}
     for n in subtree(func):
         front: dict[str, int] = {}
-        _rank_from_index(n, names, front, {}, aliases)
+        _rank_from_index(n, names, front, {})
         for name, rank in front.items():
             out.setdefault(name, set()).add(rank - 1)
     return out
@@ -254,17 +254,15 @@ def _rank_from_unpacking(
             rank_from_slice(sliced, filled, ranks, front, back)
 
 
-def _rank_from_index(
-    n: ast.AST, names: set[str], front: dict[str, int], back: dict[str, int], aliases: dict[str, str]
-) -> None:
-    """`a.shape[2]`, `a.stride(1)`, `a.size(-3)`, `shape[1]` of a `shape = list(a.shape)`
-    (`shape_aliases`): a dimension of that index exists."""
+def _rank_from_index(n: ast.AST, names: set[str], front: dict[str, int], back: dict[str, int]) -> None:
+    """`a.shape[2]`, `a.stride(1)`, `a.size(-3)`: a dimension of that index exists. (An item of
+    a stored shape, `shape = x.shape; b = shape[0]`, is not counted: a version that counted it
+    bound liger's `group_norm_backward`, whose `dY` the code says may be 4-D, as 2-D, and 4
+    false errors followed; see docs/realworld.md, branch `hostc5`.)"""
     base: ast.expr | None = None
     index: ast.expr | None = None
     if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape":
         base, index = n.value.value, n.slice
-    elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in aliases:
-        base, index = ast.Name(id=aliases[n.value.id], ctx=ast.Load()), n.slice
     elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("stride", "size"):
         base, index = n.func.value, n.args[0] if n.args else None
     if not (isinstance(base, ast.Name) and base.id in names):

@@ -38,8 +38,8 @@ def whole_shape(e: ast.AST, names: set[str]) -> str | None:
 def shape_aliases(func: ast.FunctionDef, names: set[str]) -> dict[str, str]:
     """`shape = x.shape`, `shape = list(x.shape)`, `ctx.input_shape = x.shape` (each target
     assigned once in the launcher): the target's dotted name -> `x`. Unpacking the target
-    later names x's extents as unpacking `x.shape` does, and `shape[1]` a dimension as
-    `x.shape[1]` does (an item assigned, `shape[dim] = 1`, is no assignment of the name)."""
+    later names x's extents as unpacking `x.shape` does (an item assigned, `shape[dim] = 1`,
+    is no assignment of the name; a list resized, `shape.insert(0, 1)`, is no alias)."""
     stored: dict[str, list[ast.expr]] = {}
     for n in subtree(func):
         if isinstance(n, ast.Assign):
