@@ -22,6 +22,7 @@ from typing import Any
 
 _PREFIX = "__argus_ctx__"
 _SAVED = _PREFIX + "saved_tensors"
+STORE_PREFIX = _PREFIX  # `ctx.X = v` in the forward copy is `STORE_PREFIX + "X" = v`
 
 
 class AttributeTable(dict):  # type: ignore[type-arg]
@@ -32,7 +33,13 @@ class AttributeTable(dict):  # type: ignore[type-arg]
 def forward_copy(forward: ast.FunctionDef, ctx_name: str) -> ast.FunctionDef:
     """The forward with `ctx.X = v` as `__argus_ctx__X = v` and `ctx.save_for_backward(...)` as
     an assignment of the saved tuple (the original tree is left alone: it is shared)."""
-    return _Rewrite(ctx_name).visit(copy.deepcopy(forward))  # type: ignore[no-any-return]
+    stored = {
+        n.attr
+        for n in ast.walk(forward)
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)
+        and n.value.id == ctx_name
+    }
+    return _Rewrite(ctx_name, stored).visit(copy.deepcopy(forward))  # type: ignore[no-any-return]
 
 
 def table_from(env: dict[str, Any]) -> AttributeTable:
@@ -45,11 +52,20 @@ def table_from(env: dict[str, Any]) -> AttributeTable:
 
 
 class _Rewrite(ast.NodeTransformer):
-    def __init__(self, ctx_name: str) -> None:
+    def __init__(self, ctx_name: str, stored: set[str] | None = None) -> None:
         self.ctx = ctx_name
+        self.stored = stored or set()  # the `ctx.X` the forward assigns
 
     def _is_ctx(self, node: ast.expr) -> bool:
         return isinstance(node, ast.Name) and node.id == self.ctx
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        """`B, T, N = ctx.input_shape` after `ctx.input_shape = x.shape`: the forward reads back
+        the name its store became (launcher_reads then sees x's extents unpacked)."""
+        self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load) and self._is_ctx(node.value) and node.attr in self.stored:
+            return ast.copy_location(ast.Name(id=_PREFIX + node.attr, ctx=ast.Load()), node)
+        return node
 
     def visit_Assign(self, node: ast.Assign) -> ast.AST:
         self.generic_visit(node)

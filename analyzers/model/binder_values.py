@@ -146,7 +146,9 @@ class KernelValues(HeuristicValues):
         whose launcher values the binder cannot compute (`M = math.prod(v.shape[:-1])`, a
         package helper's block size, a missing argument): the probes use a stand-in, so no
         bound that depends on one is judged (cause L2; the AR001 note names the value)."""
-        bounding = self.scan.tiled | self.scan.arange_params
+        # (also a stride or offset the addresses are computed from: `x + i_n * stride_x_n` with
+        # a stand-in `stride_x_n` reads wherever the stand-in says, so no bound of `x` is judged)
+        bounding = self.scan.tiled | self.scan.arange_params | self._address_params()
         out: set[str] = set()
         for p in self.kernel.params:
             if p.name not in bounding or p.name in self.kernel.heuristics or (config and p.name in config):
@@ -161,11 +163,20 @@ class KernelValues(HeuristicValues):
                 out.add(p.name)
         return out
 
+    def _address_params(self) -> set[str]:
+        """The parameters any pointer's addresses are computed from (`_pointer_params_used`)."""
+        if not hasattr(self, "_address_memo"):
+            self._address_memo: set[str] = set()
+            for pointer in self.scan.pointers:
+                self._address_memo |= self._pointer_params_used(pointer)
+        return self._address_memo
+
     def _pointer_params_used(self, pointer: str) -> set[str]:
         """The parameters the kernel's addresses into `pointer` are computed from: its stride
         parameters and whatever its index variables and their bounds derive from (scan_axes)."""
         params = {p.name for p in self.kernel.params}
-        out: set[str] = set()
+        # `loss_ptr += row_idx` of a `row_idx = pid + ROW_OFFSET`: the pointer itself moves
+        out: set[str] = (self.scan.derived.get(pointer, set()) & params) - {pointer}
         for stride, keys in self.scan.axis_keys.get(pointer, {}).items():
             if stride:
                 out.add(stride)

@@ -23,7 +23,9 @@ from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_guards import HostGuards
 from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
 from argus.analyzers.model.host_loops import HostLoops
+from argus.analyzers.model.host_numbers import STRING_METHODS, string_method
 from argus.analyzers.model.host_sequences import LIST_METHODS, list_method
+from argus.analyzers.model.host_stores import HostStores
 from argus.analyzers.model.host_tensor_ops import ELEMENT_BYTES
 from argus.analyzers.model.host_values import (
     TORCH_DTYPES,
@@ -39,7 +41,7 @@ from argus.analyzers.model.host_values import (
 from argus.analyzers.model.nodes import subtree
 
 
-class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
+class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
     """Evaluates host statements; `bind` maps names to host values. Inside a called host
     function (`call_depth` > 0) returns, raises, loops and undecided branches are followed as
     model/host_invoke.py says."""
@@ -144,20 +146,6 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
         except (*HOST_ERRORS, RecursionError):
             pass
 
-    def delete(self, target: ast.expr) -> None:
-        """`del shape[axis]` on a list the evaluator holds drops that item (flag-gems builds an
-        output's shape so); any other `del` leaves the name unknown, never its old value."""
-        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-            name = target.value.id
-            held = self.env.get(name)
-            index = self.expr(target.slice)
-            if isinstance(held, list) and isinstance(index, int) and -len(held) <= index < len(held):
-                self.env[name] = held[:index] + held[index + 1 :] if index != -1 else held[:-1]
-            else:
-                self.env[name] = Opaque("del")
-        elif isinstance(target, ast.Name):
-            self.env[target.id] = Opaque("del")
-
     def environment_test(self, test: ast.expr) -> bool:
         """Whether an undecided test asks about the machine, not the problem: it reads only
         names the launcher does not bind (imported functions and flags: `check_shared_mem`,
@@ -229,40 +217,6 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
         if isinstance(n, ast.Attribute) and n.attr == "ndim":
             return isinstance(self.expr(n.value), HostTensor)
         return False
-
-    def assign(self, target: ast.expr, v: Any) -> None:
-        if isinstance(target, ast.Name):
-            self.env[target.id] = v
-        elif isinstance(target, ast.Tuple | ast.List):
-            if isinstance(v, tuple | list) and len(v) == len(target.elts):
-                for t, x in zip(target.elts, v, strict=True):
-                    self.assign(t, x)
-            elif isinstance(v, Opaque) and v.what.endswith(".saved_tensors") and self.saved_tensor is not None:
-                for t in target.elts:
-                    self.assign(t, self.saved_tensor(t.id) if isinstance(t, ast.Name) else Opaque("unpack"))
-            else:
-                # `BLOCK, warps = helper(n)` of an unknown result: each item is that helper's
-                # (its name kept for the note and for helper_picks.py)
-                what = v.what if isinstance(v, Opaque) and v.what.isidentifier() else "unpack"
-                kind = type(v) if isinstance(v, Opaque) else Opaque  # a helper's NoValue stays one
-                for t in target.elts:
-                    self.assign(t, kind(what))
-        elif isinstance(target, ast.Subscript):
-            # `kernel_args["BLOCK_ROW"] = 16` on a dict the launcher built: spread later as `**kernel_args`
-            base, key = self.expr(target.value), self.expr(target.slice)
-            if isinstance(base, dict):
-                if isinstance(key, Opaque) or not isinstance(key, str | int | bool | tuple):
-                    base.clear()  # an unknown key may have overwritten any entry
-                    base[Opaque("key")] = v
-                else:
-                    base[key] = v
-            elif isinstance(base, list):
-                # `shape[dim] = 1` (flag-gems' reductions): that item; an index not known may
-                # have replaced any item, so the list is unknown
-                if isinstance(key, int) and not isinstance(key, bool) and -len(base) <= key < len(base):
-                    base[key] = v
-                elif isinstance(target.value, ast.Name):
-                    self.env[target.value.id] = Opaque("list item")
 
     def record_assert(self, test: ast.expr) -> None:
         if self.undecided_depth:
@@ -456,6 +410,8 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
             last = dotted.split(".")[-1]
             if last in TORCH_DTYPES:
                 return ("dtype", TORCH_DTYPES[last])
+        if dotted in self.env:
+            return self.env[dotted]  # `ctx.input_shape` the launcher stored (host_stores.py)
         base = self.expr(e.value)
         if isinstance(base, AttributeTable):  # `ctx.C` after the forward ran (binder_ctx.py)
             return base[e.attr] if e.attr in base else Opaque(dotted or e.attr)
@@ -475,6 +431,8 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
             return ("method", base, e.attr)
         if isinstance(base, dict):
             return Opaque(e.attr)
+        if isinstance(base, str) and e.attr in STRING_METHODS:
+            return ("str method", base, e.attr)  # called in e_Call (host_numbers.py)
         if isinstance(base, tuple) and len(base) == 2 and all(isinstance(t, HostTensor) for t in base):
             if e.attr in ("values", "indices"):  # `torch.sort(x, dim=-1).values`, `x.max(dim).indices`
                 return base[0] if e.attr == "values" else base[1]
@@ -499,6 +457,9 @@ class HostEval(HostInvoke, HostLoops, HostGuards, HostCalls):
             if isinstance(held, dict):  # `kwargs.get("out", None)` of a mapping the evaluator holds
                 return mapping_get(held, args)
         base = self.expr(e.func) if isinstance(e.func, ast.Attribute) else None
+        if isinstance(base, tuple) and len(base) == 3 and base[0] == "str method":
+            out = string_method(base[1], base[2], args, kwargs)  # `str(a.dtype).split(".")`
+            return Opaque(fname or "call") if out is None else out
         if isinstance(base, tuple) and len(base) == 3 and base[0] == "method":
             out = self.tensor_method(base[1], base[2], args, kwargs)
         elif (seq := self.sequence_call(fname, args)) is not None and fname not in self.env:

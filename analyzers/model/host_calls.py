@@ -7,6 +7,7 @@ import ast
 import math
 from typing import Any
 
+from argus.analyzers.model.host_numbers import dtype_info, dtype_text, floor_quotient
 from argus.analyzers.model.host_tensor_ops import HostTensorOps
 from argus.analyzers.model.host_values import (
     HostTensor,
@@ -18,6 +19,11 @@ from argus.analyzers.model.host_values import (
 
 # tensor methods that allocate a new tensor (shape given) with the receiver's dtype and device
 NEW_TENSOR_METHODS = {"new_empty": "empty", "new_zeros": "zeros", "new_ones": "ones", "new_full": "full"}
+
+
+# torch functions that allocate a tensor of a given shape, and of the shape of another
+_NEW_FUNCTIONS = frozenset({"empty", "zeros", "ones", "full", "randn", "rand", "empty_strided", "randint"})
+_LIKE_FUNCTIONS = frozenset({"empty_like", "zeros_like", "ones_like", "full_like", "randn_like"})
 
 
 class HostCalls(HostTensorOps):
@@ -48,6 +54,8 @@ class HostCalls(HostTensorOps):
                 return (min if fname == "min" else max)(args[0])
             if fname in ("int", "operator.index") and len(args) == 1 and isinstance(args[0], SymInt):
                 return args[0]  # `int(x.numel())`: the same size, its dimension class kept
+            if (number := self.number_call(fname, args, kwargs, node)) is not None:
+                return number  # `int(n / m)`, `torch.finfo(dtype)`, `str(dtype)` (host_numbers.py)
             if (
                 fname in ("int", "float", "abs", "bool", "round")
                 and len(args) == 1
@@ -58,24 +66,9 @@ class HostCalls(HostTensorOps):
                 return {"len": len, "tuple": tuple, "list": list}[fname](args[0])
             if fname.startswith("math.") and all(isinstance(a, int | float) for a in args):
                 return getattr(math, last)(*args)
-            if fname.startswith("torch.") and last in (
-                "empty",
-                "zeros",
-                "ones",
-                "full",
-                "randn",
-                "rand",
-                "empty_strided",
-                "randint",
-            ):
+            if fname.startswith("torch.") and last in _NEW_FUNCTIONS:
                 return self.torch_new(last, args, kwargs)
-            if fname.startswith("torch.") and last in (
-                "empty_like",
-                "zeros_like",
-                "ones_like",
-                "full_like",
-                "randn_like",
-            ):
+            if fname.startswith("torch.") and last in _LIKE_FUNCTIONS:
                 if args and isinstance(args[0], HostTensor):
                     src = args[0]
                     dt = kwargs.get("dtype")
@@ -103,6 +96,14 @@ class HostCalls(HostTensorOps):
         except (ArithmeticError, TypeError, ValueError, OverflowError):
             return Opaque(fname)
         return Opaque(fname or "call")
+
+    def number_call(self, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
+        """`int(a / b)` of sizes, `torch.finfo(dtype)`, `str(dtype)`: host_numbers.py's value,
+        or None."""
+        if fname == "int" and len(args) == 1 and isinstance(args[0], float) and len(node.args) == 1:
+            return floor_quotient(node.args[0], self.expr, self.binop)  # type: ignore[attr-defined]
+        info = dtype_info(fname, args, kwargs)
+        return info if info is not None else dtype_text(fname, args, kwargs)
 
     def new_like_receiver(self, t: HostTensor, kind: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """`x.new_empty(shape)`: `torch.empty(shape)` with the receiver's dtype unless one is given."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from argus.analyzers.interp.budget import oversized_result
 from argus.analyzers.model.host_functions import MAX_CALLS
+from argus.analyzers.model.host_numbers import cancelled_factor
 from argus.analyzers.model.host_values import DimClasses, HostTensor, Opaque, SymInt, contiguous_strides
 
 
@@ -101,6 +102,11 @@ class HostCore:
         ):
             root = self.dims.find(a.sym)
             self.dims.multiple_of[root] = max(self.dims.multiple_of.get(root, 1), b)
+        if isinstance(op, ast.FloorDiv) and isinstance(a, SymInt) and isinstance(b, SymInt):
+            # `x.numel() // N` of a tensor `(B, N)`: B's class again (host_numbers.py)
+            left = cancelled_factor(a.sym, b.sym, lambda f, g: self.dims.find(f) == self.dims.find(g))
+            if left is not None:
+                return SymInt(r, left)
         if (
             isinstance(r, int)
             and not isinstance(r, bool)

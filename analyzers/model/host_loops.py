@@ -16,7 +16,7 @@ import ast
 from typing import Any
 
 from argus.analyzers.model.host_sequences import LIST_METHODS
-from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
+from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, dotted_name
 
 MAX_ITEMS = 64  # items of one loop or comprehension that are followed one by one
 MAX_STEPS = 2048  # loop iterations per evaluation of a launcher (nested loops included)
@@ -247,6 +247,8 @@ def _stored(nodes: list[Any]) -> set[str]:
         for n in ast.walk(root):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 out.add(n.id)
+            elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and dotted_name(n):
+                out.add(dotted_name(n))  # `ctx.shape = ...` (host_stores.py)
             elif (  # `shape.append(n)`: the list a name holds is rebound (host_sequences.py)
                 isinstance(n, ast.Call)
                 and isinstance(n.func, ast.Attribute)

@@ -68,7 +68,7 @@ LAYOUT_FORMS = {
     "moveaxis",
 }
 TORCH_FUNCTION_FORMS = (
-    LAYOUT_FORMS | {"broadcast_to", "narrow", "sort", "topk"} | REDUCTIONS | {n for n in SAME_SHAPE if not n.endswith("_")}
+    LAYOUT_FORMS | {"broadcast_to", "narrow", "sort", "topk", "numel"} | REDUCTIONS | {n for n in SAME_SHAPE if not n.endswith("_")}
 )
 LINEAR_NAMES = {"F.linear", "torch.nn.functional.linear", "nn.functional.linear", "functional.linear"}
 ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1, "uint8": 1, "int16": 2, "int32": 4, "int64": 8}

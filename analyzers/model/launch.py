@@ -15,7 +15,7 @@ from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.model.binder_assumed import AssumedProbes
-from argus.analyzers.model.binder_ctx import AttributeTable, ctx_param, forward_copy, table_from
+from argus.analyzers.model.binder_ctx import STORE_PREFIX, AttributeTable, ctx_param, forward_copy, table_from
 from argus.analyzers.model.binder_grid import GridBinding
 from argus.analyzers.model.binder_picks import SECOND_PICK, branch_flags
 from argus.analyzers.model.binder_sizes import SizeChoice
@@ -35,6 +35,7 @@ from argus.analyzers.model.launcher_reads import (
     tensor_param_ranks,
     unguarded_tensor_uses,
 )
+from argus.analyzers.model.launcher_shapes import ranks_unpacked_later
 
 
 class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, HelperPicks):
@@ -161,6 +162,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             self._forward_ranks = tensor_param_ranks(self._forward, set(), set())
             for name, rank in ranks_through_calls(self._forward, self.site.functions, set()).items():
                 self._forward_ranks.setdefault(name, rank)
+            for name, rank in ranks_unpacked_later(self._forward, self.site.host_func, STORE_PREFIX).items():
+                self._forward_ranks[name] = max(self._forward_ranks.get(name, 0), rank)  # `B, L = ctx.shape`
         outer = ev.env
         ev.env = dict(outer)
         try:

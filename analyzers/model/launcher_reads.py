@@ -8,7 +8,15 @@ import ast
 
 from argus.analyzers.model.host_caller_args import caller_input_names
 from argus.analyzers.model.host_tensor_ops import TORCH_FUNCTION_FORMS
+from argus.analyzers.model.host_values import dotted_name
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.launcher_shapes import (
+    param_shape,
+    rank_from_slice,
+    shape_aliases,
+    shape_slice,
+    whole_shape,
+)
 from argus.analyzers.model.nodes import subtree
 
 # attributes and methods that only a tensor has: a parameter using one is a tensor (rank >= 1)
@@ -88,8 +96,9 @@ def tensor_param_ranks(
     back: dict[str, int] = {}  # dimensions counted from the back (`x.shape[-1]`: 1)
     used: set[str] = set()
     same: list[tuple[str, str]] = []
+    aliases = shape_aliases(func, names)
     for n in subtree(func):
-        _rank_from_unpacking(n, names, ranks)
+        _rank_from_unpacking(n, names, ranks, front, back, aliases)
         _rank_from_index(n, names, front, back)
         _rank_from_use(n, names, used)
         if isinstance(n, ast.Compare) and all(isinstance(o, ast.Eq) for o in n.ops):
@@ -213,49 +222,43 @@ def _indexed_rank(name: str, ranks: dict[str, int], front: dict[str, int], back:
     return f + b
 
 
-def _param_shape(e: ast.AST, names: set[str]) -> str | None:
-    """`x.shape` of a parameter `x`: its name."""
-    if isinstance(e, ast.Attribute) and e.attr == "shape" and isinstance(e.value, ast.Name):
-        return e.value.id if e.value.id in names else None
-    return None
-
-
-def _whole_shape(e: ast.AST, names: set[str]) -> str | None:
-    """`list(x.shape)` / `tuple(x.shape)` of a parameter `x`: its name (every extent named, as
-    `x.shape` unpacked names them). `x.stride()` unpacked names no extent, so it gives no rank
-    (the sizes would be the probe's guess); `x.size()` unpacked is left as it was (see
-    docs/realworld.md, branch `hostv`: it bound a kernel whose probe then broke a size order
-    the kernel assumes and the launcher does not state)."""
-    if (
-        isinstance(e, ast.Call)
-        and isinstance(e.func, ast.Name)
-        and e.func.id in ("list", "tuple")
-        and len(e.args) == 1
-        and not e.keywords
-    ):
-        return _param_shape(e.args[0], names)
-    return None
-
-
-def _rank_from_unpacking(n: ast.AST, names: set[str], ranks: dict[str, int]) -> None:
+def _rank_from_unpacking(
+    n: ast.AST,
+    names: set[str],
+    ranks: dict[str, int],
+    front: dict[str, int],
+    back: dict[str, int],
+    aliases: dict[str, str],
+) -> None:
     """`M, K = a.shape`: exactly as many dimensions as names (at least); `T, D, G = *x.shape, g`:
-    as many as the names the spread fills."""
+    as many as the names the spread fills; a slice of the shape unpacked (`H, D = u.shape[2:]`,
+    `B, S = x.shape[:2]`, `*do.shape[-2:]`) as `rank_from_slice` says; a name the shape was
+    stored in (`ctx.input_shape = x.shape`, `shape_aliases`) as the shape itself."""
     if not (isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Tuple)):
         return
     names_on_left = len(n.targets[0].elts)
-    base = _param_shape(n.value, names) or _whole_shape(n.value, names)
+    base = param_shape(n.value, names) or whole_shape(n.value, names) or aliases.get(dotted_name(n.value))
     if base is not None:
         ranks[base] = max(ranks.get(base, 0), names_on_left)
+    elif (sliced := shape_slice(n.value, names)) is not None:
+        rank_from_slice(sliced, names_on_left, ranks, front, back)
     elif isinstance(n.value, ast.Tuple) and not any(isinstance(t, ast.Starred) for t in n.targets[0].elts):
         spreads = [x for x in n.value.elts if isinstance(x, ast.Starred)]
-        base = _param_shape(spreads[0].value, names) if len(spreads) == 1 else None
         filled = names_on_left - (len(n.value.elts) - 1)
-        if base is not None and filled > 0:
+        if len(spreads) != 1 or filled <= 0:
+            return
+        base = param_shape(spreads[0].value, names)
+        if base is not None:
             ranks[base] = max(ranks.get(base, 0), filled)
+        elif (sliced := shape_slice(spreads[0].value, names)) is not None:
+            rank_from_slice(sliced, filled, ranks, front, back)
 
 
 def _rank_from_index(n: ast.AST, names: set[str], front: dict[str, int], back: dict[str, int]) -> None:
-    """`a.shape[2]`, `a.stride(1)`, `a.size(-3)`: a dimension of that index exists."""
+    """`a.shape[2]`, `a.stride(1)`, `a.size(-3)`: a dimension of that index exists. (An item of
+    a stored shape, `shape = x.shape; b = shape[0]`, is not counted: a version that counted it
+    bound liger's `group_norm_backward`, whose `dY` the code says may be 4-D, as 2-D, and 4
+    false errors followed; see docs/realworld.md, branch `hostc5`.)"""
     base: ast.expr | None = None
     index: ast.expr | None = None
     if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape":
@@ -318,7 +321,7 @@ def _ranks_from_equal_shapes(
     operands = [n.left, *n.comparators]
     for lhs, rhs in zip(operands, operands[1:], strict=False):
         for sh, lit in ((lhs, rhs), (rhs, lhs)):
-            base = _param_shape(sh, names)
+            base = param_shape(sh, names)
             if base is not None and isinstance(lit, ast.Tuple):
                 ranks[base] = max(ranks.get(base, 0), len(lit.elts))
         if (
