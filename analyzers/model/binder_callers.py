@@ -73,7 +73,7 @@ def _callers_index(source: bytes) -> dict[str, list[ast.FunctionDef | ast.AsyncF
     a function calling no such name holds no call to judge, so `_guard_in_module` looks at these
     alone, as a walk over every function would find them. Built in one breadth-first pass (the
     order `ast.walk` visits in) rather than one walk per function and kernel."""
-    tree = _parse(source)
+    tree = module_tree(source)
     if tree is None:
         return None
     Func = ast.FunctionDef | ast.AsyncFunctionDef
@@ -112,10 +112,6 @@ def _called_name(call: ast.Call) -> str | None:
     if isinstance(call.func, ast.Attribute):
         return call.func.attr
     return None
-
-
-def _parse(source: bytes) -> ast.Module | None:
-    return module_tree(source)  # (one tree per text for every stage: module_ast.py)
 
 
 def _local_values(func: ast.AST) -> dict[str, ast.expr]:

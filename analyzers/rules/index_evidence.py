@@ -29,7 +29,7 @@ def kernel_side(
 ) -> list[str]:
     """Evidence inside the kernel and its file (the interpreter's own comparisons come as
     `policy_phrases`); `addressed` is the tensor the index addresses."""
-    tree = _parse(source)
+    tree = module_tree(source)
     if tree is None:
         return policy_phrases
     func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel), None)
@@ -270,7 +270,7 @@ def _negative_fills(source: bytes) -> tuple[tuple[str, str], ...]:
     """Each negative fill of a tensor in host code, with the name of the tensor it fills:
     the receiver of `.fill_(-1)`, the name a `torch.full(..., -1)` is assigned to, the base
     of `t[i] = -1`."""
-    tree = _parse(source)
+    tree = module_tree(source)
     if tree is None:
         return ()
     assigned_to: dict[int, str] = {}
@@ -301,9 +301,6 @@ def _base_name(e: ast.expr) -> str | None:
         e = e.value
     return e.id if isinstance(e, ast.Name) else None
 
-
-def _parse(source: bytes) -> ast.Module | None:
-    return module_tree(source)  # (one tree per text for every stage: module_ast.py)
 
 
 def _name(f: ast.expr) -> str | None:
