@@ -38,13 +38,9 @@ def verdicts(doc: Path = DOC) -> dict[Key, str]:
 
 def flagged(run: Path) -> dict[tuple[str, str, str], list[tuple[str, str]]]:
     """(package, file, kernel) -> its error/warning findings (line, code), MB003/AR001 aside."""
-    opener = gzip.open if run.suffix == ".gz" else open
-    with opener(run, "rt", encoding="utf-8") as fh:
-        data = json.load(fh)
     out: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
-    for pin, pkg in data.items():
-        name = pin.split("==")[0]
-        for f in pkg["files"]:
+    for name, files in _packages(run):
+        for f in files:
             for k in f.get("kernels") or []:
                 fs = [
                     (str(g.get("line")), g["code"])
@@ -54,6 +50,14 @@ def flagged(run: Path) -> dict[tuple[str, str, str], list[tuple[str, str]]]:
                 if fs:
                     out[(name, f["path"], k["name"])] = fs
     return out
+
+
+def _packages(run: Path) -> list[tuple[str, list[dict]]]:
+    """(package name, its files) of one run's JSON."""
+    opener = gzip.open if run.suffix == ".gz" else open
+    with opener(run, "rt", encoding="utf-8") as fh:
+        data = json.load(fh)
+    return [(pin.split("==")[0], pkg["files"]) for pin, pkg in data.items()]
 
 
 def classify(findings: list[tuple[str, str]], package: str, path: str, table: dict[Key, str]) -> str:
@@ -70,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--doc", type=Path, default=DOC)
     a = ap.parse_args(argv)
     table = verdicts(a.doc)
+    total: Counter[str] = Counter()
     for run in a.runs:
         counts: Counter[tuple[str, str]] = Counter()
         listed = []
@@ -78,12 +83,27 @@ def main(argv: list[str] | None = None) -> int:
             counts[(pkg, cls)] += 1
             if cls == a.list:
                 listed.append(f"  {pkg} {path} {kernel} {fs}")
-        for pkg in sorted({p for p, _ in counts}):
+        sizes = kernel_counts(run)
+        for pkg in sorted({p for p, _ in counts} | set(sizes)):
             row = {c: counts[(pkg, c)] for c in ("false", "triaged", "untriaged")}
-            print(f"{run.name}: {pkg}: flagged {sum(row.values())}, " + ", ".join(f"{k} {v}" for k, v in row.items()))
+            total.update({**row, "kernels": sizes.get(pkg, 0)})
+            print(f"{run.name}: {pkg}: {_line(row, sizes.get(pkg, 0))}")
         if listed:
             print("\n".join(listed))
+    if len(a.runs) > 1 or len({p for r in a.runs for p in kernel_counts(r)}) > 1:
+        row = {c: total[c] for c in ("false", "triaged", "untriaged")}
+        print(f"all: {_line(row, total['kernels'])}")
     return 0
+
+
+def kernel_counts(run: Path) -> dict[str, int]:
+    """package -> kernels in the run, flagged or not: the denominator of the false rate."""
+    return {name: sum(len(f.get("kernels") or []) for f in files) for name, files in _packages(run)}
+
+
+def _line(row: dict[str, int], kernels: int) -> str:
+    share = f" ({100 * row['false'] / kernels:.2f}% of {kernels} kernels)" if kernels else ""
+    return f"flagged {sum(row.values())}, " + ", ".join(f"{k} {v}" for k, v in row.items()) + share
 
 
 if __name__ == "__main__":

@@ -226,3 +226,18 @@ def test_results_round_trip_compressed(tmp_path: Path) -> None:
 def test_unknown_package_is_a_usage_error() -> None:
     with pytest.raises(SystemExit, match="unknown package"):
         realworld.main(["--packages", "no-such-package"])
+
+
+def test_several_packages_get_a_figure_for_the_whole_set(tmp_path: Path) -> None:
+    """The median of the union is over every kernel: two files of 1 and 3 kernels at 10 and 40 ms."""
+    def pkg(name: str, cpu_s: float, kernels: int) -> dict:
+        ks = [{"name": f"k{i}", "line": i, "launched_here": True, "findings": []} for i in range(kernels)]
+        f = {"path": f"{name}/a.py", "status": "ok", "kernels": ks, "seconds": cpu_s, "cpu_seconds": cpu_s,
+             "peak_rss_mb": 1.0, "error": ""}
+        return {"name": name, "version": "1", "files": [f], "summary": {}}
+
+    results = {"a==1": pkg("a", 0.010, 1), "b==1": pkg("b", 0.120, 3)}
+    assert realworld.combined_label(results) == "all packages (a==1, b==1)"
+    s = realworld.summarize(realworld.combined_files(results))
+    assert (s["files"], s["kernels"], s["kernels_without_ar001"]) == (2, 4, 4)
+    assert s["cpu_ms_per_kernel_median"] == 40.0

@@ -6,7 +6,7 @@ import gzip
 import json
 from pathlib import Path
 
-from benchmarks.realworld_verdicts import classify, flagged, verdicts
+from benchmarks.realworld_verdicts import classify, flagged, main, verdicts
 
 DOC = """
 | package | version | file | line | code | verdict | reason |
@@ -42,3 +42,14 @@ def test_each_flagged_kernel_takes_its_findings_latest_verdict(tmp_path: Path) -
     # ka: the later row re-judged it real; kb: one false finding makes the kernel false even
     # beside an untriaged one; kd: no row at all; MB003 and hints never count
     assert got == {"ka": "triaged", "kb": "false", "kd": "untriaged"}
+
+
+def test_the_false_rate_counts_every_kernel_of_the_run(tmp_path: Path, capsys) -> None:
+    """The share is over all kernels of the package (4 here), not over the flagged ones (3)."""
+    doc = tmp_path / "realworld.md"
+    doc.write_text(DOC, encoding="utf-8")
+    run = _run(tmp_path)
+    assert main([str(run), str(run), "--doc", str(doc)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "run.json.gz: flag-gems: flagged 3, false 1, triaged 1, untriaged 1 (25.00% of 4 kernels)"
+    assert lines[-1] == "all: flagged 6, false 2, triaged 2, untriaged 2 (25.00% of 8 kernels)"
