@@ -266,7 +266,7 @@ def gemm_streamk_host_kernel(
 # path "tma" is the persistent kernel, "splitk" the split-K kernel through descriptors, "splitk_ptr"
 # the split-K kernel through pointers; "tma_host" and "splitk_host" the same kernels with descriptors
 # built on the host; "streamk_host" the stream-K kernel (its split field: 1 + the full waves it splits
-# with the partial last one). Shapes without an entry (4096^3, ...) take the autotuned
+# with the partial last one). Shapes without an entry take the autotuned
 # persistent kernel with host descriptors: 4096^3 1.054x against 0.930x with device descriptors,
 # 4096x14336x4096 0.886 against 0.851x, 8192^3 0.984 against 0.978x, 16384^3 0.974 against 1.008x
 # (one timing each, -host2.txt).
@@ -275,6 +275,9 @@ TUNED: dict[tuple[int, int, int], tuple] = {
     # cuBLAS in that sweep, then what the path before had in the same call):
     (1024, 1024, 1024): ("tma_host", 1, 64, 128, 128, 4, 4, False),  # 1.014x (-pins), 0.925x (-host3); BLOCK_K 64 0.873x
     (2048, 2048, 2048): ("tma_host", 1, 128, 256, 64, 8, 4, True),  # 0.999x; device 0.927x
+    # Session 9 (kernels-explore-h200-s9.txt): four stages where the autotuner had picked three, 0.998x
+    # against 0.994x / 0.993x in one measurement (both 4096^3 rows), as session 8 had it (0.994 against 0.990).
+    (4096, 4096, 4096): ("tma_host", 1, 128, 256, 64, 8, 4, True),
     # Session 7 (kernels-explore-h200-s7b.txt, all variants and cuBLAS in one interleaved measurement;
     # cuBLAS's own tiles from Nsight Compute, kernels-h200-s7a-gemm-ncu.txt): deeper pipelines on the skinny rows.
     (128, 4096, 4096): ("tma_host", 1, 64, 64, 128, 4, 6, False),  # 0.998x (s7b); split 2 of 128x64x64 s7 0.889x

@@ -190,6 +190,32 @@ def test_moe_pinned_paths(w_tma: bool, fused_align: bool) -> None:
     assert _rel(out, moe.reference(x, w1, w2, logits, top_k, True)) < 3e-2
 
 
+@pytest.mark.parametrize("t,top_k,e,block_m", [(5, 2, 8, 16), (1024, 6, 64, 128), (16384, 2, 8, 128), (777, 3, 40, 32)])
+def test_fused_align_equals_torch_align(t: int, top_k: int, e: int, block_m: int) -> None:
+    """The grid of 128-pair align programs gives the torch path's exact output on the benchmark's sizes."""
+    from argus.knowledge.kernels import moe
+
+    ids = torch.stack([torch.randperm(e, device="cuda")[:top_k] for _ in range(t)]).to(torch.int32)
+    ref_ids, ref_blocks = moe.align_by_expert(ids, e, block_m)
+    got_ids, got_blocks = moe.align_fused(ids, e, block_m)
+    assert torch.equal(got_ids, ref_ids)
+    assert torch.equal(got_blocks, ref_blocks)
+
+
+@pytest.mark.parametrize("t,e,top_k,h,inter", [(16, 64, 6, 2048, 1408), (1024, 64, 6, 2048, 1408), (300, 8, 2, 1024, 768)])
+def test_moe_plan_reused_on_fresh_data(t: int, e: int, top_k: int, h: int, inter: int) -> None:
+    """Later calls launch the plan's compiled kernels directly into its buffers: fresh inputs, right layer."""
+    from argus.knowledge.kernels import moe
+
+    w1 = torch.randn(e, 2 * inter, h, device="cuda", dtype=torch.bfloat16) / h**0.5
+    w2 = torch.randn(e, h, inter, device="cuda", dtype=torch.bfloat16) / inter**0.5
+    for _ in range(4):
+        x = torch.randn(t, h, device="cuda", dtype=torch.bfloat16)
+        logits = torch.randn(t, e, device="cuda")
+        out = moe.fused_moe(x, w1, w2, logits, top_k, True)
+        assert _rel(out, moe.reference(x, w1, w2, logits, top_k, True)) < 3e-2
+
+
 @pytest.mark.parametrize("t,e,top_k,h,inter,renorm", [(16, 8, 2, 4096, 14336, True), (333, 64, 6, 2048, 1408, False), (2048, 8, 2, 1024, 768, True)])
 def test_moe(t: int, e: int, top_k: int, h: int, inter: int, renorm: bool) -> None:
     from argus.knowledge.kernels import moe

@@ -80,16 +80,32 @@ def test_gemm_plan_reused_on_fresh_data(m: int, n: int, k: int, split: int | Non
         assert _rel(out, gemm.reference(a, b)) < 1e-2
 
 
-@pytest.mark.parametrize("t,top_k,e,block_m", [(3, 2, 4, 4), (40, 2, 6, 16), (25, 3, 5, 8)])
+@pytest.mark.parametrize("t,top_k,e,block_m", [(3, 2, 4, 4), (40, 2, 6, 16), (25, 3, 5, 8), (50, 6, 64, 16)])
 def test_fused_align_equals_torch_align(t: int, top_k: int, e: int, block_m: int) -> None:
-    """The one-program align gives the torch path's exact output (order kept within each expert);
-    40 x 2 pairs span several of the interpreter's 32-pair chunks."""
+    """The Triton align gives the torch path's exact output (order kept within each expert);
+    40 x 2 pairs span three of the interpreter's 32-pair programs, 50 x 6 over 64 experts ten (each
+    program counts the pairs of the chunks before its own)."""
     gen = torch.Generator().manual_seed(t)
     ids = torch.stack([torch.randperm(e, generator=gen)[:top_k] for _ in range(t)]).to(torch.int32)
     ref_ids, ref_blocks = moe.align_by_expert(ids, e, block_m)
     got_ids, got_blocks = moe.align_fused(ids, e, block_m)
     assert torch.equal(got_ids, ref_ids)
     assert torch.equal(got_blocks, ref_blocks)
+
+
+@pytest.mark.parametrize("fused_align", [False, True])
+def test_moe_plan_reused_on_fresh_data(fused_align: bool) -> None:
+    """The second and third calls of a shape reuse its plan (routing, alignment and intermediate
+    buffers) and still compute the layer of their own inputs."""
+    t, e, top_k, h, inter = 11, 4, 2, 64, 48
+    w1 = (torch.randn(e, 2 * inter, h) / h**0.5).half()
+    w2 = (torch.randn(e, h, inter) / inter**0.5).half()
+    before = len(moe._MOE_PLANS)
+    for _ in range(3):
+        x, logits = torch.randn(t, h, dtype=torch.float16), torch.randn(t, e)
+        out = moe.fused_moe(x, w1, w2, logits, top_k, True, fused_align=fused_align)
+        assert _rel(out, moe.reference(x, w1, w2, logits, top_k, True)) < 1e-2
+    assert len(moe._MOE_PLANS) == before + 1
 
 
 @pytest.mark.parametrize("w_tma,fused_align", [(False, False), (True, True), (False, True)])
@@ -254,3 +270,14 @@ def test_host_descriptors_repointed_not_rebuilt() -> None:
     a2, b2 = torch.randn(48, 64, dtype=torch.float16), torch.randn(64, 40, dtype=torch.float16)
     second = get(a2, b2)
     assert second is first and second[0].base is a2 and second[1].base is b2
+
+
+def test_large_row_moe_configs_only_for_128_row_blocks() -> None:
+    """The deeper and wider expert-GEMM configs (session 9) are offered to 128-row blocks only; weight
+    descriptors only where W_OK allows them."""
+    configs = [moe.gemm_config(*c) for c in moe.GATE_UP_CONFIGS + moe.DOWN_CONFIGS]
+    large = {str(moe.gemm_config(*c)) for c in moe.LARGE_ROW_CONFIGS}
+    assert large <= {str(c) for c in moe._prune_configs(configs, {}, BLOCK_M=128, W_OK=True)}
+    small = moe._prune_configs(configs, {}, BLOCK_M=32, W_OK=True)
+    assert small and not large & {str(c) for c in small}
+    assert not any(c.kwargs["W_TMA"] for c in moe._prune_configs(configs, {}, BLOCK_M=128, W_OK=False))
