@@ -14,6 +14,7 @@ import ast
 from typing import Any
 
 from argus.analyzers.model.host_functions import MAX_CALL_DEPTH, HostFunction
+from argus.analyzers.model.host_loops import SEARCHED
 from argus.analyzers.model.host_values import Opaque
 
 
@@ -119,10 +120,11 @@ class HostInvoke:
             # an unknown result is the helper's (`min(n, props.smem // k)` inside it): named
             # after the helper, as notes and helper_picks.py read it
             result = NoValue(name) if isinstance(result, NoValue) else Opaque(name)
-        elif isinstance(result, tuple) and any(type(x) is Opaque for x in result):
-            # `return block_n, block_k, block_m` with a size picked in a device-dependent loop:
-            # each unknown item is the helper's too (`block_n, ... = helper(...)` unpacks it)
-            result = tuple(Opaque(name) if type(x) is Opaque else x for x in result)
+        elif isinstance(result, tuple) and any(_searched(x) for x in result):
+            # `return block_n, block_k, block_m` with a size a device-dependent search picked
+            # (`for bn in [128, 64, 32]: if cdiv(N, bn) >= cores: break`): that item is the
+            # helper's too (`block_n, ... = helper(...)` unpacks it; helper_picks.py)
+            result = tuple(Opaque(name) if _searched(x) else x for x in result)
         if self.call_depth == 0 and len(self.broken_asserts) > asserts_before:
             # an assert inside the helper: findings point at the launcher's call of it
             del self.broken_asserts[asserts_before:]
@@ -230,6 +232,10 @@ class HostInvoke:
         if exits(st.body) or exits(st.orelse):
             raise UnknownResult(gives_value=only_returns(st.body + st.orelse))
         self.join_branches(st)  # type: ignore[attr-defined]  # names the sides leave different: unknown
+
+
+def _searched(x: Any) -> bool:
+    return type(x) is Opaque and x.what == SEARCHED
 
 
 def _jumps(stmts: list[ast.stmt]) -> bool:

@@ -20,6 +20,7 @@ from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, dotted
 
 MAX_ITEMS = 64  # items of one loop or comprehension that are followed one by one
 MAX_STEPS = 2048  # loop iterations per evaluation of a launcher (nested loops included)
+SEARCHED = "search loop"  # what a name a search over known items leaves unknown is
 
 
 class HostLoops:
@@ -170,7 +171,10 @@ class HostLoops:
         """A loop of the launcher's body that does not hold the launch."""
         items = self.known_items(self.expr(st.iter)) if isinstance(st, ast.For) else None  # type: ignore[attr-defined]
         if items is None or _leaves_early(st.body) or len(items) > self.loop_steps_left:
-            self.forget(st.body + st.orelse + ([st.target] if isinstance(st, ast.For) else []))
+            # a search over known items that stops early (`for bn in [128, 64]: if ...: break`)
+            # ends on one of them where tests not decided here say: SEARCHED, not a size
+            what = SEARCHED if items is not None and _leaves_early(st.body) else "loop"
+            self.forget(st.body + st.orelse + ([st.target] if isinstance(st, ast.For) else []), what)
             return
         for item in items:
             self.loop_steps_left -= 1
@@ -180,9 +184,9 @@ class HostLoops:
         for s in st.orelse:
             self.stmt(s)  # type: ignore[attr-defined]
 
-    def forget(self, nodes: list[Any]) -> None:
+    def forget(self, nodes: list[Any], what: str = "loop") -> None:
         for n in _stored(nodes):
-            self.env[n] = Opaque("loop")
+            self.env[n] = Opaque(what)
 
     def join_branches(self, st: ast.If) -> None:
         """Both sides of an `if` whose test is unknown; names they leave different are unknown."""
