@@ -413,6 +413,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
                 return v[idx]
             except (IndexError, KeyError, TypeError):
                 return Opaque("subscript")
+        if type(v) is Opaque and self.callee(v.what) is not None:
+            return Opaque(v.what)  # `tile_shapes[0][0]` of a helper's unknown result: the helper's
         return Opaque("subscript")
 
     def e_Attribute(self, e: ast.Attribute) -> Any:

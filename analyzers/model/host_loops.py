@@ -154,7 +154,7 @@ class HostLoops:
         known), and where their storages differ it is a storage of its own (aliasing either
         side is not known). Anything else the two sides leave different is unknown."""
         if not (isinstance(a, HostTensor) and isinstance(b, HostTensor)):
-            return Opaque("branch")
+            return self._either_helpers(a, b)
         if (a.shape, a.symbols, a.dtype) != (b.shape, b.symbols, b.dtype):
             return Opaque("branch")
         out = a.view_of(list(a.shape), list(a.strides), list(a.symbols))
@@ -165,6 +165,17 @@ class HostLoops:
             out.storage = self.storages
         return out
 
+
+    def _either_helpers(self, a: Any, b: Any) -> Opaque:
+        """`BLOCK = tiles[0][0]` of a helper's unknown result on one side, a fallback number
+        on the other (`else: BLOCK = 2048`): some value the helper's side or the code gives,
+        which one depends on the helper; named after the helper, so that a tile size is a
+        named pick (helper_picks.py) as the helper's own value is. Anything else: unknown."""
+        helpers = {x.what for x in (a, b) if type(x) is Opaque and self.callee(x.what) is not None}  # type: ignore[attr-defined]
+        numbers = [x for x in (a, b) if isinstance(x, int) and not isinstance(x, bool)]
+        if len(helpers) == 1 and (len(numbers) == 1 or _both_opaque(a, b)):
+            return Opaque(helpers.pop())
+        return Opaque("branch")
 
     # ---- the launcher's own loops and branches ---------------------------------------------
     def run_loop(self, st: ast.For | ast.While) -> None:
@@ -235,6 +246,10 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, int | float | str | bool) or a is None:
         return a == b and getattr(a, "sym", None) == getattr(b, "sym", None)
     return False
+
+
+def _both_opaque(a: Any, b: Any) -> bool:
+    return type(a) is Opaque and type(b) is Opaque
 
 
 def _plain_int(x: Any) -> bool:

@@ -8,6 +8,9 @@ code does not name: the helper's value is a named pick, as a helper's device-dep
 size is (helper_picks.py), also when it comes back as an item of a returned tuple. What the
 code still does not establish (a `break`, items not known, a path that may raise) keeps the
 stand-in and its note.
+
+Also: `BLOCK = tiles[0][0]` of a helper's unknown result (`compute_default_tiling_strategy`),
+with a number as the fallback of an undecided `if`, is the helper's value: a named pick too.
 """
 
 from __future__ import annotations
@@ -140,3 +143,60 @@ def test_a_device_dependent_search_is_a_named_pick(helper: str, unpack: str) -> 
 def test_what_the_search_does_not_establish_stays_a_noted_stand_in(helper: str) -> None:
     notes = _notes(_check(helper))
     assert any("BLOCK" in m and "block_for" in m for m in notes), notes
+
+
+# ---- an item of a helper's unknown result, or a fallback (liger's Ascend tiling) -------------
+
+_TILING = """
+import torch
+import triton
+import triton.language as tl
+from other_library import get_core_count
+
+
+def compute_tiling(shapes):
+    budget = get_core_count()
+    return [(64,)] if budget > shapes[0][0] else None
+
+
+@triton.jit
+def rows_kernel(x_ptr, y_ptr, D, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    for start in range(0, D, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + row * D + cols, mask=cols < {bound})
+        tl.store(y_ptr + row * D + cols, v * 2.0, mask=cols < D)
+
+
+def launch(x):
+    T, D = x.shape
+    y = torch.empty_like(x)
+    tiles = compute_tiling(shapes=((D,),))
+    if tiles is not None and len(tiles) > 0:
+        BLOCK = tiles[0][0]
+    else:
+        BLOCK = {fallback}
+    rows_kernel[(T,)](x, y, D, BLOCK=BLOCK)
+    return y
+"""
+
+
+def _tiling(fallback: str, bound: str = "D") -> list:
+    return check_source(_TILING.format(fallback=fallback, bound=bound), "rows.py")
+
+
+@pytest.mark.parametrize("fallback", ["2048", "triton.next_power_of_2(D)"])
+def test_a_tiling_item_or_its_fallback_is_a_named_pick(fallback: str) -> None:
+    findings = _tiling(fallback)
+    assert not _notes(findings), _notes(findings)
+    assert not _failing(findings), [(f.code, f.message) for f in findings]
+    bad = _tiling(fallback, bound="D + 1")
+    mb = [f for f in bad if f.code == "MB001"]
+    assert mb and all(f.severity == Severity.ERROR or "`compute_tiling`" in f.message for f in mb), [
+        (f.code, f.severity, f.message) for f in bad
+    ]
+
+
+def test_a_fallback_that_is_no_number_keeps_the_stand_in() -> None:
+    notes = _notes(_tiling("'auto'"))
+    assert any("BLOCK" in m for m in notes), notes
