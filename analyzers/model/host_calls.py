@@ -67,6 +67,8 @@ class HostCalls(HostTensorOps):
                 and isinstance(args[0], int | float)
             ):
                 return {"int": int, "float": float, "abs": abs, "bool": bool, "round": round}[fname](args[0])
+            if fname == "len" and len(args) == 1 and isinstance(args[0], HostTensor) and args[0].shape:
+                return SymInt(args[0].shape[0], args[0].symbols[0])  # `len(q)`: its first extent
             if len(args) == 1 and isinstance(args[0], tuple | list) and fname in ("len", "tuple", "list"):
                 return {"len": len, "tuple": tuple, "list": list}[fname](args[0])
             if fname.startswith("math.") and all(isinstance(a, int | float) for a in args):

@@ -4,6 +4,7 @@
   `scores.view(N, L, L)`: the starred name takes the leading sizes, the product keeps their
   classes, so the view's strides are known (before: `batch` was never bound, the view unknown,
   and its strides stand-ins with an AR001 note);
+- `len(q)` of a tensor: its first extent;
 - `ids[:, -L:]`: the last L positions of a dimension, L's class kept; the view is a storage of
   its own (it starts past the first element).
 
@@ -101,3 +102,33 @@ def test_starred_unpacking_of_an_unknown_value_leaves_every_name_unknown() -> No
     findings = check_source("from elsewhere import other\n" + src, "mask.py")
     assert _notes(findings), [(f.code, f.message) for f in findings]
     assert not _failing(findings), [(f.code, f.message) for f in findings]
+
+
+_LEN_KERNEL = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(q_ptr, out_ptr, Q, BLOCK_Q: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_Q + tl.arange(0, BLOCK_Q)
+    v = tl.load(q_ptr + offs, mask=offs < Q)
+    tl.store(out_ptr + offs, v * 2.0, mask=offs < {bound})
+
+
+def scale(q):
+    Q = len(q)
+    out = torch.empty(Q, device=q.device, dtype=torch.float32)
+    scale_kernel[(triton.cdiv(Q, 16),)](q, out, Q, BLOCK_Q=16)
+    return out
+"""
+
+
+def test_len_of_a_tensor_is_its_first_extent() -> None:
+    findings = check_source(_LEN_KERNEL.format(bound="Q"), "scale.py")
+    assert not _notes(findings), _notes(findings)
+    assert not _failing(findings), [(f.code, f.message) for f in findings]
+    bad = check_source(_LEN_KERNEL.format(bound="Q + 1"), "scale.py")
+    # (`len(q)` does not say `q` is 1-d, so only the output allocated with Q elements is judged)
+    assert [f for f in bad if f.code == "MB002" and f.severity == Severity.ERROR], [(f.code, f.message) for f in bad]
