@@ -62,6 +62,11 @@ class LauncherInputs(BinderState):
             dims = _shape_of(t)[-last:]
             self.input_choices[name] = f"`{name}` (the caller's) = the last {last} extent(s) of `{t.name}`"
             return tuple(dims)
+        if (table := _keyed_table(func, name, ev.env)) is not None:
+            keys = list(table[1])
+            key = keys[-1] if second else keys[0]
+            self.input_choices[name] = f"`{name}` (the caller's key of `{table[0]}`) = {key!r}"
+            return key
         if name in SHAPE_PARAMS and _allocates_from(func, name):
             rank = 2 if second else 1
             self.input_choices[name] = f"`{name}` (the caller's shape) = {rank} extent(s)"
@@ -141,6 +146,23 @@ def _unpacked_length(func: ast.FunctionDef, name: str) -> int:
         if isinstance(t, ast.Tuple | ast.List) and all(isinstance(e, ast.Name) for e in t.elts)
     }
     return lengths.pop() if len(lengths) == 1 else 0
+
+
+def _keyed_table(func: ast.FunctionDef, name: str, env: dict[str, Any]) -> tuple[str, dict] | None:
+    """`mode = _str_to_reduction_mode[reduction]` (liger's losses): the module-level table that
+    the launcher looks `name` up in, when every entry is a plain key and value; the caller
+    passes one of its keys (any other raises a KeyError before the launch), so each key is a
+    value the launcher can receive. None where `name` is not used so."""
+    for n in subtree(func):
+        if isinstance(n, ast.Subscript) and _is_name(n.slice, name) and isinstance(n.value, ast.Name):
+            table = env.get(n.value.id)
+            if isinstance(table, dict) and table and all(_plain(k) and _plain(v) for k, v in table.items()):
+                return n.value.id, table
+    return None
+
+
+def _plain(v: Any) -> bool:
+    return isinstance(v, int | float | str) and not isinstance(v, SymInt)
 
 
 def _is_name(e: ast.expr, name: str) -> bool:

@@ -7,6 +7,10 @@ mask, a branch, a loop, a tile's shape, or a call the checker does not see into)
 race, coverage or undefined-lane verdict depends on its value: the probes pick it like a size
 and name it in each finding's sizes (binder_state.data_pick). Any other use keeps it an AR001
 stand-in.
+
+A random function's draws do not carry their arguments' values on (model/random_draws.py):
+a seed whose draws steer (flag-gems' randperm shuffle by `argsort` of random bits) is still
+data-only: the interpreter's draw does not depend on it, and every seed is one a run may pass.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import ast
 
 from argus.analyzers.model.host_values import dotted_name
+from argus.analyzers.model.random_draws import TRITON_RANDOM, Draws, closure
 from argus.analyzers.model.scan import KernelScan
 
 # calls whose every argument steers what the kernel touches or how it runs
@@ -59,24 +64,7 @@ _STEERING_CALLS = frozenset(
 )
 # memory operations: (positions of the address and the mask), keyword `mask` too
 _MEMORY_CALLS = {"load": (0, 1), "store": (0, 2)}
-# triton.language's random-number functions, often imported under their own names (flag-gems'
-# `uint_to_uniform_float = tl.uint_to_uniform_float`): values from values
-_TRITON_RANDOM = frozenset(
-    {
-        "philox",
-        "philox_impl",
-        "randint",
-        "randint4x",
-        "rand",
-        "randn",
-        "rand4x",
-        "randn4x",
-        "uint_to_uniform_float",
-        "pair_uniform_to_normal",
-    }
-)
 _TRITON_PREFIXES = ("tl.", "triton.language.", "libdevice.", "tl_math.", "math.", "triton.")
-
 
 MAX_HELPER_DEPTH = 4  # helpers calling helpers followed this deep; deeper calls steer (conservative)
 
@@ -100,15 +88,16 @@ class _DataFlow:
     def __init__(self, helpers: dict[str, ast.FunctionDef]) -> None:
         self.helpers = helpers
         self.memo: dict[str, frozenset[str]] = {}
+        self.draws = Draws(helpers)
 
     def data_only(self, func: ast.FunctionDef, kernel: bool, depth: int) -> frozenset[str]:
         params = [a.arg for a in func.args.args + func.args.kwonlyargs]
-        deps = _dependencies(func)
+        deps = self.draws.dependencies([func])
         steering: set[str] = set()
         for node in ast.walk(func):
             for expr in self._steering_exprs(node, kernel, depth):
-                steering |= _value_names(expr)
-        reached = _closure(steering, deps)
+                steering |= self.draws.reads(expr)
+        reached = closure(steering, deps)
         return frozenset(p for p in params if p not in reached)
 
     def helper_data_only(self, name: str, depth: int) -> frozenset[str] | None:
@@ -146,7 +135,7 @@ class _DataFlow:
             if isinstance(node.func, ast.Attribute) and not name.startswith(_TRITON_PREFIXES):
                 out += list(node.args)  # `desc.load([off_m, off_n])`: offsets
             return out
-        if last in _TRITON_RANDOM and last not in self.helpers:
+        if last in TRITON_RANDOM and last not in self.helpers:
             return []
         if name.startswith(_TRITON_PREFIXES) or (isinstance(node.func, ast.Attribute) and not name):
             return []  # arithmetic, casts, reductions of values: data
@@ -159,52 +148,3 @@ class _DataFlow:
         names = [a.arg for a in helper.args.args + helper.args.kwonlyargs]
         out = [a for i, a in enumerate(node.args) if i >= len(names) or names[i] not in free]
         return out + [v for k, v in keywords.items() if k not in free]
-
-
-def _dependencies(func: ast.FunctionDef) -> dict[str, set[str]]:
-    """Name -> the names its assignments read (`a = b + c`, `a += d`, `for a in range(n)`)."""
-    deps: dict[str, set[str]] = {}
-    for node in ast.walk(func):
-        if isinstance(node, ast.Assign):
-            targets, value = node.targets, node.value
-        elif isinstance(node, ast.AugAssign | ast.AnnAssign) and node.value is not None:
-            targets, value = [node.target], node.value
-        elif isinstance(node, ast.For):
-            targets, value = [node.target], node.iter
-        else:
-            continue
-        read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
-        if isinstance(node, ast.AugAssign):
-            read |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-        for t in targets:
-            for n in ast.walk(t):
-                if isinstance(n, ast.Name):
-                    deps.setdefault(n.id, set()).update(read)
-    return deps
-
-
-def _value_names(expr: ast.expr) -> set[str]:
-    """The names whose values `expr` reads: not those it only asks the type or shape of
-    (`x.dtype == tl.uint32` steers on the type, the same for every value)."""
-    out: set[str] = set()
-    todo: list[ast.AST] = [expr]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, ast.Attribute) and n.attr in ("dtype", "shape", "type"):
-            continue
-        if isinstance(n, ast.Name):
-            out.add(n.id)
-        todo.extend(ast.iter_child_nodes(n))
-    return out
-
-
-def _closure(names: set[str], deps: dict[str, set[str]]) -> set[str]:
-    """`names` and everything they are computed from."""
-    out: set[str] = set()
-    todo = list(names)
-    while todo:
-        n = todo.pop()
-        if n not in out:
-            out.add(n)
-            todo.extend(deps.get(n, ()))
-    return out

@@ -28,6 +28,7 @@ from argus.analyzers.model.host_sequences import LIST_METHODS, list_method
 from argus.analyzers.model.host_stores import HostStores
 from argus.analyzers.model.host_tensor_ops import ELEMENT_BYTES
 from argus.analyzers.model.host_values import (
+    NEGATED,
     TORCH_DTYPES,
     DimClasses,
     HostTensor,
@@ -302,10 +303,20 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
         return out
 
     def e_Slice(self, e: ast.Slice) -> Any:
-        parts = [None if p is None else self.expr(p) for p in (e.lower, e.upper, e.step)]
+        parts = [None if p is None else self._slice_bound(p) for p in (e.lower, e.upper, e.step)]
         if all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
             return slice(*parts)
         return Opaque("slice")
+
+    def _slice_bound(self, p: ast.expr) -> Any:
+        """A slice's bound; `-L` of a size keeps L's class, marked negated (`-sym`), so that
+        `ids[:, -L:]` is L positions long in L's class (host_calls.tensor_index)."""
+        v = self.expr(p)
+        if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub) and isinstance(v, int):
+            inner = self.expr(p.operand)
+            if isinstance(inner, SymInt):
+                return SymInt(v, NEGATED + inner.sym)
+        return v
 
     def e_Dict(self, e: ast.Dict) -> Any:
         return {self.expr(k): self.expr(v) for k, v in zip(e.keys, e.values, strict=True) if k is not None}
@@ -402,6 +413,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
                 return v[idx]
             except (IndexError, KeyError, TypeError):
                 return Opaque("subscript")
+        if type(v) is Opaque and self.callee(v.what) is not None:
+            return Opaque(v.what)  # `tile_shapes[0][0]` of a helper's unknown result: the helper's
         return Opaque("subscript")
 
     def e_Attribute(self, e: ast.Attribute) -> Any:

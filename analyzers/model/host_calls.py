@@ -10,10 +10,12 @@ from typing import Any
 from argus.analyzers.model.host_numbers import dtype_info, dtype_text, floor_quotient
 from argus.analyzers.model.host_tensor_ops import HostTensorOps
 from argus.analyzers.model.host_values import (
+    NEGATED,
     HostTensor,
     Opaque,
     SymInt,
     contiguous_strides,
+    dotted_name,
     transpose,
 )
 
@@ -34,6 +36,9 @@ class HostCalls(HostTensorOps):
             fname = fname.removeprefix("builtins.")  # `builtins.min(...)` where `min` is shadowed
         last = fname.split(".")[-1]
         try:
+            if fname == "torch.prod" and (sizes := self._sizes_of_new_tensor(node)) is not None:
+                product = self.shaped_call("math.prod", [sizes], {})  # `torch.prod(torch.tensor(batch))`
+                return Opaque(fname) if product is None else product
             shaped = self.shaped_call(fname, args, kwargs)
             if shaped is not None:
                 return shaped
@@ -62,6 +67,8 @@ class HostCalls(HostTensorOps):
                 and isinstance(args[0], int | float)
             ):
                 return {"int": int, "float": float, "abs": abs, "bool": bool, "round": round}[fname](args[0])
+            if fname == "len" and len(args) == 1 and isinstance(args[0], HostTensor) and args[0].shape:
+                return SymInt(args[0].shape[0], args[0].symbols[0])  # `len(q)`: its first extent
             if len(args) == 1 and isinstance(args[0], tuple | list) and fname in ("len", "tuple", "list"):
                 return {"len": len, "tuple": tuple, "list": list}[fname](args[0])
             if fname.startswith("math.") and all(isinstance(a, int | float) for a in args):
@@ -96,6 +103,16 @@ class HostCalls(HostTensorOps):
         except (ArithmeticError, TypeError, ValueError, OverflowError):
             return Opaque(fname)
         return Opaque(fname or "call")
+
+    def _sizes_of_new_tensor(self, node: ast.Call) -> list[Any] | None:
+        """The sizes `torch.tensor(batch)` is made of, in `torch.prod(torch.tensor(batch))`
+        (liger's `N = int(torch.prod(torch.tensor(batch)))` after `*batch, L, _ = x.shape`);
+        None for any other argument. The tensor itself stays unknown (it may be passed on)."""
+        inner = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        if not (isinstance(inner, ast.Call) and dotted_name(inner.func) == "torch.tensor" and len(inner.args) == 1):
+            return None
+        items = self.expr(inner.args[0])  # type: ignore[attr-defined]
+        return list(items) if isinstance(items, list | tuple) else None
 
     def number_call(self, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
         """`int(a / b)` of sizes, `torch.finfo(dtype)`, `str(dtype)`: host_numbers.py's value,
@@ -233,13 +250,13 @@ class HostCalls(HostTensorOps):
             at = items.index(Ellipsis)
             items[at : at + 1] = [slice(None)] * (len(t.shape) - named)
         items += [slice(None)] * (len(t.shape) - sum(1 for x in items if x is not None))
-        shape, strides, syms, dim = [], [], [], 0
+        shape, strides, syms, dim, fresh = [], [], [], 0, False
         for x in items:
             if x is None:
                 shape.append(1)
                 strides.append(1)
                 syms.append(f"_u{self.storages}_{len(shape)}")
-            elif isinstance(x, slice) and x == slice(None):
+            elif isinstance(x, slice) and x.start in (None, 0) and x.stop is None and x.step in (None, 1):
                 shape.append(t.shape[dim])
                 strides.append(t.strides[dim])
                 syms.append(t.symbols[dim])
@@ -255,9 +272,36 @@ class HostCalls(HostTensorOps):
                 strides.append(t.strides[dim])
                 syms.append(part.symbols[0])
                 dim += 1
+            elif _trailing_slice(x):
+                # `ids[:, -L:]`: the last min(L, size) positions; it starts past the first
+                # element, so it is a storage of its own (how it overlaps `t` is not followed)
+                part = self._last_n(t.view_of([t.shape[dim]], [t.strides[dim]], [t.symbols[dim]]), x.start)
+                if part is None:
+                    return Opaque("tensor index")
+                shape.append(part.shape[0])
+                strides.append(t.strides[dim])
+                syms.append(part.symbols[0])
+                fresh = True
+                dim += 1
             else:
                 return Opaque("tensor index")
-        return t.view_of(shape, strides, syms)
+        out = t.view_of(shape, strides, syms)
+        if fresh:
+            out.storage = self._fresh_storage()
+        return out
+
+    def _last_n(self, t: HostTensor, start: int) -> HostTensor | None:
+        """The positions `t[start:]` of a 1-d view: `t[-n:]` is the last min(n, size) of them,
+        `t[k:]` the last max(size - k, 0)."""
+        if start >= 0:
+            size = SymInt(t.shape[0], t.symbols[0])
+            n = self.binop(ast.Sub(), size, start)  # type: ignore[attr-defined]
+            if not isinstance(n, int) or int(n) <= 0:
+                return None  # an empty view: nothing the kernel reads is in it
+            return self._first_n(t, 0, n)
+        if isinstance(start, SymInt) and start.sym.startswith(NEGATED):
+            return self._first_n(t, 0, SymInt(-int(start), start.sym[len(NEGATED) :]))
+        return self._first_n(t, 0, -int(start))
 
     def _view(self, t: HostTensor, name: str, args: list[Any]) -> HostTensor | None:
         """`view` / `reshape` / `flatten` to sizes all known (None otherwise). A `-1` takes the
@@ -295,6 +339,18 @@ def _descriptor(fname: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
     else:
         return None
     return ("desc", covered, list(block) if isinstance(block, tuple | list) else block)
+
+
+def _trailing_slice(x: Any) -> bool:
+    """`[-n:]` or `[k:]` (step 1, k > 0): a slice that runs to the last position."""
+    return (
+        isinstance(x, slice)
+        and x.stop is None
+        and x.step in (None, 1)
+        and isinstance(x.start, int)
+        and not isinstance(x.start, bool)
+        and x.start != 0
+    )
 
 
 def _leading_slice(x: Any) -> bool:

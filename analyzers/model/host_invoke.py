@@ -14,6 +14,7 @@ import ast
 from typing import Any
 
 from argus.analyzers.model.host_functions import MAX_CALL_DEPTH, HostFunction
+from argus.analyzers.model.host_loops import SEARCHED
 from argus.analyzers.model.host_values import Opaque
 
 
@@ -119,6 +120,11 @@ class HostInvoke:
             # an unknown result is the helper's (`min(n, props.smem // k)` inside it): named
             # after the helper, as notes and helper_picks.py read it
             result = NoValue(name) if isinstance(result, NoValue) else Opaque(name)
+        elif isinstance(result, tuple) and any(_searched(x) for x in result):
+            # `return block_n, block_k, block_m` with a size a device-dependent search picked
+            # (`for bn in [128, 64, 32]: if cdiv(N, bn) >= cores: break`): that item is the
+            # helper's too (`block_n, ... = helper(...)` unpacks it; helper_picks.py)
+            result = tuple(Opaque(name) if _searched(x) else x for x in result)
         if self.call_depth == 0 and len(self.broken_asserts) > asserts_before:
             # an assert inside the helper: findings point at the launcher's call of it
             del self.broken_asserts[asserts_before:]
@@ -182,7 +188,8 @@ class HostInvoke:
             raise UnknownResult  # this path raises: no value comes back
         if isinstance(st, ast.For | ast.While | ast.AsyncFor):
             if exits(st.body + st.orelse):
-                raise UnknownResult
+                self._search_loop(st)
+                return True
             if isinstance(st, ast.AsyncFor):
                 for n in stored_names([st]):
                     self.env[n] = Opaque("loop")
@@ -199,6 +206,25 @@ class HostInvoke:
             return True
         return False
 
+    def _search_loop(self, st: ast.For | ast.While | ast.AsyncFor) -> None:
+        """A loop that returns from the function: `for mb in (4, 8, 16, 32): if n <= mb:
+        return mb` (liger's block-count helpers). Over items the evaluator knows, it is run
+        item by item, so the `return` the probe's sizes reach gives the value (host.py decides
+        each test; an undecided one raises UnknownResult as anywhere in a helper). A `break`,
+        `continue` or `yield`, or items not known, leave the result unknown."""
+        items = self.known_items(self.expr(st.iter)) if isinstance(st, ast.For) else None  # type: ignore[attr-defined]
+        if items is None or _jumps(st.body) or len(items) > self.loop_steps_left:  # type: ignore[attr-defined]
+            raise UnknownResult
+        try:
+            for item in items:
+                self.loop_steps_left -= 1  # type: ignore[attr-defined]
+                self.assign(st.target, item)  # type: ignore[attr-defined]
+                self.run_function(st.body)
+            self.run_function(st.orelse)
+        except UnknownResult as u:
+            # an undecided `return` inside: a value only where the body's ways out all return
+            raise UnknownResult(u.gives_value and only_returns(st.body)) from u
+
     def undecided_branch(self, st: ast.If) -> None:
         """An `if` whose condition is unknown, inside a called function."""
         if self.call_depth == 0:
@@ -206,3 +232,17 @@ class HostInvoke:
         if exits(st.body) or exits(st.orelse):
             raise UnknownResult(gives_value=only_returns(st.body + st.orelse))
         self.join_branches(st)  # type: ignore[attr-defined]  # names the sides leave different: unknown
+
+
+def _searched(x: Any) -> bool:
+    return type(x) is Opaque and x.what == SEARCHED
+
+
+def _jumps(stmts: list[ast.stmt]) -> bool:
+    """A `break`, `continue` or `yield` in `stmts` (a nested loop's or function's included:
+    counting them keeps the answer on the safe side)."""
+    return any(
+        isinstance(n, ast.Break | ast.Continue | ast.Yield | ast.YieldFrom)
+        for st in stmts
+        for n in ast.walk(st)
+    )

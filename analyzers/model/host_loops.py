@@ -20,6 +20,7 @@ from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, dotted
 
 MAX_ITEMS = 64  # items of one loop or comprehension that are followed one by one
 MAX_STEPS = 2048  # loop iterations per evaluation of a launcher (nested loops included)
+SEARCHED = "search loop"  # what a name a search over known items leaves unknown is
 
 
 class HostLoops:
@@ -153,7 +154,7 @@ class HostLoops:
         known), and where their storages differ it is a storage of its own (aliasing either
         side is not known). Anything else the two sides leave different is unknown."""
         if not (isinstance(a, HostTensor) and isinstance(b, HostTensor)):
-            return Opaque("branch")
+            return self._either_helpers(a, b)
         if (a.shape, a.symbols, a.dtype) != (b.shape, b.symbols, b.dtype):
             return Opaque("branch")
         out = a.view_of(list(a.shape), list(a.strides), list(a.symbols))
@@ -165,12 +166,26 @@ class HostLoops:
         return out
 
 
+    def _either_helpers(self, a: Any, b: Any) -> Opaque:
+        """`BLOCK = tiles[0][0]` of a helper's unknown result on one side, a fallback number
+        on the other (`else: BLOCK = 2048`): some value the helper's side or the code gives,
+        which one depends on the helper; named after the helper, so that a tile size is a
+        named pick (helper_picks.py) as the helper's own value is. Anything else: unknown."""
+        helpers = {x.what for x in (a, b) if type(x) is Opaque and self.callee(x.what) is not None}  # type: ignore[attr-defined]
+        numbers = [x for x in (a, b) if isinstance(x, int) and not isinstance(x, bool)]
+        if len(helpers) == 1 and (len(numbers) == 1 or _both_opaque(a, b)):
+            return Opaque(helpers.pop())
+        return Opaque("branch")
+
     # ---- the launcher's own loops and branches ---------------------------------------------
     def run_loop(self, st: ast.For | ast.While) -> None:
         """A loop of the launcher's body that does not hold the launch."""
         items = self.known_items(self.expr(st.iter)) if isinstance(st, ast.For) else None  # type: ignore[attr-defined]
         if items is None or _leaves_early(st.body) or len(items) > self.loop_steps_left:
-            self.forget(st.body + st.orelse + ([st.target] if isinstance(st, ast.For) else []))
+            # a search over known items that stops early (`for bn in [128, 64]: if ...: break`)
+            # ends on one of them where tests not decided here say: SEARCHED, not a size
+            what = SEARCHED if items is not None and _leaves_early(st.body) else "loop"
+            self.forget(st.body + st.orelse + ([st.target] if isinstance(st, ast.For) else []), what)
             return
         for item in items:
             self.loop_steps_left -= 1
@@ -180,9 +195,9 @@ class HostLoops:
         for s in st.orelse:
             self.stmt(s)  # type: ignore[attr-defined]
 
-    def forget(self, nodes: list[Any]) -> None:
+    def forget(self, nodes: list[Any], what: str = "loop") -> None:
         for n in _stored(nodes):
-            self.env[n] = Opaque("loop")
+            self.env[n] = Opaque(what)
 
     def join_branches(self, st: ast.If) -> None:
         """Both sides of an `if` whose test is unknown; names they leave different are unknown."""
@@ -231,6 +246,10 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, int | float | str | bool) or a is None:
         return a == b and getattr(a, "sym", None) == getattr(b, "sym", None)
     return False
+
+
+def _both_opaque(a: Any, b: Any) -> bool:
+    return type(a) is Opaque and type(b) is Opaque
 
 
 def _plain_int(x: Any) -> bool:

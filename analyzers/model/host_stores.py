@@ -23,7 +23,13 @@ class HostStores:
         if isinstance(target, ast.Name):
             self.env[target.id] = v
         elif isinstance(target, ast.Tuple | ast.List):
-            if isinstance(v, tuple | list) and len(v) == len(target.elts):
+            starred = [i for i, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
+            if starred and isinstance(v, tuple | list) and len(v) >= len(target.elts) - 1:
+                self._assign_starred(target.elts, starred[0], list(v))
+            elif starred:  # `*batch, L, _ = x.shape` of a value not known: every name unknown
+                for t in target.elts:
+                    self.assign(t.value if isinstance(t, ast.Starred) else t, Opaque("unpack"))
+            elif isinstance(v, tuple | list) and len(v) == len(target.elts):
                 for t, x in zip(target.elts, v, strict=True):
                     self.assign(t, x)
             elif isinstance(v, Opaque) and v.what.endswith(".saved_tensors") and self.saved_tensor is not None:
@@ -55,6 +61,17 @@ class HostStores:
 
         elif isinstance(target, ast.Attribute):
             self.store_attribute(target, v)
+
+    def _assign_starred(self, elts: list[ast.expr], star: int, items: list[Any]) -> None:
+        """`*batch, L, _ = scores.shape`: the names before and after the starred one take
+        their items, the starred one a list of the rest (Python's rule)."""
+        after = len(elts) - star - 1
+        for t, x in zip(elts[:star], items[:star], strict=True):
+            self.assign(t, x)
+        rest = items[star : len(items) - after]
+        self.assign(elts[star].value, rest)  # type: ignore[attr-defined]
+        for t, x in zip(elts[star + 1 :], items[len(items) - after :], strict=True):
+            self.assign(t, x)
 
     def store_attribute(self, target: ast.Attribute, v: Any) -> None:
         """`ctx.input_shape = logits.shape`: an attribute of an object the evaluator does not

@@ -70,6 +70,8 @@ LAYOUT_FORMS = {
 TORCH_FUNCTION_FORMS = (
     LAYOUT_FORMS | {"broadcast_to", "narrow", "sort", "topk", "numel"} | REDUCTIONS | {n for n in SAME_SHAPE if not n.endswith("_")}
 )
+# products of a sequence of sizes (of an empty one only `math.prod`'s is the int 1)
+PRODUCTS = {"math.prod", "np.prod", "numpy.prod"}
 LINEAR_NAMES = {"F.linear", "torch.nn.functional.linear", "nn.functional.linear", "functional.linear"}
 ELEMENT_BYTES = {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1, "uint8": 1, "int16": 2, "int32": 4, "int64": 8}
 INTEGRAL = {"int8", "int16", "int32", "int64", "uint8", "bool", "int1"}
@@ -113,7 +115,9 @@ class HostTensorOps(HostCore):
             return self.torch_function(fname.rpartition(".")[2], args, kwargs)
         if fname in LINEAR_NAMES and len(args) >= 2 and all(isinstance(a, HostTensor) for a in args[:2]):
             return self._product_of(args[0], args[1], transposed=fname.endswith("linear"))
-        if fname == "math.prod" and len(args) == 1 and isinstance(args[0], tuple | list):
+        if fname in PRODUCTS and len(args) == 1 and isinstance(args[0], tuple | list):
+            if not args[0] and fname != "math.prod":
+                return None  # `np.prod([])` is the float 1.0
             if all(_is_int(s) for s in args[0]):
                 return self._product(list(args[0]))  # `math.prod(x.shape[1:])`: classes kept
         return None

@@ -39,6 +39,10 @@ class SymInt(int):
         return obj
 
 
+# the class prefix of a slice bound `-L` (host.py's `_slice_bound`): L's class, negated
+NEGATED = "-"
+
+
 @dataclass
 class HostTensor:
     shape: list[int]

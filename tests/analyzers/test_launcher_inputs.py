@@ -245,3 +245,49 @@ def test_a_flag_from_an_unreadable_heuristic_is_flipped_in_the_second_probe() ->
     oob = [f for f in findings if f.code == "MB001"]
     assert oob and all(f.severity == Severity.HINT for f in oob), [(f.code, f.severity) for f in findings]
     assert "`SAME` (heuristics not readable) = True" in oob[0].message
+
+
+# ---- a caller's key into a module table (liger's `_str_to_reduction_mode[reduction]`) --------
+
+_MODE_TABLE = """
+import torch
+import triton
+import triton.language as tl
+
+_NONE = tl.constexpr(0)
+_SUM = tl.constexpr(1)
+_MODES = {{"none": _NONE.value, "sum": _SUM.value}}
+
+
+@triton.jit
+def loss_kernel(x_ptr, loss_ptr, n_cols, BLOCK: tl.constexpr, reduction: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+    if reduction == _NONE:
+        tl.store(loss_ptr + row * n_cols + cols, x, mask=cols < {bound})
+    else:
+        tl.store(loss_ptr + row, tl.sum(x, axis=0))
+
+
+def loss_forward(x, reduction):
+    BT, V = x.shape
+    mode = _MODES[reduction]
+    out_size = (BT, V) if mode == _NONE.value else (BT,)
+    loss = torch.zeros(out_size, device=x.device, dtype=torch.float32)
+    loss_kernel[(BT,)](x, loss, V, BLOCK=triton.next_power_of_2(V), reduction=mode)
+    return loss
+"""
+
+
+def test_a_callers_key_into_a_module_table_is_picked_and_named() -> None:
+    findings = check_source(_MODE_TABLE.format(bound="n_cols"), "loss.py")
+    assert not [f.message for f in findings if f.code == "AR001"], [f.message for f in findings]
+    assert not [f for f in findings if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"]
+
+
+def test_a_bug_on_the_path_of_one_tables_key_is_found_naming_the_key() -> None:
+    findings = check_source(_MODE_TABLE.format(bound="n_cols + 1"), "loss.py")
+    mb = [f for f in findings if f.code == "MB002"]
+    assert mb, [(f.code, f.message) for f in findings]
+    assert "`reduction` (the caller's key of `_MODES`) = 'none'" in mb[0].message, mb[0].message
