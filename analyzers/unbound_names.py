@@ -162,12 +162,39 @@ def kernel_bindings(func: ast.FunctionDef) -> frozenset[str]:
 
 
 def _kernel_bindings(func: ast.FunctionDef) -> frozenset[str]:
-    nodes = subtree(func)  # the nodes of ast.walk(func), in its order
+    """(`_names_bound_by` of every node but `func`, read by node type: the two kinds nearly
+    every binding is, a stored `Name` and an `arg`, without a generator per node; the other
+    node types that bind go through `_names_bound_by` itself.)"""
     out = {a.arg for a in subtree(func.args) if isinstance(a, ast.arg)}
-    for node in nodes:
-        if node is not func:
+    load, name_t, arg_t, other = ast.Load, ast.Name, ast.arg, _BINDING_TYPES
+    for node in subtree(func):  # the nodes of ast.walk(func), in its order
+        t = type(node)
+        if t is name_t:
+            if type(node.ctx) is not load:  # type: ignore[attr-defined]
+                out.add(node.id)  # type: ignore[attr-defined]
+        elif t is arg_t:
+            out.add(node.arg)  # type: ignore[attr-defined]
+        elif t in other and node is not func:
             out.update(_names_bound_by(node))
     return frozenset(out)
+
+
+#: the node types besides `Name` and `arg` for which `_names_bound_by` yields anything
+_BINDING_TYPES = frozenset(
+    {
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.Global,
+        ast.Nonlocal,
+        ast.Import,
+        ast.ImportFrom,
+        ast.ExceptHandler,
+        ast.MatchAs,
+        ast.MatchStar,
+        ast.MatchMapping,
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,194 @@
+"""The cuts of `speed5` (issue 12, checker speed): each computes what the code it replaced
+computed, with less work. The replaced definitions are kept here as the reference: the kernel's
+bindings read with one generator per node, `ast.unparse` of a loop's callee at every execution
+of the loop and of an int32 product at every MB003 fact, and `ast.unparse(...).endswith(
+"num_programs")` for every call of a kernel. Each test pins the new code to the reference on
+inputs made to reach every branch, and the text caches also on whole checks."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+from argus.analyzers import check_source, unbound_names
+from argus.analyzers.interp import access_checks, programs, statements
+
+
+def _reference_kernel_bindings(func: ast.FunctionDef) -> frozenset[str]:
+    """`_kernel_bindings` as it was (speed4): `_names_bound_by` of every node but `func`."""
+    out = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
+    for node in ast.walk(func):
+        if node is not func:
+            out.update(unbound_names._names_bound_by(node))
+    return frozenset(out)
+
+
+# every construct that binds a name: parameters of each kind, stores, augmented and annotated
+# stores, `del`, loop, `with` and comprehension targets, a walrus, lambda parameters, nested
+# definitions, local imports, `global`/`nonlocal`, `except ... as`, match captures and rests
+_BINDING_KERNELS = [
+    """
+    def k(a, /, b, *args, c, d=1, **kw):
+        x = a + b
+        y: int = 3
+        z += 1
+        del w
+        for i, (j, m) in enumerate(args):
+            pass
+        with open(b) as (f, g):
+            pass
+        q = [u for u in range(3) if (v := u)]
+        r = lambda s, *t, **o: s
+        def inner(p):
+            nonlocal x
+            return p
+        class C:
+            attr = 1
+        import numpy as np
+        import os.path
+        from math import sqrt as root, floor
+        global G
+        try:
+            pass
+        except ValueError as err:
+            pass
+        match a:
+            case [1, *rest]:
+                pass
+            case {"k": vv, **others}:
+                pass
+            case (hh as captured):
+                pass
+        return x.attr
+    """,
+    """
+    def k(x_ptr, n, BLOCK: tl.constexpr):
+        pid = tl.program_id(0)
+        offs = pid * BLOCK + tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+    """,
+    """
+    def k():
+        pass
+    """,
+    """
+    async def k(a):
+        async with a as b:
+            pass
+        async for c in a:
+            pass
+    """,
+]
+
+
+@pytest.mark.parametrize("text", _BINDING_KERNELS)
+def test_kernel_bindings_are_the_references(text: str) -> None:
+    func = ast.parse(textwrap.dedent(text)).body[0]
+    assert unbound_names._kernel_bindings(func) == _reference_kernel_bindings(func)  # type: ignore[arg-type]
+
+
+def test_kernel_bindings_leave_out_the_kernels_own_name_and_loads() -> None:
+    func = ast.parse("def k(a):\n    def k2():\n        pass\n    return b + k\n").body[0]
+    got = unbound_names._kernel_bindings(func)  # type: ignore[arg-type]
+    assert got == {"a", "k2"}  # `k` itself and the loads `b`, `k` are not bindings
+
+
+def test_kernel_bindings_match_the_reference_on_this_repository() -> None:
+    """Every function of the analyzers' own sources: thousands of statements of every kind."""
+    import argus.analyzers as pkg  # noqa: PLC0415
+
+    count = 0
+    for path in sorted(Path(pkg.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                assert unbound_names._kernel_bindings(node) == _reference_kernel_bindings(node), (path, node.name)  # type: ignore[arg-type]
+                count += 1
+    assert count > 1000
+
+
+@pytest.mark.parametrize(
+    "callee",
+    [
+        "num_programs",
+        "tl.num_programs",
+        "triton.language.num_programs",
+        "my_num_programs",
+        "tl.my_num_programs",
+        "num_programs2",
+        "tl.num_programs_x",
+        "programs",
+        "num.programs",
+        "tl.num",
+        "f()",
+        "fns[num_programs]",
+        "(lambda: num_programs)",
+        "(tl if a else b).num_programs",
+        "getattr(tl, 'num_programs')",
+    ],
+)
+def test_names_num_programs_is_the_unparse_test(callee: str) -> None:
+    func = ast.parse(f"{callee}(0)", mode="eval").body.func  # type: ignore[attr-defined]
+    assert programs._names_num_programs(func) == ast.unparse(func).endswith("num_programs")
+
+
+@pytest.mark.parametrize("callee", ["range", "tl.range", "tl.static_range", "triton.language.range", "a.b[c]", "f(x)"])
+def test_callee_text_is_the_unparse_and_is_kept(callee: str) -> None:
+    func = ast.parse(f"{callee}(4)", mode="eval").body.func  # type: ignore[attr-defined]
+    assert statements._callee_text(func) == ast.unparse(func)
+    assert func._argus_text == ast.unparse(func)
+    func._argus_text = "kept"
+    assert statements._callee_text(func) == "kept"  # read off the node, not unparsed again
+
+
+def test_text_of_is_the_unparse_and_is_kept() -> None:
+    node = ast.parse("row * stride + pid * (n + 1)", mode="eval").body
+    assert access_checks._text_of(node) == ast.unparse(node)
+    node._argus_text = "kept"  # type: ignore[attr-defined]
+    assert access_checks._text_of(node) == "kept"
+
+
+LOOPS = b'''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows_kernel(x_ptr, y_ptr, n_rows, n_cols, stride, BLOCK: tl.constexpr, ROWS: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    for r in tl.range(0, ROWS):
+        row = pid * ROWS + r
+        for c in range(0, n_cols, BLOCK):
+            x = tl.load(x_ptr + row * stride + c + offs, mask=(c + offs < n_cols) & (row < n_rows))
+            tl.store(y_ptr + row * stride + c + offs, x, mask=(c + offs < n_cols + 1) & (row < n_rows))
+    for s in tl.static_range(2):
+        tl.store(y_ptr + pid * stride + s, 0.0)
+
+
+def rows(x):
+    n_rows, n_cols = x.shape
+    y = torch.empty_like(x)
+    rows_kernel[(triton.cdiv(n_rows, 4),)](x, y, n_rows, n_cols, x.stride(0), BLOCK=128, ROWS=4)
+'''
+
+
+def test_a_check_with_loops_and_int32_products_is_unchanged_by_the_caches() -> None:
+    """The same findings with the caches warm (a second check reuses nothing: new trees) and
+    with `ast.unparse` in place of both caches; the store past the row's end (MB002) and the
+    int32 products (MB003) are found."""
+    first = check_source(LOOPS, "rows.py")
+    codes = {f.code for f in first}
+    assert "MB003" in codes and any(f.code.startswith("MB00") and f.code != "MB003" for f in first), codes
+    again = check_source(LOOPS, "rows.py")
+    assert [repr(f) for f in again] == [repr(f) for f in first]
+    patch = pytest.MonkeyPatch()
+    try:
+        patch.setattr(statements, "_callee_text", ast.unparse)
+        patch.setattr(access_checks, "_text_of", ast.unparse)
+        reference = check_source(LOOPS, "rows.py")
+    finally:
+        patch.undo()
+    assert [repr(f) for f in reference] == [repr(f) for f in first]
+    assert any("row * stride" in f.message for f in first if f.code == "MB003")
