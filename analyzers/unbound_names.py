@@ -504,6 +504,10 @@ def first_unbound_before_launch(
     that run whenever the launch does are read (those before it in each block that holds it, an
     `if`'s test but not its other branch, a loop's header but not a loop before it); `func` must
     be a function of the module (no enclosing function scope)."""
+    known = known if isinstance(known, set | frozenset) else set(known)
+    local = kernel_bindings(func)
+    if all(n in local or n in BUILTINS or n in known for n in names_read(func)):
+        return None  # every name the function reads anywhere is bound: those read before the launch are too
     return next(iter(_unbound_among(_reads_before(func.body, call), func, known, module)), None)
 
 

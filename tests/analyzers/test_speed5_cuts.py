@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from argus.analyzers import check_source, unbound_names
-from argus.analyzers.interp import access_checks, programs, statements
+from argus.analyzers.interp import access_checks, pointer_steps, programs, statements
 
 
 def _reference_kernel_bindings(func: ast.FunctionDef) -> frozenset[str]:
@@ -192,3 +192,81 @@ def test_a_check_with_loops_and_int32_products_is_unchanged_by_the_caches() -> N
         patch.undo()
     assert [repr(f) for f in reference] == [repr(f) for f in first]
     assert any("row * stride" in f.message for f in first if f.code == "MB003")
+
+
+def _reference_before_launch(func: ast.FunctionDef, call: ast.Call, known: set[str]) -> ast.Name | None:
+    """`first_unbound_before_launch` as it was: the walk over the reads before the launch."""
+    found = unbound_names._unbound_among(unbound_names._reads_before(func.body, call), func, known, lambda: frozenset())
+    return next(iter(found), None)
+
+
+_LAUNCHERS = [
+    "def f(x):\n    n = x.numel()\n    k[(n,)](x, n)\n",  # every name bound
+    "def f(x):\n    n = x.numel() * scale\n    k[(n,)](x, n)\n",  # unbound before the launch
+    "def f(x):\n    k[(1,)](x)\n    return undefined_after\n",  # unbound after it only
+    "def f(x):\n    if x:\n        k[(1,)](x)\n    else:\n        y = other\n",  # in the other arm only
+    "def f(x):\n    for i in range(nn):\n        k[(i,)](x)\n",  # in the loop header
+    "def f(x):\n    k[(grid_of(x),)](x)\n",  # in the launch's own grid
+]
+
+
+@pytest.mark.parametrize("text", _LAUNCHERS)
+def test_first_unbound_before_launch_is_the_references(text: str) -> None:
+    func = ast.parse(text).body[0]
+    call = next(n for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript))
+    known = {"k"}
+    got = unbound_names.first_unbound_before_launch(func, call, known, lambda: frozenset())  # type: ignore[arg-type]
+    want = _reference_before_launch(func, call, known)  # type: ignore[arg-type]
+    assert (got.id if got else None) == (want.id if want else None)
+    assert (got is None) == (text in (_LAUNCHERS[0], _LAUNCHERS[2], _LAUNCHERS[3]))
+
+
+def _reference_accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) -> set[int]:
+    """`accumulating_dots` as it was: every assignment asked `reset_each_iteration`."""
+    out: set[int] = set()
+    for f in [func, *helpers]:
+        for n in ast.walk(f):
+            value, target = None, None
+            if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                value, target = n.value, None
+            elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                value, target = n.value, n.targets[0].id
+            if value is None:
+                continue
+            inner = list(ast.walk(value))
+            if target is not None and not any(isinstance(x, ast.Name) and x.id == target for x in inner):
+                continue
+            name = target if target is not None else n.target.id  # type: ignore[union-attr]
+            if pointer_steps.reset_each_iteration(f, n, name):
+                continue
+            out |= {
+                id(c)
+                for c in inner
+                if isinstance(c, ast.Call)
+                and isinstance(c.func, ast.Attribute | ast.Name)
+                and (c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) == "dot"
+            }
+    return out
+
+
+_DOT_KERNELS = [
+    # a loop reduction by +=, by `acc = acc + ...`, through `tl.dot(a, b, acc)` and a method
+    "def k(a, b):\n    acc = 0\n    for i in range(4):\n        acc += tl.dot(a, b)\n        acc = acc + dot(a, b)\n"
+    "        acc = tl.dot(a, b, acc)\n        acc = a.dot(b) + acc\n",
+    # reset earlier in the same iteration: no loop reduction
+    "def k(a, b):\n    for i in range(4):\n        t = tl.zeros((4, 4))\n        t += tl.dot(a, b)\n",
+    # a dot that does not accumulate, and assignments without any dot
+    "def k(a, b):\n    x = tl.dot(a, b)\n    y = x + 1\n    y += x\n",
+    # no dot at all
+    "def k(a, b):\n    s = 0\n    for i in range(4):\n        s += a\n        s = s * b\n",
+]
+
+
+@pytest.mark.parametrize("text", _DOT_KERNELS)
+def test_accumulating_dots_are_the_references(text: str) -> None:
+    func = ast.parse(text).body[0]
+    helper = ast.parse(_DOT_KERNELS[0].replace("def k(", "def h(")).body[0]
+    for helpers in ([], [helper]):
+        got = pointer_steps.accumulating_dots(func, helpers)  # type: ignore[arg-type]
+        assert got == _reference_accumulating_dots(func, helpers)  # type: ignore[arg-type]
+    assert bool(pointer_steps.accumulating_dots(func, [])) == (text is _DOT_KERNELS[0])  # type: ignore[arg-type]
