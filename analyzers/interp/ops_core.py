@@ -91,7 +91,20 @@ def _kind(dtype: str) -> int:
     return 0 if dtype == "int1" else 1
 
 
+_INT_PROMOTED: dict[tuple[str, str], str] = {}  # int_promote's answers (a few dtype pairs)
+
+
 def int_promote(da: str, db: str) -> str:
+    """`_int_promote(da, db)`, remembered: a function of the two names alone, asked by nearly
+    every integer operation (program ids, offsets, strides), and it reads digits off both names."""
+    key = (da, db)
+    out = _INT_PROMOTED.get(key)
+    if out is None:
+        out = _INT_PROMOTED[key] = _int_promote(da, db)
+    return out
+
+
+def _int_promote(da: str, db: str) -> str:
     """Triton's integer promotion (`integer_promote_impl`, C's usual arithmetic conversions):
     of two signed or two unsigned types the wider wins; of mixed signedness the unsigned one
     wins where it is at least as wide. `int1` is unsigned and one bit wide there, so `int16 >>

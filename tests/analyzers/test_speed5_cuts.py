@@ -11,9 +11,11 @@ import ast
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 from argus.analyzers import check_source, unbound_names
-from argus.analyzers.interp import access_checks, pointer_steps, programs, statements
+from argus.analyzers.interp import access_checks, ops_arith, ops_core, pointer_steps, programs, statements
+from argus.analyzers.interp.values import Val
 
 
 def _reference_kernel_bindings(func: ast.FunctionDef) -> frozenset[str]:
@@ -270,3 +272,53 @@ def test_accumulating_dots_are_the_references(text: str) -> None:
         got = pointer_steps.accumulating_dots(func, helpers)  # type: ignore[arg-type]
         assert got == _reference_accumulating_dots(func, helpers)  # type: ignore[arg-type]
     assert bool(pointer_steps.accumulating_dots(func, [])) == (text is _DOT_KERNELS[0])  # type: ignore[arg-type]
+
+
+_INT_DTYPES = ["int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def test_int_promote_remembers_the_promotion_of_every_pair() -> None:
+    for da in _INT_DTYPES:
+        for db in _INT_DTYPES:
+            want = ops_core._int_promote(da, db)
+            assert ops_core.int_promote(da, db) == want
+            assert ops_core.int_promote(da, db) == want  # (the remembered answer)
+            assert ops_core._INT_PROMOTED[(da, db)] == want
+    assert ops_core.int_promote("int16", "int16") == "int16"
+    assert ops_core.int_promote("int32", "uint32") == "uint32"
+    assert ops_core.int_promote("int64", "uint32") == "int64"
+
+
+def _reference_operand_facts(grows: Val, factor: Val) -> dict:
+    g = np.asarray(grows.data)
+    return {
+        "grows_max": int(np.max(np.abs(g))) if g.size else 0,
+        "factor": int(np.max(np.abs(np.asarray(factor.data)))),
+        "factor_name": factor.param or "the stride",
+    }
+
+
+@pytest.mark.parametrize(
+    ("grows", "factor"),
+    [
+        (np.asarray(3), np.asarray(7)),
+        (np.asarray(-5), np.asarray(-2)),
+        (np.arange(-4, 3), np.asarray(9)),
+        (np.arange(6).reshape(2, 3), np.asarray([1, -11, 4])),
+        (np.zeros((0,), dtype=np.int64), np.asarray(2)),
+        (np.asarray(2**40), np.asarray(2**20)),
+    ],
+)
+def test_operand_facts_are_the_references(grows: np.ndarray, factor: np.ndarray) -> None:
+    a = Val(np.asarray(grows, dtype=np.int64), "int32", grows=True)
+    b = Val(np.asarray(factor, dtype=np.int64), "int32", runtime=True, param="stride")
+    assert ops_arith._operand_facts(a, b) == _reference_operand_facts(a, b)
+
+
+def test_an_empty_factor_still_raises_as_the_reference() -> None:
+    a = Val(np.asarray(1, dtype=np.int64), "int32")
+    b = Val(np.zeros((0,), dtype=np.int64), "int32")
+    with pytest.raises(ValueError):
+        _reference_operand_facts(a, b)
+    with pytest.raises(ValueError):
+        ops_arith._operand_facts(a, b)
