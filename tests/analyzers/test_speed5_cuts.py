@@ -322,3 +322,58 @@ def test_an_empty_factor_still_raises_as_the_reference() -> None:
         _reference_operand_facts(a, b)
     with pytest.raises(ValueError):
         ops_arith._operand_facts(a, b)
+
+
+def _numpy_bshape(*shapes: tuple) -> tuple | str:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return "error"
+
+
+def _our_bshape(*shapes: tuple) -> tuple | str:
+    try:
+        out = ops_core.bshape(*shapes)
+    except Exception as e:  # noqa: BLE001
+        assert type(e).__name__ == "Unevaluable", e
+        assert str(e).startswith("incompatible tile shapes " + " and ".join(map(str, shapes))), e
+        return "error"
+    assert all(type(d) is int for d in out)
+    return out
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((), ()),
+        ((4,), ()),
+        ((), (4, 2)),
+        ((4, 1), (1, 8)),
+        ((4, 8), (8,)),
+        ((4, 8), (4,)),  # mismatch
+        ((0,), (1,)),
+        ((0,), (0,)),
+        ((0,), (3,)),  # mismatch
+        ((2, 1, 3), (5, 1), (1, 1, 1, 1)),
+        ((1,), (1,), (7,)),
+        ((3,), (2,), (1,)),  # mismatch
+    ],
+)
+def test_bshape_is_numpys_broadcast(shapes: tuple) -> None:
+    assert _our_bshape(*shapes) == _numpy_bshape(*shapes)
+
+
+def test_bshape_matches_numpy_on_random_shapes_and_leaves_the_rest_to_it() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(3000):
+        k = int(rng.integers(1, 4))
+        shapes = tuple(
+            tuple(int(d) for d in rng.choice([0, 1, 1, 2, 3], size=int(rng.integers(0, 4)))) for _ in range(k)
+        )
+        assert _our_bshape(*shapes) == _numpy_bshape(*shapes), shapes
+    # not tuples of Python ints: numpy's answer (numpy ints, a list, a bare int)
+    assert ops_core._broadcast(((np.int64(3),), (3,))) is None
+    assert ops_core._broadcast(([3], (3,))) is None
+    assert _our_bshape((np.int64(3), 1), (1, 4)) == (3, 4)
+    assert _our_bshape([2, 1], (3,)) == (2, 3)
+    assert _our_bshape((-1,), (1,)) == _numpy_bshape((-1,), (1,))
