@@ -162,12 +162,39 @@ def kernel_bindings(func: ast.FunctionDef) -> frozenset[str]:
 
 
 def _kernel_bindings(func: ast.FunctionDef) -> frozenset[str]:
-    nodes = subtree(func)  # the nodes of ast.walk(func), in its order
+    """(`_names_bound_by` of every node but `func`, read by node type: the two kinds nearly
+    every binding is, a stored `Name` and an `arg`, without a generator per node; the other
+    node types that bind go through `_names_bound_by` itself.)"""
     out = {a.arg for a in subtree(func.args) if isinstance(a, ast.arg)}
-    for node in nodes:
-        if node is not func:
+    load, name_t, arg_t, other = ast.Load, ast.Name, ast.arg, _BINDING_TYPES
+    for node in subtree(func):  # the nodes of ast.walk(func), in its order
+        t = type(node)
+        if t is name_t:
+            if type(node.ctx) is not load:  # type: ignore[attr-defined]
+                out.add(node.id)  # type: ignore[attr-defined]
+        elif t is arg_t:
+            out.add(node.arg)  # type: ignore[attr-defined]
+        elif t in other and node is not func:
             out.update(_names_bound_by(node))
     return frozenset(out)
+
+
+#: the node types besides `Name` and `arg` for which `_names_bound_by` yields anything
+_BINDING_TYPES = frozenset(
+    {
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.Global,
+        ast.Nonlocal,
+        ast.Import,
+        ast.ImportFrom,
+        ast.ExceptHandler,
+        ast.MatchAs,
+        ast.MatchStar,
+        ast.MatchMapping,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -477,6 +504,10 @@ def first_unbound_before_launch(
     that run whenever the launch does are read (those before it in each block that holds it, an
     `if`'s test but not its other branch, a loop's header but not a loop before it); `func` must
     be a function of the module (no enclosing function scope)."""
+    known = known if isinstance(known, set | frozenset) else set(known)
+    local = kernel_bindings(func)
+    if all(n in local or n in BUILTINS or n in known for n in names_read(func)):
+        return None  # every name the function reads anywhere is bound: those read before the launch are too
     return next(iter(_unbound_among(_reads_before(func.body, call), func, known, module)), None)
 
 

@@ -39,7 +39,7 @@ def check_access(
                     "tensor": ptr.tensor.name,
                     "tensor_sized": ptr.tensor.sized,
                     "factor_fixed": operands.get("factor_name") in interp.launch.fixed_runtime,
-                    "expr": ast.unparse(onode),
+                    "expr": _text_of(onode),
                     **operands,
                     "grows_side": side,
                 },
@@ -73,6 +73,16 @@ def check_access(
                     [(node, interp.smap, f"the {kind} it addresses")],
                 )
             )
+
+
+def _text_of(node: ast.AST) -> str:
+    """`ast.unparse(node)`, kept on the node: every load or store through an offset with an int32
+    product builds its MB003 fact again (the sink keeps the first), each with this text; trees
+    are not edited after parsing (as `model/nodes.subtree` relies on)."""
+    text = node.__dict__.get("_argus_text")
+    if text is None:
+        text = node._argus_text = ast.unparse(node)  # type: ignore[attr-defined]
+    return text
 
 
 def _range_evidence(src: str, pol: IndexPolicy | None) -> list[str]:

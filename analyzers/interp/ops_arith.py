@@ -165,8 +165,8 @@ def _int_provenance(interp: OpContext, op: ast.operator, a: Val, b: Val, out: Va
     if is_float(out.dtype):
         return
     if isinstance(op, ast.Mult) and out.dtype == "int32":
-        if (a.runtime and not a.grows and np.all(a.data == 1)) or (
-            b.runtime and not b.grows and np.all(b.data == 1)
+        if (a.runtime and not a.grows and (a.data == 1).all()) or (
+            b.runtime and not b.grows and (b.data == 1).all()
         ):
             pass  # a unit (innermost) stride: the product is the index itself
         elif a.grows and b.runtime and b.param is not None and not b.grows:
@@ -204,9 +204,11 @@ def _int_provenance(interp: OpContext, op: ast.operator, a: Val, b: Val, out: Va
 def _operand_facts(grows: Val, factor: Val) -> dict[str, Any]:
     """The growing index's largest value at this probe and the stride or size it multiplies."""
     g = np.asarray(grows.data)
+    # (`x.max()` is what `np.max(x)` calls, without its dispatch: a 0-d program id times a stride
+    # nearly always, once per such product)
     return {
-        "grows_max": int(np.max(np.abs(g))) if g.size else 0,
-        "factor": int(np.max(np.abs(np.asarray(factor.data)))),
+        "grows_max": int(np.abs(g).max()) if g.size else 0,
+        "factor": int(np.abs(np.asarray(factor.data)).max()),
         "factor_name": factor.param or "the stride",
     }
 

@@ -91,7 +91,20 @@ def _kind(dtype: str) -> int:
     return 0 if dtype == "int1" else 1
 
 
+_INT_PROMOTED: dict[tuple[str, str], str] = {}  # int_promote's answers (a few dtype pairs)
+
+
 def int_promote(da: str, db: str) -> str:
+    """`_int_promote(da, db)`, remembered: a function of the two names alone, asked by nearly
+    every integer operation (program ids, offsets, strides), and it reads digits off both names."""
+    key = (da, db)
+    out = _INT_PROMOTED.get(key)
+    if out is None:
+        out = _INT_PROMOTED[key] = _int_promote(da, db)
+    return out
+
+
+def _int_promote(da: str, db: str) -> str:
     """Triton's integer promotion (`integer_promote_impl`, C's usual arithmetic conversions):
     of two signed or two unsigned types the wider wins; of mixed signedness the unsigned one
     wins where it is at least as wide. `int1` is unsigned and one bit wide there, so `int16 >>
@@ -113,11 +126,40 @@ def _int_width(dtype: str) -> int:
 
 def bshape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     try:
-        out = tuple(np.broadcast_shapes(*shapes))
+        out = _broadcast(shapes)
+        if out is None:
+            out = tuple(np.broadcast_shapes(*shapes))
     except ValueError as e:
         raise Unevaluable(f"incompatible tile shapes {' and '.join(map(str, shapes))}") from e
     check_elements(out)
     return out
+
+
+def _broadcast(shapes: tuple[tuple[int, ...], ...]) -> tuple[int, ...] | None:
+    """`np.broadcast_shapes` for tuples of non-negative Python ints (every tile's shape), without
+    the arrays it builds to ask numpy (most of a pointer add's time); None for anything else,
+    which numpy answers. Right-aligned, equal extents or a 1 on either side; ValueError otherwise,
+    as numpy raises (a 0 meets only a 0 or a 1, as in numpy)."""
+    if not shapes:
+        return None
+    n = 0
+    for s in shapes:
+        if type(s) is not tuple:
+            return None
+        n = max(n, len(s))
+    out = [1] * n
+    for s in shapes:
+        off = n - len(s)
+        for i, d in enumerate(s):
+            if type(d) is not int or d < 0:
+                return None
+            cur = out[off + i]
+            if d == cur or d == 1:
+                continue
+            if cur != 1:
+                raise ValueError(f"shape mismatch: {shapes}")
+            out[off + i] = d
+    return tuple(out)
 
 
 def bc(arr: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray | None:

@@ -186,6 +186,8 @@ def accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) -> 
     next (read once per kernel, from its source and its helpers')."""
     out: set[int] = set()
     for f in [func, *helpers]:
+        if not any(isinstance(c, ast.Call) and _calls_dot(c) for c in subtree(f)):
+            continue  # no dot anywhere in it: none of its assignments can add one
         for n in subtree(f):
             value, target = None, None
             if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
@@ -195,19 +197,25 @@ def accumulating_dots(func: ast.FunctionDef, helpers: list[ast.FunctionDef]) -> 
             if value is None:
                 continue
             inner = subtree(value)
+            # the dots first: an assignment holding none adds nothing, whatever the two pure
+            # tests below answer (reset_each_iteration scans the loop around the assignment)
+            dots = {id(c) for c in inner if isinstance(c, ast.Call) and _calls_dot(c)}
+            if not dots:
+                continue
             if target is not None and not any(isinstance(x, ast.Name) and x.id == target for x in inner):
                 continue
             name = target if target is not None else n.target.id  # type: ignore[union-attr]
             if reset_each_iteration(f, n, name):
                 continue  # `b_dv = tl.zeros(...)` earlier in the same iteration: no loop reduction
-            out |= {
-                id(c)
-                for c in inner
-                if isinstance(c, ast.Call)
-                and isinstance(c.func, ast.Attribute | ast.Name)
-                and (c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id) == "dot"
-            }
+            out |= dots
     return out
+
+
+def _calls_dot(c: ast.Call) -> bool:
+    """`tl.dot(...)`, `dot(...)`, `x.dot(...)`: a call whose callee is named `dot`."""
+    return isinstance(c.func, ast.Attribute | ast.Name) and (
+        c.func.attr if isinstance(c.func, ast.Attribute) else c.func.id
+    ) == "dot"
 
 
 def reset_each_iteration(func: ast.FunctionDef, stmt: ast.stmt, name: str) -> bool:

@@ -95,11 +95,19 @@ def _persistent(kernel: KernelModel) -> bool:
     """A persistent kernel (it loops over `tl.num_programs`): every program may do any tile."""
     return kernel.cached(
         "persistent",
-        lambda: any(
-            isinstance(n, ast.Call) and ast.unparse(n.func).endswith("num_programs")
-            for n in subtree(kernel.func)
-        ),
+        lambda: any(isinstance(n, ast.Call) and _names_num_programs(n.func) for n in subtree(kernel.func)),
     )
+
+
+def _names_num_programs(func: ast.expr) -> bool:
+    """`ast.unparse(func).endswith("num_programs")` without the unparse for the two callee forms
+    nearly every call has: a `Name` unparses to its id; an `Attribute` to its value's text, a
+    dot and its attr, and a suffix without a dot lies within the attr."""
+    if isinstance(func, ast.Name):
+        return func.id.endswith("num_programs")
+    if isinstance(func, ast.Attribute):
+        return func.attr.endswith("num_programs")
+    return ast.unparse(func).endswith("num_programs")
 
 
 def _light_programs(kernel: KernelModel, scan: KernelScan, launch: ProbeLaunch, progs: list[Pid]) -> set[Pid]:

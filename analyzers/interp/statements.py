@@ -184,7 +184,7 @@ def for_loop(interp: RunContext, st: ast.For, env: dict[str, Any]) -> None:
     it = st.iter
     if not isinstance(it, ast.Call):
         raise Unevaluable(f"a loop over `{ast.unparse(it)}`", st)
-    fname = ast.unparse(it.func)
+    fname = _callee_text(it.func)
     if fname.split(".")[-1] not in ("range", "static_range"):
         raise Unevaluable(f"a loop over `{fname}`", st)
     ints, runtime, _grows = range_args(interp, it, env)
@@ -208,6 +208,16 @@ def for_loop(interp: RunContext, st: ast.For, env: dict[str, Any]) -> None:
             block(interp, st.orelse, env)
     finally:
         interp.loops.pop()
+
+
+def _callee_text(func: ast.expr) -> str:
+    """`ast.unparse(func)`, kept on the node: a loop's header is read again at every execution
+    of the loop (per program, per enclosing iteration), and trees are not edited after parsing
+    (as `model/nodes.subtree` relies on)."""
+    text = func.__dict__.get("_argus_text")
+    if text is None:
+        text = func._argus_text = ast.unparse(func)  # type: ignore[attr-defined]
+    return text
 
 
 def while_loop(interp: RunContext, st: ast.While, env: dict[str, Any]) -> None:
