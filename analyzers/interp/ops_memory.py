@@ -93,7 +93,7 @@ def load(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.A
     offsets = bc(ptr.offsets, shape)
     t = ptr.tensor
     interp.mem.loaded.add(t.index)
-    _note_read_first(interp, t.index, offsets, active)
+    _note_read_first(interp, t, offsets, active)
     valid = report_out_of_bounds(interp, t, offsets, active, node, "oob-load", ptr)
     check_access(interp, ptr, mval, active, node, "load")
     return _make_loaded(interp, ptr, t, offsets, active, valid, other, node, shape)
@@ -334,20 +334,27 @@ def _block_lanes(bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> tuple[n
     return phys, active
 
 
-def _note_read_first(interp: OpContext, index: int, offsets: np.ndarray, active: np.ndarray) -> None:
+def _note_read_first(interp: OpContext, t: TensorInfo, offsets: np.ndarray, active: np.ndarray) -> None:
     """Mark the tensor as read before written where a lane reads an element this program has
-    not stored yet (GR004 reads it; a block or descriptor load counts as such a read)."""
+    not stored yet (GR004 reads it; a block or descriptor load counts as such a read). A tensor
+    whose extent the launcher never states keeps a buffer of its probe size, and stores past
+    it are not tracked (access_checks `_record_writers`): only lanes inside that buffer say
+    whether the element was this program's own earlier store; the others leave it unjudged."""
     mem = interp.mem
-    if index in mem.read_first:
+    if t.index in mem.read_first:
         return
-    writer = mem.writer.get(index)
     offs = offsets[active]
+    if not t.sized:
+        offs = offs[(offs >= 0) & (offs < max(t.extent, 1))]
+        if not offs.size:
+            return
+    writer = mem.writer.get(t.index)
     if writer is None or not offs.size:
-        mem.read_first.add(index)
+        mem.read_first.add(t.index)
         return
     inside = (offs >= 0) & (offs < writer.size)
     if not inside.all() or (writer[offs[inside]] != interp.program_index).any():
-        mem.read_first.add(index)
+        mem.read_first.add(t.index)
 
 
 def block_load(interp: OpContext, bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> Val:
