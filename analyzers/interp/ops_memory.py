@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import garbage
 from argus.analyzers.interp.absent_args import absent_pointer
 from argus.analyzers.interp.access_checks import check_access, record_store, report_out_of_bounds
 from argus.analyzers.interp.opdecl import declare
@@ -40,6 +41,8 @@ def pointer_arith(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast
         if interp.address_only:
             raise FullRun()
         raise Unevaluable("a floating-point pointer offset", node)
+    if v.held:
+        garbage.keep(interp, v)  # an address computed from a spoiled value keeps it
     delta = v.data.astype(np.int64)
     if isinstance(op, ast.Sub):
         delta = -delta
@@ -72,6 +75,8 @@ def _mask(
     m = to_val(mask, node)
     if m.unknown:
         raise Unevaluable(f"a mask computed from {m.unknown}", node)
+    if m.held:
+        garbage.keep(interp, m)  # so does a mask computed from one
     return bc(m.data.astype(bool), bshape(shape, m.shape)), m
 
 

@@ -1,0 +1,214 @@
+"""Held garbage: lanes whose value a reduction or a `tl.dot` spoiled, and the finding that
+stands only once such a lane is kept.
+
+Undefined lanes of a masked load without `other=` (MB004), or padding that is not the
+neutral element of the reduction it enters (DF003), spoil the output lanes of the reduction or
+dot they are mixed into. Whether that matters is decided later: a lane that a store's mask
+leaves out, or that `tl.where` replaces, is never seen (the query rows past the end of a
+chunk, whose sums a store masked by `o_t < T` drops). So the event is not emitted where the
+garbage is mixed in: it is held, with the output lanes it spoiled, on the value that carries
+them (`Val.held`), and emitted at that first site once a spoiled lane is kept (a store or an
+atomic with its mask on there, or a branch decided by it).
+
+Two kinds travel: undefined garbage, which may be NaN or inf and so survives a product with 0
+(`0 * NaN` is NaN), and the finite wrong value non-neutral padding leaves, which an exact zero
+it is multiplied by (a padded 0, a `tl.where(..., 0)` lane) cancels.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from argus.analyzers.interp.context import OpContext
+    from argus.analyzers.interp.facts import Fact
+    from argus.analyzers.interp.values import Val
+
+MAX_PARTS = 8  # distinct pending events one value carries; more are merged into the last
+
+
+@dataclass(frozen=True, eq=False)
+class Held:
+    """Lanes (`mask`, in the carrying value's shape or broadcastable to it) spoiled at one
+    site, the event that site would report (`fact`), the dedupe key it is reported under, and
+    whether the spoiled value is finite (padding) rather than possibly NaN (undefined)."""
+
+    mask: np.ndarray
+    fact: Fact
+    key: Any
+    finite: bool
+
+    def on(self, mask: np.ndarray) -> Held:
+        return Held(mask, self.fact, self.key, self.finite)
+
+
+class _Capture:
+    """A stand-in sink that keeps the one event `interp.fact` builds instead of recording it."""
+
+    def __init__(self) -> None:
+        self.facts: list[Fact] = []
+
+    def add(self, fact: Fact) -> None:
+        self.facts.append(fact)
+
+
+def pend(
+    interp: OpContext,
+    kind: str,
+    node: ast.AST,
+    lanes: np.ndarray,
+    finite: bool,
+    key: Any = None,
+    **data: Any,
+) -> Held | None:
+    """The event `interp.fact(kind, node, **data)` would emit, held on `lanes` (the output
+    lanes it spoils) instead of emitted now; None where it spoils no lane."""
+    lanes = np.asarray(lanes, dtype=bool)
+    if not lanes.any():
+        return None
+    saved, cap = interp.sink, _Capture()
+    interp.sink = cap  # type: ignore[assignment]
+    try:
+        interp.fact(kind, node, **data)
+    finally:
+        interp.sink = saved
+    return Held(lanes, cap.facts[0], key, finite) if cap.facts else None
+
+
+def add(v: Val, part: Held | None) -> None:
+    """Add one held event to a value (the output of the reduction or dot that made it)."""
+    if part is not None:
+        v.held = _merged([*v.held, part], v.data.shape)
+
+
+def _merged(parts: list[Held], shape: tuple[int, ...]) -> tuple[Held, ...]:
+    """Parts of the same event joined (their masks or-ed), broadcast to `shape`."""
+    out: dict[int, Held] = {}
+    for p in parts:
+        m = np.broadcast_to(p.mask, shape) if p.mask.shape != shape else p.mask
+        old = out.get(id(p.fact))
+        out[id(p.fact)] = p.on(m if old is None else old.mask | m)
+    merged = list(out.values())
+    if len(merged) > MAX_PARTS:
+        last = merged[MAX_PARTS - 1]
+        for p in merged[MAX_PARTS:]:
+            last = last.on(last.mask | p.mask)
+        merged = [*merged[: MAX_PARTS - 1], last]
+    return tuple(merged)
+
+
+def elementwise(vals: list[Val], shape: tuple[int, ...]) -> tuple[Held, ...]:
+    """A lane computed from spoiled lanes is spoiled."""
+    parts = [p for v in vals for p in v.held]
+    if not parts:
+        return ()
+    return _merged(parts, shape)
+
+
+def cancel_by_zero(out: Val, a: Val, b: Val, divisor: bool = False) -> None:
+    """`a * b`: a finite wrong value times an exact zero (a padded 0, a lane `tl.where` set to
+    0), where the zero is itself not spoiled or undefined, contributes nothing; so does a clean
+    zero divided by a wrong value that is not 0 (`divisor`: `a / b`)."""
+    if not out.held or not any(p.finite for p in out.held):
+        return
+    shape = out.data.shape
+    zero = np.zeros(shape, dtype=bool)
+    for v in (a,) if divisor else (a, b):
+        z = np.broadcast_to(v.data == 0, shape)
+        if divisor:
+            z = z & np.broadcast_to(b.data != 0, shape)
+        if v.undef is not None:
+            z = z & ~np.broadcast_to(v.undef, shape)
+        for p in v.held:
+            z = z & ~np.broadcast_to(p.mask, shape)
+        zero |= z
+    if not zero.any():
+        return
+    kept = []
+    for p in out.held:
+        m = np.broadcast_to(p.mask, shape) & ~zero if p.finite else p.mask
+        if m.any():
+            kept.append(p.on(m))
+    out.held = tuple(kept)
+
+
+def select(cond: np.ndarray, x: Val, y: Val, shape: tuple[int, ...]) -> tuple[Held, ...]:
+    """`tl.where(cond, x, y)`: each lane keeps what the side it comes from holds."""
+    parts = [p.on(np.broadcast_to(p.mask, shape) & cond) for p in x.held]
+    parts += [p.on(np.broadcast_to(p.mask, shape) & ~cond) for p in y.held]
+    parts = [p for p in parts if p.mask.any()]
+    return _merged(parts, shape) if parts else ()
+
+
+def mapped(v: Val, fn: Any) -> tuple[Held, ...]:
+    """A shape operation (transpose, reshape, broadcast, gather) moves the spoiled lanes too."""
+    out = []
+    for p in v.held:
+        m = fn(np.broadcast_to(p.mask, v.data.shape))
+        out.append(p.on(np.asarray(m, dtype=bool)))
+    return tuple(out)
+
+
+def reduced(v: Val, axis: int | None, keep: bool) -> tuple[Held, ...]:
+    """A reduction's output lane is spoiled where any lane of its slice was."""
+    out = []
+    for p in v.held:
+        m = np.broadcast_to(p.mask, v.data.shape)
+        r = m.any(axis=axis, keepdims=keep) if axis is not None else np.asarray(m.any())
+        if r.any():
+            out.append(p.on(np.asarray(r)))
+    return tuple(out)
+
+
+def scanned(v: Val, axis: int, reverse: bool) -> tuple[Held, ...]:
+    """A scan carries a spoiled lane into every later one."""
+    out = []
+    for p in v.held:
+        m = np.broadcast_to(p.mask, v.data.shape)
+        m = np.flip(m, axis) if reverse else m
+        m = np.logical_or.accumulate(m, axis=axis)
+        out.append(p.on(np.flip(m, axis) if reverse else m))
+    return tuple(out)
+
+
+def through_dot(a: Val, b: Val, shape: tuple[int, ...]) -> tuple[Held, ...]:
+    """`a @ b`: an output lane is spoiled where a spoiled lane of its row of `a` (column of
+    `b`) meets a lane of the other operand that is not an exact, clean zero; undefined garbage
+    spoils its whole row (column) whatever it meets."""
+    out = []
+    for v, other, side in ((a, b, "a"), (b, a, "b")):
+        if not v.held:
+            continue
+        nz = np.asarray(other.data != 0, dtype=np.float64)
+        if other.undef is not None:
+            nz = np.maximum(nz, np.broadcast_to(other.undef, other.data.shape))
+        for p in other.held:
+            nz = np.maximum(nz, np.broadcast_to(p.mask, other.data.shape))
+        for p in v.held:
+            m = np.broadcast_to(p.mask, v.data.shape)
+            if side == "a":
+                r = (m.astype(np.float64) @ (nz if p.finite else np.ones_like(nz))) > 0
+            else:
+                r = ((nz if p.finite else np.ones_like(nz)) @ m.astype(np.float64)) > 0
+            if r.any():
+                out.append(p.on(np.broadcast_to(r, shape)))
+    return _merged(out, shape) if out else ()
+
+
+def keep(interp: OpContext, v: Val, lanes: np.ndarray | None = None) -> None:
+    """A store or branch keeps `v` on `lanes` (all when None): every held event with a spoiled
+    lane there is emitted, once per dedupe key."""
+    if not v.held:
+        return
+    for p in v.held:
+        m = np.broadcast_to(p.mask, v.data.shape)
+        if lanes is not None:
+            m = np.broadcast_to(m, lanes.shape) & lanes
+        if not m.any():
+            continue
+        if p.key is None or interp.sink.first_time(p.key):
+            interp.sink.add(p.fact)
