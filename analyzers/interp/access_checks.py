@@ -10,7 +10,6 @@ import ast
 from typing import TYPE_CHECKING
 
 import numpy as np
-from argus.analyzers.interp import garbage
 from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.coverage import record_coverage
 from argus.analyzers.interp.facts import Fact
@@ -182,11 +181,9 @@ def _check_stored_value(
     shape: tuple[int, ...],
     stand_in: bool,
 ) -> None:
-    """Undefined lanes stored (MB004), lanes a reduction spoiled kept (the MB004 / DF003 event
-    held on them, garbage.py), and NaN made by a fully masked row (NU004)."""
+    """Undefined lanes stored (MB004) and NaN made by a fully masked row (NU004). (Lanes a
+    reduction spoiled are kept by the store itself, on every lane its mask writes: garbage.py.)"""
     vshape = bc(v.data, shape)
-    if v.held:
-        garbage.keep(interp, v, ok)
     if stand_in:
         pass  # the value is a stand-in: only where it goes is checked
     elif v.undef is not None:

@@ -202,6 +202,7 @@ def store(
     valid = report_out_of_bounds(interp, t, offsets, active, node, "oob-store", ptr)
     check_access(interp, ptr, mval, active, node, "atomic" if atomic else "store")
     coords, _ = interp.unravel(t, offsets)
+    garbage.keep(interp, v, active)  # every lane written with the mask on, in bounds or not
     ok = active & valid
     if not t.sized:
         # bounds are not judged on a tensor of unknown extent (every lane is `valid`), but who
@@ -380,6 +381,7 @@ def block_store(interp: OpContext, bp: BlockPtr, value: Any, kwargs: dict[str, A
     v = to_val(value, node)
     valid = report_out_of_bounds(interp, t, phys, active, node, "oob-store")
     coords, _ = interp.unravel(t, phys)
+    garbage.keep(interp, v, active)
     record_store(interp, t, phys, active & valid, v, coords, node, phys.shape, None, getattr(bp, "ptr", None))
 
 
@@ -422,6 +424,7 @@ def descriptor_method(
         raise Unevaluable(f"a descriptor store of a {v.shape} tile into blocks of {phys.shape}", node)
     valid = report_out_of_bounds(interp, t, phys, inside, node, "oob-store")
     coords, _ = interp.unravel(t, phys)
+    garbage.keep(interp, v, inside)
     record_store(
         interp,
         t,

@@ -103,3 +103,15 @@ def test_padding_spoiled_lanes_kept_only_through_a_mask_are_still_reported() -> 
         "tl.store(z_ptr + o_t, z, mask=m_t)", "tl.store(z_ptr + o_t, o_t.to(tl.float32), mask=m_t & (z > 0))"
     )
     assert _findings(text, "DF003") == [_line_of(text, "z = tl.sum(b_s, axis=1)")]
+
+
+def test_spoiled_lanes_stored_into_a_tensor_of_unstated_extent_are_still_reported() -> None:
+    # `out` copies a tensor the launcher never measures: its bounds are not judged, but the
+    # lanes the store writes with its mask on keep the garbage all the same (fla dplr `v_new`)
+    text = (
+        ROWS.replace("SPREAD", "s[None, :]")
+        .replace("o_i[:, None] >= o_i[None, :]", "o_i[:, None] >= 0")
+        .replace("def chunk_rows(s, v):", "def chunk_rows(s, v, like):")
+        .replace("out = torch.empty_like(v)", "out = torch.empty_like(like)")
+    )
+    assert _findings(text, "MB004") == [_line_of(text, "acc = tl.dot(b_ds, v)")]
