@@ -129,11 +129,19 @@ def cancel_by_zero(out: Val, a: Val, b: Val, divisor: bool = False) -> None:
     if not zero.any():
         return
     kept = []
+    cancelled = np.zeros(shape, dtype=bool)
     for p in out.held:
+        if p.finite:
+            cancelled |= np.broadcast_to(p.mask, shape) & zero
         m = np.broadcast_to(p.mask, shape) & ~zero if p.finite else p.mask
         if m.any():
             kept.append(p.on(m))
     out.held = tuple(kept)
+    if cancelled.any() and out.data.dtype.kind == "f":
+        # the spoiled factor is finite by this kind's nature, so the lane is 0; a NaN there
+        # is the probe's random inputs (`log` of a negative), not the kernel's, and would
+        # keep the next product from seeing the zero
+        out.data = np.where(cancelled & np.isnan(out.data), 0.0, out.data).astype(out.data.dtype)
 
 
 def select(cond: np.ndarray, x: Val, y: Val, shape: tuple[int, ...]) -> tuple[Held, ...]:

@@ -115,3 +115,39 @@ def test_spoiled_lanes_stored_into_a_tensor_of_unstated_extent_are_still_reporte
         .replace("out = torch.empty_like(v)", "out = torch.empty_like(like)")
     )
     assert _findings(text, "MB004") == [_line_of(text, "acc = tl.dot(b_ds, v)")]
+
+
+# atk's backward: a one-step shift of a cumsum carries the padded lanes' total into rows past
+# the data; those rows meet only gradients padded with 0, so nothing of them is kept, even
+# where the probe's random inputs make the spoiled lanes NaN (`log` of a negative)
+SHIFT = HEAD + '''@triton.jit
+def shift_grad_kernel(g_ptr, x_ptr, dy_ptr, out_ptr, T, BT: tl.constexpr):
+    o = tl.arange(0, BT)
+    m = o < T
+    g = tl.load(g_ptr + o, mask=m, other=0.0)
+    x = tl.load(x_ptr + o, mask=m, other=0.0)
+    dy = tl.load(dy_ptr + o, mask=m, other=0.0)
+    c = tl.cumsum(g, 0)
+    shift = (o[:, None] == (o[None, :] + 1)).to(tl.float32)
+    rolled = tl.sum(shift * c[None, :], 1)
+    a = tl.log(rolled + x)
+    TERM
+    tl.store(out_ptr + tl.program_id(0), tl.sum(t, 0))
+
+
+def shift_grad(g, x, dy):
+    T = g.shape[0]
+    out = torch.empty(1, device=g.device, dtype=torch.float32)
+    shift_grad_kernel[(1,)](g, x, dy, out, T, BT=triton.next_power_of_2(T))
+    return out
+'''
+
+
+def test_spoiled_lanes_times_a_padded_zero_are_not_kept() -> None:
+    # (a chain of products, as atk's `gs * ds_dr`: the first product's zero cancels the next)
+    assert _findings(SHIFT.replace("TERM", "t = (dy * a) * tl.exp(a)"), "DF003") == []
+
+
+def test_spoiled_lanes_summed_as_they_are_still_are() -> None:
+    text = SHIFT.replace("TERM", "t = a")
+    assert _findings(text, "DF003") == [_line_of(text, "rolled = tl.sum(")]
