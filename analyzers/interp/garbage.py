@@ -28,22 +28,28 @@ if TYPE_CHECKING:
     from argus.analyzers.interp.facts import Fact
     from argus.analyzers.interp.values import Val
 
-MAX_PARTS = 8  # distinct pending events one value carries; more are merged into the last
+MAX_PARTS = 8  # sites one value tells apart; more share the last part's mask (all still emitted)
 
 
 @dataclass(frozen=True, eq=False)
 class Held:
     """Lanes (`mask`, in the carrying value's shape or broadcastable to it) spoiled at one
-    site, the event that site would report (`fact`), the dedupe key it is reported under, and
-    whether the spoiled value is finite (padding) rather than possibly NaN (undefined)."""
+    site (`site`: the event's kind and place, as the fact sink keys it), the events to emit
+    once a lane is kept with the dedupe key each is reported under (`facts`: one, or more when
+    parts past MAX_PARTS share a mask), and whether the spoiled value is finite (padding)
+    rather than possibly NaN (undefined)."""
 
     mask: np.ndarray
-    fact: Fact
-    key: Any
+    facts: tuple[tuple[Fact, Any], ...]
+    site: Any
     finite: bool
 
+    @property
+    def fact(self) -> Fact:
+        return self.facts[0][0]
+
     def on(self, mask: np.ndarray) -> Held:
-        return Held(mask, self.fact, self.key, self.finite)
+        return Held(mask, self.facts, self.site, self.finite)
 
 
 class _Capture:
@@ -76,7 +82,9 @@ def pend(
         interp.fact(kind, node, **data)
     finally:
         interp.sink = saved
-    return Held(lanes, cap.facts[0], key, finite) if cap.facts else None
+    if not cap.facts:
+        return None
+    return Held(lanes, ((cap.facts[0], key),), cap.facts[0].key, finite)
 
 
 def add(v: Val, part: Held | None) -> None:
@@ -86,18 +94,21 @@ def add(v: Val, part: Held | None) -> None:
 
 
 def _merged(parts: list[Held], shape: tuple[int, ...]) -> tuple[Held, ...]:
-    """Parts of the same event joined (their masks or-ed), broadcast to `shape`."""
-    out: dict[int, Held] = {}
+    """Parts of the same site joined (their masks or-ed; the first part's events kept: the
+    sink keeps one event per site anyway), broadcast to `shape`. Past MAX_PARTS sites the
+    rest share the last part: its mask is the union, it holds all their events, and it is
+    finite only if all of them are (no garbage is lost, some lanes are over-approximated)."""
+    out: dict[Any, Held] = {}
     for p in parts:
         m = np.broadcast_to(p.mask, shape) if p.mask.shape != shape else p.mask
-        old = out.get(id(p.fact))
-        out[id(p.fact)] = p.on(m if old is None else old.mask | m)
+        old = out.get(p.site)
+        out[p.site] = p.on(m) if old is None else old.on(old.mask | m)
     merged = list(out.values())
     if len(merged) > MAX_PARTS:
-        last = merged[MAX_PARTS - 1]
-        for p in merged[MAX_PARTS:]:
-            last = last.on(last.mask | p.mask)
-        merged = [*merged[: MAX_PARTS - 1], last]
+        rest = merged[MAX_PARTS - 1 :]
+        mask = np.logical_or.reduce([p.mask for p in rest])
+        facts = tuple(f for p in rest for f in p.facts)
+        merged = [*merged[: MAX_PARTS - 1], Held(mask, facts, rest[0].site, all(p.finite for p in rest))]
     return tuple(merged)
 
 
@@ -218,5 +229,6 @@ def keep(interp: OpContext, v: Val, lanes: np.ndarray | None = None) -> None:
             m = np.broadcast_to(m, lanes.shape) & lanes
         if not m.any():
             continue
-        if p.key is None or interp.sink.first_time(p.key):
-            interp.sink.add(p.fact)
+        for fact, key in p.facts:
+            if key is None or interp.sink.first_time(key):
+                interp.sink.add(fact)
