@@ -191,7 +191,8 @@ def _check_stored_value(
     shape: tuple[int, ...],
     stand_in: bool,
 ) -> None:
-    """Undefined lanes stored (MB004) and NaN made by a fully masked row (NU004)."""
+    """Undefined lanes stored (MB004) and NaN made by a fully masked row (NU004). (Lanes a
+    reduction spoiled are kept by the store itself, on every lane its mask writes: garbage.py.)"""
     vshape = bc(v.data, shape)
     if stand_in:
         pass  # the value is a stand-in: only where it goes is checked

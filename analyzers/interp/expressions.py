@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
-from argus.analyzers.interp import ops
+from argus.analyzers.interp import garbage, ops
 from argus.analyzers.interp.absent_args import replace_absent
 from argus.analyzers.interp.calls import call
 from argus.analyzers.interp.ops_arith import binop, compare
@@ -68,6 +68,8 @@ def truth(interp: RunContext, c: Any, node: ast.AST) -> bool:
     if isinstance(c, Val):
         if interp.address_only and is_float(c.dtype):
             raise FullRun()
+        if c.held:
+            garbage.keep(interp, c)  # a branch decided by a spoiled value keeps it
         if c.unknown:
             raise Unevaluable(f"a branch on {c.unknown}", node)
         if not c.is_scalar:

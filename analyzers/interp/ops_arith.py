@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import garbage
 from argus.analyzers.interp import softmax as sm
 from argus.analyzers.interp.budget import check_combined
 from argus.analyzers.interp.coverage import merge_cover
@@ -106,6 +107,9 @@ def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) ->
     _float_semantics(interp, op, a, b, out, node)
     if isinstance(op, ast.Mult):
         _zeroed_by_selector(a, b, out)
+        garbage.cancel_by_zero(out, a, b)
+    elif isinstance(op, ast.Div):
+        garbage.cancel_by_zero(out, a, b, divisor=True)
     if isinstance(op, ast.Add | ast.Sub) and (a.kcover is not None or b.kcover is not None):
         out.kcover = merge_cover(a.kcover, b.kcover)
     elif isinstance(op, ast.Mult | ast.Div) and (a.kcover is None) != (b.kcover is None):

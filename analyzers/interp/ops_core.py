@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import garbage
 from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.budget import check_elements
 from argus.analyzers.interp.facts import Fact
@@ -319,6 +320,7 @@ def derive_with_constant(a: Val, b: Val, data: np.ndarray, dtype: str) -> Val | 
         undef_site=v.undef_site,
         terms=v.terms,
         src=v.src if is_float(dtype) else None,
+        held=v.held,
     )
 
 
@@ -393,6 +395,7 @@ def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
         unknown=unknown,
         undef_site=undef_site,
         terms=_union_terms(vals),
+        held=garbage.elementwise(vals, shape),
     )
     if len(srcs) == 1 and is_float(dtype):
         out.src = srcs.pop()  # `cdiv(seq_len, PAGE)`: still the loaded value, if it is an integer
@@ -413,6 +416,7 @@ def transform(v: Val, fn: Any, **kw: Any) -> Val:
         tags={k: fn(a) for k, a in v.tags.items()},
         undef=fn(v.undef) if v.undef is not None else None,
         pad=fn(v.pad) if v.pad is not None else None,
+        held=garbage.mapped(v, fn) if v.held else (),
     )
     for k, x in kw.items():
         setattr(out, k, x)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import garbage
 from argus.analyzers.interp import softmax as sm
 from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.facts import Fact
@@ -61,7 +62,7 @@ def dot(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AS
     keys_a = _contraction_keys(a, -1, interp, node, raw_a)
     keys_b = _contraction_keys(b, -2, interp, node, raw_b)
     mismatch = _check_contraction(interp, a, b, a_ok, b_ok, node, keys_a, keys_b)
-    data, undef = _product(interp, a, b, node)
+    data, undef, spoiled = _product(interp, a, b, node)
     out = Val(
         data,
         dtype,
@@ -70,9 +71,11 @@ def dot(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AS
         undef=undef,
         lineage=interp.new_lineage(("dot", a.lineage, b.lineage) if a.lineage and b.lineage else None),
         unknown=a.unknown or b.unknown,
+        held=garbage.through_dot(a, b, data.shape) if a.held or b.held else (),
     )
+    garbage.add(out, spoiled)
     _carry_operand_marks(out, a, b)
-    out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node, keys_a)
+    out.kcover = {"invalid": True} if mismatch else _coverage(interp, a, b, a_ok, b_ok, node, keys_a, keys_b)
     if acc is not None:
         out = _accumulate(interp, acc, out, dtype, node)
     if not mismatch:
@@ -119,14 +122,18 @@ def _report_low_precision(
         )
 
 
-def _product(interp: OpContext, a: Val, b: Val, node: ast.AST) -> tuple[np.ndarray, np.ndarray | None]:
-    """(a @ b in float64, the output lanes left undefined). Undefined operand lanes count as
-    zero; an output lane is undefined when its whole row of a or column of b was, and an
-    undefined lane that meets defined ones inside one dot product is MB004."""
+def _product(
+    interp: OpContext, a: Val, b: Val, node: ast.AST
+) -> tuple[np.ndarray, np.ndarray | None, garbage.Held | None]:
+    """(a @ b in float64, the output lanes left undefined, the MB004 event held on the output
+    lanes that undefined lanes spoil). Undefined operand lanes count as zero; an output lane is
+    undefined when its whole row of a or column of b was, and spoiled where an undefined lane
+    meets defined ones inside its dot product (MB004 once such a lane is kept: garbage.py)."""
     if a.undef is None and b.undef is None:
         with np.errstate(all="ignore"):
-            return np.matmul(a.data.astype(np.float64), b.data.astype(np.float64)), None
+            return np.matmul(a.data.astype(np.float64), b.data.astype(np.float64)), None, None
     undef = None
+    spoiled = None
     und_a = bc(a.undef, a.shape) if a.undef is not None else np.zeros(a.shape, bool)
     und_b = bc(b.undef, b.shape) if b.undef is not None else np.zeros(b.shape, bool)
     row_und = und_a.any(axis=-1)
@@ -138,9 +145,12 @@ def _product(interp: OpContext, a: Val, b: Val, node: ast.AST) -> tuple[np.ndarr
             row_all[..., :, None] | col_all[..., None, :]
         )
         if mixed.any():
-            interp.fact(
+            spoiled = garbage.pend(
+                interp,
                 "undef-reduced",
                 node,
+                mixed,
+                False,
                 op="dot",
                 lane=np.argwhere(mixed)[0].tolist(),
                 consumer="dot",
@@ -153,7 +163,7 @@ def _product(interp: OpContext, a: Val, b: Val, node: ast.AST) -> tuple[np.ndarr
         )
     if row_all.any() or col_all.any():
         undef = row_all[..., :, None] | col_all[..., None, :]
-    return data, undef
+    return data, undef, spoiled
 
 
 def _carry_operand_marks(out: Val, a: Val, b: Val) -> None:
@@ -378,9 +388,18 @@ def _result_tags(
 
 
 def _coverage(
-    interp: OpContext, a: Val, b: Val, a_ok: np.ndarray, b_ok: np.ndarray, node: ast.AST, ka: list[str]
+    interp: OpContext,
+    a: Val,
+    b: Val,
+    a_ok: np.ndarray,
+    b_ok: np.ndarray,
+    node: ast.AST,
+    ka: list[str],
+    kb: list[str] | None = None,
 ) -> Any:
-    """Which indices of the contraction extent this product received (for DF003)."""
+    """Which indices of the contraction extent this product received (for DF003). Every index
+    exactly once is asked only of a product of two direct loads that contract the same named
+    dimension (a GEMM); a chunk-local product (`_chunk_local`) is judged for double counts only."""
     if not ka and a.data.ndim == 2 and int(np.count_nonzero(a_ok.any(axis=0))) == 1:
         # one valid contraction lane and no earlier tile of this dot: which coordinate it
         # contracts is not known (the first tile of a loop that walks backwards), so the
@@ -408,8 +427,30 @@ def _coverage(
         and b.load_node is not None
         and id(a.load_node) not in interp.oob_nodes
         and id(b.load_node) not in interp.oob_nodes
+        and not _chunk_local(interp, a, b, k, kb)
     )
     return {"counts": counts, "key": _base(k), "loop": site, "direct": direct}
+
+
+def _chunk_local(interp: OpContext, a: Val, b: Val, k: str, kb: list[str] | None) -> bool:
+    """A product of a chunk-local `[BT, BT]` matrix (`A[..., T, BT]`, positions inside one chunk
+    along a dimension the launcher never names) with the chunk's rows: its contraction pairs
+    the chunk's own positions, so it covers that chunk, not the whole extent, and a missing
+    index says nothing (K29). Seen as a's contraction named unlike b's (`_t` against T), or a
+    square operand with an axis along such an unnamed dimension held whole in the tile."""
+    if kb is not None and kb and _base(k) not in {_base(x) for x in kb}:
+        return True
+    for v in (a, b):
+        if v.data.ndim != 2 or v.shape[0] != v.shape[1]:
+            continue
+        for key, arr in v.tags.items():
+            sym = _base(key)
+            if not sym.startswith("_") or interp.symbol_sizes.get(sym) != v.shape[0]:
+                continue
+            full = bc(arr, v.shape)
+            if _varies(full, 0) or _varies(full, 1):
+                return True
+    return False
 
 
 def _record_operands(interp: OpContext, a: Val, b: Val, node: ast.AST, accumulates: bool) -> None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import garbage
 from argus.analyzers.interp import softmax as sm
 from argus.analyzers.interp.opdecl import declare, named
 from argus.analyzers.interp.ops_arith import binop
@@ -164,6 +165,9 @@ def _where(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast
             tags[k] = bc((x.tags if k in x.tags else y.tags)[k], shape)
     out.tags = tags
     out.undef = out.undef if c.undef is None else or_masks(out.undef, c.undef, shape)
+    out.held = garbage.select(cond, x, y, shape) if x.held or y.held else ()
+    if c.held:
+        out.held = garbage.elementwise([out, c], shape)  # a spoiled condition spoils the choice
     const_x, const_y = not x.lineage and x.maxinfo is None, not y.lineage and y.maxinfo is None
     if x.maxinfo is not None and const_y:
         out.maxinfo = x.maxinfo

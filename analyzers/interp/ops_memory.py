@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import garbage
 from argus.analyzers.interp.absent_args import absent_pointer
 from argus.analyzers.interp.access_checks import check_access, record_store, report_out_of_bounds
 from argus.analyzers.interp.opdecl import declare
@@ -40,6 +41,8 @@ def pointer_arith(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast
         if interp.address_only:
             raise FullRun()
         raise Unevaluable("a floating-point pointer offset", node)
+    if v.held:
+        garbage.keep(interp, v)  # an address computed from a spoiled value keeps it
     delta = v.data.astype(np.int64)
     if isinstance(op, ast.Sub):
         delta = -delta
@@ -72,6 +75,8 @@ def _mask(
     m = to_val(mask, node)
     if m.unknown:
         raise Unevaluable(f"a mask computed from {m.unknown}", node)
+    if m.held:
+        garbage.keep(interp, m)  # so does a mask computed from one
     return bc(m.data.astype(bool), bshape(shape, m.shape)), m
 
 
@@ -93,7 +98,7 @@ def load(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.A
     offsets = bc(ptr.offsets, shape)
     t = ptr.tensor
     interp.mem.loaded.add(t.index)
-    _note_read_first(interp, t.index, offsets, active)
+    _note_read_first(interp, t, offsets, active)
     valid = report_out_of_bounds(interp, t, offsets, active, node, "oob-load", ptr)
     check_access(interp, ptr, mval, active, node, "load")
     return _make_loaded(interp, ptr, t, offsets, active, valid, other, node, shape)
@@ -197,6 +202,7 @@ def store(
     valid = report_out_of_bounds(interp, t, offsets, active, node, "oob-store", ptr)
     check_access(interp, ptr, mval, active, node, "atomic" if atomic else "store")
     coords, _ = interp.unravel(t, offsets)
+    garbage.keep(interp, v, active)  # every lane written with the mask on, in bounds or not
     ok = active & valid
     if not t.sized:
         # bounds are not judged on a tensor of unknown extent (every lane is `valid`), but who
@@ -334,20 +340,27 @@ def _block_lanes(bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> tuple[n
     return phys, active
 
 
-def _note_read_first(interp: OpContext, index: int, offsets: np.ndarray, active: np.ndarray) -> None:
+def _note_read_first(interp: OpContext, t: TensorInfo, offsets: np.ndarray, active: np.ndarray) -> None:
     """Mark the tensor as read before written where a lane reads an element this program has
-    not stored yet (GR004 reads it; a block or descriptor load counts as such a read)."""
+    not stored yet (GR004 reads it; a block or descriptor load counts as such a read). A tensor
+    whose extent the launcher never states keeps a buffer of its probe size, and stores past
+    it are not tracked (access_checks `_record_writers`): only lanes inside that buffer say
+    whether the element was this program's own earlier store; the others leave it unjudged."""
     mem = interp.mem
-    if index in mem.read_first:
+    if t.index in mem.read_first:
         return
-    writer = mem.writer.get(index)
     offs = offsets[active]
+    if not t.sized:
+        offs = offs[(offs >= 0) & (offs < max(t.extent, 1))]
+        if not offs.size:
+            return
+    writer = mem.writer.get(t.index)
     if writer is None or not offs.size:
-        mem.read_first.add(index)
+        mem.read_first.add(t.index)
         return
     inside = (offs >= 0) & (offs < writer.size)
     if not inside.all() or (writer[offs[inside]] != interp.program_index).any():
-        mem.read_first.add(index)
+        mem.read_first.add(t.index)
 
 
 def block_load(interp: OpContext, bp: BlockPtr, kwargs: dict[str, Any], node: ast.AST) -> Val:
@@ -368,6 +381,7 @@ def block_store(interp: OpContext, bp: BlockPtr, value: Any, kwargs: dict[str, A
     v = to_val(value, node)
     valid = report_out_of_bounds(interp, t, phys, active, node, "oob-store")
     coords, _ = interp.unravel(t, phys)
+    garbage.keep(interp, v, active)
     record_store(interp, t, phys, active & valid, v, coords, node, phys.shape, None, getattr(bp, "ptr", None))
 
 
@@ -410,6 +424,7 @@ def descriptor_method(
         raise Unevaluable(f"a descriptor store of a {v.shape} tile into blocks of {phys.shape}", node)
     valid = report_out_of_bounds(interp, t, phys, inside, node, "oob-store")
     coords, _ = interp.unravel(t, phys)
+    garbage.keep(interp, v, inside)
     record_store(
         interp,
         t,

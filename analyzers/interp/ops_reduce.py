@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import garbage
 from argus.analyzers.interp import softmax as sm
 from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.facts import FactSink
@@ -74,11 +75,18 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         axis += x.data.ndim
     if interp.address_only and is_float(x.dtype) and name in ("sum", "max", "min", "prod"):
         return light_float(np.sum(x.data, axis=axis, keepdims=keep).shape, x.dtype)
-    _report_undefined_lanes(interp, x, name, axis, kwargs, node)
-    _report_padding(interp, x, name, axis, node, _reversed(kwargs, node))
+    spoiled = [
+        _undefined_lanes(interp, x, name, axis, keep, kwargs, node),
+        _padding(interp, x, name, axis, keep, node, _reversed(kwargs, node)),
+    ]
     if name in SCANS:
-        return _scan(x, name, axis, kwargs, node)
-    out = _reduced(x, _reduced_data(x.data, name, axis, keep, node), name, axis, keep)
+        out = _scan(x, name, axis, kwargs, node)
+    else:
+        out = _reduced(x, _reduced_data(x.data, name, axis, keep, node), name, axis, keep)
+    for part in spoiled:
+        garbage.add(out, part)
+    if name in SCANS:
+        return out
     if name == "sum" and x.unstable_exp is not None and len(x.unstable_exp) == 2:
         # a sum of unshifted exps: a softmax normalizer once it divides or is logged (ops_core)
         out.unstable_exp = (*x.unstable_exp, node, interp.smap)
@@ -168,57 +176,78 @@ def _reversed(kwargs: dict[str, Any], node: ast.AST) -> bool:
     return bool(kwargs.get("reverse") and to_val(kwargs["reverse"], node).item())
 
 
-def _report_undefined_lanes(
-    interp: OpContext, x: Val, name: str, axis: int | None, kwargs: dict[str, Any], node: ast.AST
-) -> None:
+def _undefined_lanes(
+    interp: OpContext,
+    x: Val,
+    name: str,
+    axis: int | None,
+    keep: bool,
+    kwargs: dict[str, Any],
+    node: ast.AST,
+) -> garbage.Held | None:
     """MB004: masked-off garbage reduced together with defined lanes (a slice undefined
-    throughout reduces to garbage nothing defined depends on). Once per load that made it."""
+    throughout reduces to garbage nothing defined depends on), held on the output lanes it
+    spoils until one of them is kept (garbage.py). Once per load that made it."""
     if x.undef is None or not x.undef.any():
-        return
+        return None
     und = bc(x.undef, x.shape)
     if name in SCANS:
         # a scan carries garbage forward only: a defined lane after an undefined one
         ax = axis if axis is not None else 0
-        u = np.flip(und, ax) if _reversed(kwargs, node) else und
-        mixed = bool(np.any(np.logical_or.accumulate(u, axis=ax) & ~u))
+        rev = _reversed(kwargs, node)
+        u = np.flip(und, ax) if rev else und
+        mixed = np.logical_or.accumulate(u, axis=ax) & ~u
+        mixed = np.flip(mixed, ax) if rev else mixed
     elif axis is None:
-        mixed = bool(und.any() and not und.all())
+        mixed = np.asarray(und.any() and not und.all())
     else:
-        mixed = bool(np.any(und.any(axis=axis) & ~und.all(axis=axis)))
-    if mixed and interp.sink.first_time(("undef", id(x.undef_site[0]) if x.undef_site else None)):
-        lane = np.argwhere(und)[0].tolist()
-        interp.fact("undef-reduced", node, op=name, lane=lane, consumer="reduction", load=x.undef_site)
+        mixed = und.any(axis=axis, keepdims=keep) & ~und.all(axis=axis, keepdims=keep)
+    if not mixed.any():
+        return None
+    lane = np.argwhere(und)[0].tolist()
+    key = ("undef", id(x.undef_site[0]) if x.undef_site else None)
+    return garbage.pend(
+        interp, "undef-reduced", node, mixed, False, key, op=name, lane=lane, consumer="reduction", load=x.undef_site
+    )
 
 
-def _report_padding(
-    interp: OpContext, x: Val, name: str, axis: int | None, node: ast.AST, reverse: bool = False
-) -> None:
+def _padding(
+    interp: OpContext, x: Val, name: str, axis: int | None, keep: bool, node: ast.AST, reverse: bool = False
+) -> garbage.Held | None:
     """DF003: outside-extent lanes that are not neutral for the reduction (an argmax/argmin
-    picks an index, which padding cannot shift the way it shifts a value). A scan carries a
-    lane forward only: padding after every real lane of its slice (the tail of a masked load)
-    changes no real prefix, so only padding before a real lane counts."""
+    picks an index, which padding cannot shift the way it shifts a value), held on the output
+    lanes they change until one of them is kept (garbage.py). A scan carries a lane forward
+    only: padding after every real lane of its slice (the tail of a masked load) changes no
+    real prefix, so only padding before a real lane counts."""
     if x.pad is None or not x.pad.any() or name in ("argmax", "argmin"):
-        return
+        return None
     identity = _identity(name, x.dtype)
     bad = _padding_that_counts(x, name, axis, identity)
-    if name in SCANS and bad.any():
+    if not bad.any():
+        return None
+    if name in SCANS:
         ax = axis if axis is not None else 0
         real = ~bc(x.pad, x.shape)
         seen = np.flip(bad, ax) if reverse else bad
-        later_real = np.logical_or.accumulate(seen, axis=ax) & (np.flip(real, ax) if reverse else real)
-        if not later_real.any():
-            return
-    if bad.any():
-        lane = np.argwhere(bad)[0].tolist()
-        data = x.data
-        interp.fact(
-            "pad-reduced",
-            node,
-            op=name,
-            lane=lane,
-            value=float(data[tuple(lane)]) if data.ndim else float(data),
-            identity=identity,
-        )
+        spoiled = np.logical_or.accumulate(seen, axis=ax) & (np.flip(real, ax) if reverse else real)
+        spoiled = np.flip(spoiled, ax) if reverse else spoiled
+    elif axis is None:
+        spoiled = np.asarray(True)
+    else:
+        spoiled = bad.any(axis=axis, keepdims=keep)
+    lane = np.argwhere(bad)[0].tolist()
+    data = x.data
+    return garbage.pend(
+        interp,
+        "pad-reduced",
+        node,
+        spoiled,
+        True,
+        op=name,
+        lane=lane,
+        value=float(data[tuple(lane)]) if data.ndim else float(data),
+        identity=identity,
+    )
 
 
 def _identity(name: str, dtype: str) -> float:
@@ -281,7 +310,9 @@ def _scan(x: Val, name: str, axis: int | None, kwargs: dict[str, Any], node: ast
         d = np.flip(x.data, ax) if rev else x.data
         r = (np.cumsum if name == "cumsum" else np.cumprod)(d, axis=ax)
         r = np.flip(r, ax) if rev else r
-        return derive([x], np.asarray(r), x.dtype)
+        out = derive([x], np.asarray(r), x.dtype)
+        out.held = garbage.scanned(x, ax, rev) if x.held else ()
+        return out
 
 
 _REDUCERS = {
@@ -340,6 +371,7 @@ def _reduced(x: Val, r: np.ndarray, name: str, axis: int | None, keep: bool) -> 
         nan_site=x.nan_site,
         kcover=x.kcover,
         terms=x.terms,
+        held=garbage.reduced(x, axis, keep) if x.held else (),
     )
     if name in ("max",) and is_float(dtype):
         out.maxinfo = sm.MaxToken(x.lineage | (x.maxinfo.covers if x.maxinfo is not None else frozenset()))
@@ -472,8 +504,9 @@ def scan_with_helper(
         for a, t in zip(data, dtypes, strict=True)
     ]
     pad, undef = _scanned_flags(xs, shape, ax, reverse)
+    held = garbage.elementwise([x.with_(held=garbage.scanned(x, ax, reverse)) for x in xs], shape)
     for r in results:
-        r.pad, r.undef = pad, undef
+        r.pad, r.undef, r.held = pad, undef, held
     return results[0] if single else tuple(results)
 
 

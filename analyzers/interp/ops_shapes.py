@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
+from argus.analyzers.interp import garbage
 from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.budget import check_elements
 from argus.analyzers.interp.opdecl import declare
@@ -186,6 +187,7 @@ def gather(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast
         tags={k: pick(t) for k, t in src.tags.items() if not tagops.varies(bc(t, src.shape), axis)},
         undef=pick(src.undef) if src.undef is not None else None,
         pad=pick(src.pad) if src.pad is not None else None,
+        held=garbage.mapped(src, pick) if src.held else (),
         constexpr=False,
     )
 

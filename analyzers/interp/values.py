@@ -9,6 +9,8 @@ plus what the checker knows about each lane:
 - `undef`: lanes a masked load left undefined (no `other=`): garbage on a GPU.
 - `pad`: lanes that lie outside the data (masked off with an `other=` value); harmless only while
   they hold the neutral element of whatever consumes them.
+- `held`: lanes that undefined or padding lanes spoiled in a reduction or dot, with the MB004 /
+  DF003 event that stands once such a lane is kept (interp/garbage.py).
 - `scale`: the online-softmax scale tag (see interp/softmax.py).
 - `lineage`: ids of the loads/dots a float value derives from (which scores a max covers).
 - `grows` / `wide`: integer provenance for the int32 overflow rule.
@@ -167,6 +169,7 @@ class Val:
     load_node: Any = None  # the tl.load that produced this tile directly
     loopvar: bool = False
     undef_site: Any = None  # the masked load without `other=` whose lanes are undefined
+    held: tuple[Any, ...] = ()  # garbage.Held: lanes a reduction or dot spoiled, events pending on them
 
     @property
     def shape(self) -> tuple[int, ...]:

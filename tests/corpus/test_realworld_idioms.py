@@ -24,7 +24,6 @@ FILES = sorted(p for p in FOLDER.glob("*.py") if not p.name.startswith("_"))
 
 # Still flagged today: file -> the cause (codes as in docs/realworld.md).
 KNOWN_FALSE_FINDINGS = {
-    "selection_matrix.py": "K5: lanes past the data meet a 0 of a one-hot matrix, reported as reduced (DF003)",
     "zeros_band.py": "L7: band written into a torch.zeros output reported as uncovered (GR001, DF004)",
 }
 
