@@ -72,7 +72,7 @@ class FastLaunch:
     it was built for: callers key their cache of FastLaunch objects on all of them (card launch-overhead).
     """
 
-    __slots__ = ("jit", "grid", "kwargs", "tail", "runner")
+    __slots__ = ("jit", "grid", "kwargs", "tail", "runner", "compiled")
     direct = True  # cleared if this Triton's compiled-kernel launcher takes its arguments differently
 
     def __init__(self, autotuned: object, grid: Sequence[int], n_runtime: int, consts: dict,
@@ -86,6 +86,7 @@ class FastLaunch:
         names = self.jit.arg_names
         self.tail = tuple(self.kwargs[name] for name in names[n_runtime:])
         self.runner: Callable[..., None] | None = None
+        self.compiled: object | None = None  # the compiled kernel once launched directly (DescLaunch reads it)
 
     def __call__(self, *args: object) -> None:
         if self.runner is not None:
@@ -98,6 +99,7 @@ class FastLaunch:
         compiled = self.jit[self.grid](*args, **self.kwargs)
         if FastLaunch.direct and compiled is not None and not interpreting() and hasattr(compiled, "launch_metadata"):
             self.runner = compiled[self.grid]
+            self.compiled = compiled
 
 
 def host_descriptors(block_shapes: tuple[list[int], ...]) -> object:

@@ -39,13 +39,12 @@ import triton
 import triton.language as tl
 from argus.knowledge.kernels._common import (
     FastLaunch,
-    host_descriptors,
     install_allocator,
     interpreting,
     is_hopper,
     num_sms,
-    stream_key,
 )
+from argus.knowledge.kernels._desc_launch import DescLaunch
 from argus.knowledge.kernels.gemm_splitk import (  # noqa: F401 (public names of the GEMM module)
     _plan_splitk,
     _plan_splitk_host,
@@ -318,6 +317,8 @@ def pinned_config(entry: tuple) -> tuple[str, int, triton.Config]:
     return path, split, triton.Config(kwargs, num_warps=warps, num_stages=stages)
 
 
+_raw_stream = torch._C._cuda_getCurrentRawStream if torch.cuda.is_available() else (lambda idx: 0)
+
 # One plan per (shape, strides, pointer alignment, dtype, device, stream, split_k): a closure that
 # launches the compiled kernel with the config picked on the first call.
 _PLANS: dict[tuple, object] = {}
@@ -377,13 +378,13 @@ def _plan_tma_host(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, config: 
         config = gemm_tma_host_kernel.best_config
     kw = config.kwargs
     bm, bn, bk = kw["BLOCK_M"], kw["BLOCK_N"], kw["BLOCK_K"]
-    descs = host_descriptors(([bm, bk], [bk, bn], [bm, bn // 2 if kw["SUBTILE"] else bn]))
     sms = num_sms(a.device)
     grid = (min(sms, triton.cdiv(m, bm) * triton.cdiv(n, bn)),)
-    fast = FastLaunch(gemm_tma_host_kernel, grid, 6, {"NUM_PROGRAMS": sms}, config)
+    fast = DescLaunch(gemm_tma_host_kernel, grid, ([bm, bk], [bk, bn], [bm, bn // 2 if kw["SUBTILE"] else bn]), 6,
+                      {"NUM_PROGRAMS": sms}, config)
 
     def launch_tma_host(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
-        fast(*descs(a, b, out), m, n, k)
+        fast((a, b, out), m, n, k)
 
     launch_tma_host(a, b, out)  # the autotuned first call computed it already; this compiles the direct launch
     return launch_tma_host
@@ -413,12 +414,12 @@ def _plan_streamk_host(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, wave
     sk_tiles = streamk_tiles(tiles, progs, waves, triton.cdiv(k, bk))
     ws = torch.empty((progs, bm * bn), dtype=torch.float32, device=a.device)
     flags = torch.zeros(progs, dtype=torch.int32, device=a.device)  # lowered again by each owner
-    descs = host_descriptors(([bm, bk], [bk, bn], [bm, bn // 2 if kw["SUBTILE"] else bn]))
     grid = (progs if sk_tiles else min(progs, tiles),)
-    fast = FastLaunch(gemm_streamk_host_kernel, grid, 9, {"NUM_PROGRAMS": grid[0]}, config)
+    fast = DescLaunch(gemm_streamk_host_kernel, grid, ([bm, bk], [bk, bn], [bm, bn // 2 if kw["SUBTILE"] else bn]),
+                      9, {"NUM_PROGRAMS": grid[0]}, config)
 
     def launch_streamk_host(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
-        fast(*descs(a, b, out), ws, flags, m, n, k, sk_tiles)
+        fast((a, b, out), ws, flags, m, n, k, sk_tiles)
 
     launch_streamk_host(a, b, out)
     return launch_streamk_host
@@ -463,9 +464,14 @@ def matmul(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None, sp
     m, k = a.shape
     n = b.shape[1]
     if out is None:
-        out = torch.empty((m, n), dtype=a.dtype, device=a.device)
-    key = (m, n, k, a.dtype, a.device, stream_key(a.device), split_k, a.stride(0), a.stride(1), b.stride(0),
-           b.stride(1), out.stride(0), out.stride(1), a.data_ptr() % 16, b.data_ptr() % 16, out.data_ptr() % 16)
+        out = a.new_empty((m, n))
+    # The plan key: shapes, strides, dtype, device, stream, split_k and each base's 16-byte alignment.
+    # Built from whole tuples (one call each) rather than 16 scalar calls: host time per call counts on
+    # the 10-45 us rows (card launch-overhead).
+    dev = a.get_device()
+    stream = _raw_stream(dev) if dev >= 0 else 0
+    align = (a.data_ptr() & 15) | (b.data_ptr() & 15) << 4 | (out.data_ptr() & 15) << 8
+    key = (a.shape, n, a.dtype, dev, stream, split_k, a.stride(), b.stride(), out.stride(), align)
     plan = _PLANS.get(key)
     if plan is None:
         _PLANS[key] = make_plan(a, b, out, split_k)

@@ -20,10 +20,10 @@ import triton
 import triton.language as tl
 from argus.knowledge.kernels._common import (
     FastLaunch,
-    host_descriptors,
     install_allocator,
     interpreting,
 )
+from argus.knowledge.kernels._desc_launch import DescLaunch
 
 
 @triton.jit
@@ -223,13 +223,12 @@ def _plan_splitk_host(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor, split
     split_k = triton.cdiv(k, k_per_split)
     ws = torch.empty((split_k, m, n) if split_k > 1 else (1,), dtype=torch.float32, device=a.device)
     counts = torch.zeros(triton.cdiv(m, bm) * triton.cdiv(n, bn), dtype=torch.int32, device=a.device)
-    descs = host_descriptors(([bm, bk], [bk, bn]))
     grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn), split_k)
-    fast = FastLaunch(gemm_splitk_host_kernel, grid, 11, {"SPLIT_K": split_k}, config)
+    fast = DescLaunch(gemm_splitk_host_kernel, grid, ([bm, bk], [bk, bn]), 11, {"SPLIT_K": split_k}, config)
     args = (m, n, k, k_per_split, out.stride(0), out.stride(1))
 
     def launch_splitk_host(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
-        fast(*descs(a, b), out, ws, counts, *args)
+        fast((a, b), out, ws, counts, *args)
 
     launch_splitk_host(a, b, out)
     return launch_splitk_host
