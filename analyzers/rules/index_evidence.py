@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from argus.analyzers.module_ast import module_tree
+from argus.analyzers.rule_reads import host_read
 
 # a scalar kernel parameter that carries a sentinel or the count of valid entries
 _SENTINEL_PARAM = re.compile(r"ignore|sentinel|invalid|num_valid|pad_id|padding_idx|pad_token", re.IGNORECASE)
@@ -48,12 +49,21 @@ def kernel_side(
             and a.arg != index_from
             and not _bounds_program_id_only(func, a.arg)
         ]
-    every_fill = _negative_fills(source)  # (none in most files: then no launch is followed)
-    related = _host_names_of(index, kernel, index_from) if every_fill else set()
-    fills = [value for value, filled in every_fill if filled in related]
+    fills = _host_fills(source, kernel, index_from)
     if fills:
         out.append(f"host code in this file fills the tensor passed as `{index_from}` with {fills[0]}")
     return out
+
+
+@host_read  # (the kernel cache's second level re-asks it after a host edit)
+def _host_fills(source: bytes, kernel: str, index_from: str) -> tuple[str, ...]:
+    """The values host code in the file fills the tensor passed as `index_from` with."""
+    every_fill = _negative_fills(source)  # (none in most files: then no launch is followed)
+    index = _module_index(source) if every_fill else None
+    if index is None:
+        return ()
+    related = _host_names_of(index, kernel, index_from)
+    return tuple(value for value, filled in every_fill if filled in related)
 
 
 @dataclass(frozen=True)
