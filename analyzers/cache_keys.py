@@ -16,7 +16,8 @@ from argus.analyzers.frontend.queries import KernelSite, launch_calls
 from argus.analyzers.layout import Piece, Unmappable, move_findings, piece_of
 from argus.analyzers.model.binder_ctx import forward_node
 from argus.analyzers.model.launch_file import RecordedLaunch
-from argus.analyzers.module_view import FORWARD_TEXT, ModuleView
+from argus.analyzers.module_view import ModuleView
+from argus.analyzers.rule_reads import Read, read_alike
 from tree_sitter import Node
 
 
@@ -67,12 +68,13 @@ def _context_parts(
     view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch], bound: bool = False
 ) -> list[bytes]:
     """What a kernel's analysis reads besides its own, its helpers' and its launchers' text.
-    `bound`: for BoundLookup's key, which leaves out an autograd `forward`'s text: the binding
-    is all the interpretation reads of it (the fingerprint holds that), and a finding pointing
-    into it is never reused (BoundLookup.launchers)."""
-    foreign = view.foreign_texts(site)  # other files' helpers and launches: an edit there re-checks
-    if bound:
-        foreign = {p: text for p, text in foreign.items() if not p.endswith(FORWARD_TEXT)}
+    `bound`: for BoundLookup's key, which leaves out what the file's launchers' host code reads
+    (the host functions they call, an autograd `forward`): the binding is all the
+    interpretation reads of it (the fingerprint holds that), what the rules read of host code
+    is recorded and asked again (rule_reads.py), and a finding pointing into host code is never
+    reused (BoundLookup.get)."""
+    # other files' helpers and launches: an edit there re-checks
+    foreign = view.foreign_texts(site, launchers=not bound)
     return [
         *[p.encode() + b"\0" + text for p, text in sorted(foreign.items())],
         view.const_text,
@@ -83,13 +85,15 @@ def _context_parts(
 class BoundLookup:
     """The second level of the kernel cache: findings keyed by what the launch binding produced
     (`ProbeRun.fingerprint`: every probe's arguments, sizes, grid, constexprs and notes) rather
-    than by the launchers' text, so an edit in launcher code that leaves the kernel's binding as
-    it was re-interprets nothing.
+    than by the launchers' text and the host code they read, so an edit in host code that
+    leaves the kernel's binding as it was re-interprets nothing.
 
     The key still holds the kernel's and its helpers' text and the text of each of the kernel's
-    launch calls (`kernel[grid](...)`: findings point into the grid, and messages quote it). A
-    cached finding that points anywhere else in a launcher cannot be moved over an edit there:
-    the kernel is then analyzed again."""
+    launch calls (`kernel[grid](...)`: findings point into the grid, and messages quote it).
+    What the rules read of host code (rule_reads.py) is kept with the findings and asked again
+    on the current text; a cached finding that points anywhere outside those pieces (a
+    launcher, the host functions it calls) cannot be moved over an edit there: the kernel is
+    then analyzed again."""
 
     def __init__(
         self, cache: KernelCache, view: ModuleView, site: KernelSite, recorded: list[RecordedLaunch]
@@ -99,10 +103,8 @@ class BoundLookup:
         nodes = [site.node, *calls, *_helper_nodes(view, site)]
         pieces = [piece_of(view.source, n) for n in nodes]
         self.cache = cache
+        self.source = view.source
         self.pieces = [p for _, p in pieces]
-        # (a finding pointing into an autograd forward outside the calls is not moved either)
-        self.launchers = [piece_of(view.source, n)[1] for n in [*launchers, *_forward_nodes(launchers)]]
-        self.calls = self.pieces[1 : 1 + len(calls)]
         self.parts = [
             b"bound",
             *_context_parts(view, site, recorded, bound=True),
@@ -119,28 +121,28 @@ class BoundLookup:
         cached = self.cache.get_bound(self.key)
         if cached is None:
             return None
-        found, old, old_launchers, old_calls = cached
-        if _into_launcher(found, old_launchers, old_calls):
+        found, old, reads = cached
+        if _outside(found, old) or not read_alike(reads, self.source):
             return None
         try:
             return move_findings(found, old, self.pieces)
         except Unmappable:
             return None
 
-    def put(self, findings: list[Finding]) -> None:
+    def put(self, findings: list[Finding], reads: list[Read]) -> None:
         if self.key:
-            self.cache.put(self.key, (findings, self.pieces, self.launchers, self.calls))
+            self.cache.put(self.key, (findings, self.pieces, list(reads)))
 
 
-def _into_launcher(findings: list[Finding], launchers: list[Piece], calls: list[Piece]) -> bool:
-    """Whether a finding points into launcher code outside its launch calls."""
+def _outside(findings: list[Finding], pieces: list[Piece]) -> bool:
+    """Whether a finding points outside the kernel, its launch calls and its helpers (into
+    launcher or other host code, whose text the second level's key does not hold)."""
     for f in findings:
         offsets = [f.span.start_byte, *(r.span.start_byte for r in f.related)]
         if f.fix is not None:
             offsets += [e.start_byte for e in f.fix.edits]
-        for at in offsets:
-            if any(p.holds(at) for p in launchers) and not any(c.holds(at) for c in calls):
-                return True
+        if not all(any(p.holds(at) for p in pieces) for at in offsets):
+            return True
     return False
 
 

@@ -20,6 +20,9 @@ class Unevaluable(Exception):
         super().__init__(what)
         self.what = what
         self.node = node
+        #: the source map `node` belongs to, set where the error leaves a helper's call (the
+        #: interpreter's map is the caller's again by the time the run catches it)
+        self.smap: Any = None
 
 
 # the built-in errors evaluating unmodelled or malformed code raises (never a bug of ours alone:

@@ -249,7 +249,7 @@ class ProbeRun:
                 self._interpreted.clear()  # (and a launch run before now runs on other types)
             except Unevaluable as u:
                 node = u.node if isinstance(u.node, ast.AST) else s.func
-                smap = interp.smap if u.node is not None else s.smap
+                smap = (interp.smap if u.smap is None else u.smap) if u.node is not None else s.smap
                 self.aborted = Fact("unmodelled", node, smap, {"what": u.what})
                 self._drop_global()
                 return

@@ -178,11 +178,12 @@ class ModuleView:
             self._foreign_launches[kernel] = self.project.launch_sites(self.path, kernel)
         return self._foreign_launches[kernel]
 
-    def foreign_texts(self, site: KernelSite) -> dict[str, bytes]:
+    def foreign_texts(self, site: KernelSite, launchers: bool = True) -> dict[str, bytes]:
         """Every other file the kernel's result depends on (its helpers' modules, the files that
-        launch it): path -> text, for the cache key."""
+        launch it): path -> text, for the cache key. `launchers=False` leaves out what the
+        file's own launchers' host code reads (the second level's key: the binding holds it)."""
         own: dict[str, bytes] = {}
-        for node in self.launcher_nodes(site.name):
+        for node in self.launcher_nodes(site.name) if launchers else []:
             own.update(self._launcher_texts(node, site.name))
         if self.project is None:
             return own

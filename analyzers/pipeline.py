@@ -44,11 +44,19 @@ from argus.analyzers.project import (
     note_foreign_helpers,
 )
 from argus.analyzers.registry import RULES, selected
+from argus.analyzers.rule_reads import recording
 from argus.analyzers.rules import RuleContext
 from argus.analyzers.suppressions import apply_suppressions
 from argus.analyzers.tag_asserts import parse_assertions
 from argus.analyzers.trace import trace_kernel
-from argus.analyzers.unbound_names import first_unbound, first_unbound_before_launch, launch_env
+from argus.analyzers.unbound_names import (
+    BUILTINS,
+    first_unbound,
+    first_unbound_before_launch,
+    kernel_bindings,
+    launch_env,
+    names_read,
+)
 from tree_sitter import Node, Tree
 
 
@@ -263,12 +271,15 @@ def analyze_kernel(
         setup = set_up_kernel(view, site, func, smap)
         assertions = parse_assertions(view.source, site.node.start_point[0], site.node.end_point[0])
         run = ProbeRun(setup, view.consts, assertions, recorded, should_stop)
-        if bound is not None and (reused := bound.get(run.fingerprint())) is not None:
-            return reused
-        blocked = _unbound_under_launch(view, setup, run)
-        findings = [blocked] if blocked is not None else _judged(run, view, setup, assertions, should_stop)
         if bound is not None:
-            bound.put(findings)
+            reused = bound.get(f"{run.fingerprint()}\n{_module_names_read(view, func)}")
+            if reused is not None:
+                return reused
+        with recording() as reads:  # what the rules read of host code (rule_reads.py)
+            blocked = _unbound_under_launch(view, setup, run)
+            findings = [blocked] if blocked is not None else _judged(run, view, setup, assertions, should_stop)
+        if bound is not None and blocked is None:  # (its message names the launch's line)
+            bound.put(findings, reads)
         return findings
     except RecursionError:
         span = span_of(site.function.child_by_field_name("name") or site.function)
@@ -314,6 +325,21 @@ def _unbound_name(
                     f"the name `{name.id}` is bound nowhere ({what}): {message}; nothing else is reported for the kernel",
                 )
     return None
+
+
+def _module_names_read(view: ModuleView, func: ast.FunctionDef) -> str:
+    """The names the kernel reads that the module binds (none of its own): all that
+    `_unbound_under_launch` reads of host code, for the cache's second level, whose key leaves
+    the host functions' texts out."""
+    free = names_read(func) - kernel_bindings(func) - BUILTINS - _INTERPRETER_NAMES
+    known = view.known_names()
+    bound = {n for n in free if n in known}
+    if len(bound) < len(free):
+        module = view.module_bindings()
+        if module is None:
+            return "?"
+        bound |= free & module
+    return " ".join(sorted(bound))
 
 
 def _unbound_under_launch(view: ModuleView, setup: KernelSetup, run: ProbeRun) -> Finding | None:

@@ -52,7 +52,9 @@ def call_helper(interp: RunContext, name: str, args: list[Any], kwargs: dict[str
         return None
     except Unevaluable as u:
         if pin is not None:  # what another file's helper does not model is placed at the call
-            u.node = node
+            u.node, u.smap = node, saved
+        elif u.smap is None:  # a node of the helper (or the call itself, a missing argument)
+            u.smap = saved if u.node is node else interp.smap
         raise
     finally:
         interp.smap = saved

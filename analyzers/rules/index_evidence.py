@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from argus.analyzers.module_ast import module_tree
+from argus.analyzers.rule_reads import host_read
 
 # a scalar kernel parameter that carries a sentinel or the count of valid entries
 _SENTINEL_PARAM = re.compile(r"ignore|sentinel|invalid|num_valid|pad_id|padding_idx|pad_token", re.IGNORECASE)
@@ -29,10 +31,10 @@ def kernel_side(
 ) -> list[str]:
     """Evidence inside the kernel and its file (the interpreter's own comparisons come as
     `policy_phrases`); `addressed` is the tensor the index addresses."""
-    tree = module_tree(source)
-    if tree is None:
+    index = _module_index(source)
+    if index is None:
         return policy_phrases
-    func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel), None)
+    func = index.functions.get(kernel)
     out = []
     if func is not None:
         # the interpreter's policies follow data flow loosely (a value computed from the
@@ -47,63 +49,104 @@ def kernel_side(
             and a.arg != index_from
             and not _bounds_program_id_only(func, a.arg)
         ]
-    related = _host_names_of(tree, kernel, index_from)
-    fills = [value for value, filled in _negative_fills(source) if filled in related]
+    fills = _host_fills(source, kernel, index_from)
     if fills:
         out.append(f"host code in this file fills the tensor passed as `{index_from}` with {fills[0]}")
     return out
 
 
-def _host_names_of(tree: ast.Module, kernel: str, param: str) -> set[str]:
+@host_read  # (the kernel cache's second level re-asks it after a host edit)
+def _host_fills(source: bytes, kernel: str, index_from: str) -> tuple[str, ...]:
+    """The values host code in the file fills the tensor passed as `index_from` with."""
+    every_fill = _negative_fills(source)  # (none in most files: then no launch is followed)
+    index = _module_index(source) if every_fill else None
+    if index is None:
+        return ()
+    related = _host_names_of(index, kernel, index_from)
+    return tuple(value for value, filled in every_fill if filled in related)
+
+
+@dataclass(frozen=True)
+class _ModuleIndex:
+    """What `_host_names_of` reads of the module, gathered in one walk per text: it walked the
+    whole module several times for every index of every kernel judged, 20-30 ms each on a
+    1,000-line file, again after every edit that re-judged a kernel."""
+
+    #: the first function of each name (in `ast.walk` order)
+    functions: dict[str, ast.FunctionDef]
+    #: kernel name -> (an enclosing function, the launch `kernel[grid](...)`) for every
+    #: function the launch lies in (a nested function's launch is its enclosing one's too)
+    launches: dict[str, list[tuple[ast.FunctionDef, ast.Call]]]
+    #: called name (`f(...)`, `x.f(...)`) -> its calls
+    calls: dict[str, list[ast.Call]]
+    #: assigned name -> the names in the values assigned to it
+    sources: dict[str, set[str]]
+
+
+@lru_cache(maxsize=8)
+def _module_index(source: bytes) -> _ModuleIndex | None:
+    tree = module_tree(source)
+    if tree is None:
+        return None
+    functions: dict[str, ast.FunctionDef] = {}
+    launches: dict[str, list[tuple[ast.FunctionDef, ast.Call]]] = {}
+    calls: dict[str, list[ast.Call]] = {}
+    sources: dict[str, set[str]] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.FunctionDef):
+            functions.setdefault(n.name, n)
+            for inner in ast.walk(n):
+                if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Subscript):
+                    kernel = _name(inner.func.value)
+                    if kernel is not None:
+                        launches.setdefault(kernel, []).append((n, inner))
+        elif isinstance(n, ast.Call):
+            name = _name(n.func)
+            if name is not None:
+                calls.setdefault(name, []).append(n)
+        elif isinstance(n, ast.Assign):
+            for t in n.targets:
+                for target in ast.walk(t):
+                    if isinstance(target, ast.Name):
+                        sources.setdefault(target.id, set()).update(_names(n.value))
+    return _ModuleIndex(functions, launches, calls, sources)
+
+
+def _host_names_of(index: _ModuleIndex, kernel: str, param: str) -> set[str]:
     """Host names that may hold the tensor passed as `param`: the names in its argument at
     each launch of `kernel` in the file, followed back through assignments (`ids =
     padded.view(-1)`), and the parameter's own name with and without `_ptr` (a launch in
     another module passes it under the name the kernel gives it). A fill of any other tensor
     says nothing of this index's range (K18)."""
     names = {param, param.removesuffix("_ptr")}
-    position = _param_position(tree, kernel, param)
-    for launcher in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
-        for n in ast.walk(launcher):
-            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) and _name(n.func.value) == kernel):
-                continue
-            args = [k.value for k in n.keywords if k.arg == param]
-            if position is not None and position < len(n.args):
-                args.append(n.args[position])
-            for a in args:
-                names |= _names(a)
-                # the launcher's own parameter: what its callers in the file pass there
-                for p in _names(a) & {x.arg for x in launcher.args.args}:
-                    names |= _caller_names(tree, launcher, p)
-    sources = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Assign):
-            for t in n.targets:
-                for target in ast.walk(t):
-                    if isinstance(target, ast.Name):
-                        sources.setdefault(target.id, set()).update(_names(n.value))
+    func = index.functions.get(kernel)
+    params = [a.arg for a in func.args.args] if func is not None else []
+    position = params.index(param) if param in params else None
+    for launcher, n in index.launches.get(kernel, []):
+        args = [k.value for k in n.keywords if k.arg == param]
+        if position is not None and position < len(n.args):
+            args.append(n.args[position])
+        for a in args:
+            names |= _names(a)
+            # the launcher's own parameter: what its callers in the file pass there
+            for p in _names(a) & {x.arg for x in launcher.args.args}:
+                names |= _caller_names(index, launcher, p)
     for _ in range(3):
-        names |= {src for name in list(names) for src in sources.get(name, ())}
+        names |= {src for name in list(names) for src in index.sources.get(name, ())}
     return names
 
 
-def _caller_names(tree: ast.Module, launcher: ast.FunctionDef, param: str) -> set[str]:
+def _caller_names(index: _ModuleIndex, launcher: ast.FunctionDef, param: str) -> set[str]:
     """Names passed as `param` of `launcher` by its calls in the file."""
     position = [a.arg for a in launcher.args.args].index(param)
     out: set[str] = set()
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and _name(n.func) == launcher.name:
-            args = [k.value for k in n.keywords if k.arg == param]
-            if position < len(n.args):
-                args.append(n.args[position])
-            for a in args:
-                out |= _names(a)
+    for n in index.calls.get(launcher.name, []):
+        args = [k.value for k in n.keywords if k.arg == param]
+        if position < len(n.args):
+            args.append(n.args[position])
+        for a in args:
+            out |= _names(a)
     return out
-
-
-def _param_position(tree: ast.Module, kernel: str, param: str) -> int | None:
-    func = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel), None)
-    params = [a.arg for a in func.args.args] if func is not None else []
-    return params.index(param) if param in params else None
 
 
 def _bounds_program_id_only(func: ast.FunctionDef, param: str) -> bool:

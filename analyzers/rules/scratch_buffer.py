@@ -13,12 +13,14 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 
+from argus.analyzers.rule_reads import host_read
 from argus.analyzers.rules.untold_extent import parsed_module
 
 _ALLOCATORS = frozenset({"empty", "empty_like", "new_empty", "empty_strided"})
 _HARMLESS_ATTRS = frozenset({"stride", "shape", "size", "dtype", "device", "numel", "dim", "ndim"})
 
 
+@host_read  # (the kernel cache's second level re-asks it after a host edit)
 def scratch_consumer(source: bytes, kernel: str, param: str, params: tuple[str, ...]) -> str | None:
     """The kernel a later launch passes the buffer behind `param` of `kernel` to, when that
     buffer is allocated uninitialized in the launcher and only ever launched with; else None."""

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from argus.analyzers.interp.facts import OutOfBounds, Uncovered
 from argus.analyzers.module_ast import module_tree
+from argus.analyzers.rule_reads import host_read
 
 
 def untold_axis(fact: OutOfBounds | Uncovered, source: bytes, kernel: str, params: set[str]) -> str | None:
@@ -54,6 +55,7 @@ def parsed_module(source: bytes) -> ast.Module | None:
     return module_tree(source)
 
 
+@host_read  # (the kernel cache's second level re-asks it after a host edit)
 @lru_cache(maxsize=64)
 def _bound_in_launchers(source: bytes, kernel: str) -> frozenset[str]:
     """Names assigned (or taken as parameters) in the functions that launch `kernel`."""
@@ -85,6 +87,7 @@ def _sizes(text: str) -> dict[str, int]:
     return out
 
 
+@host_read  # (the kernel cache's second level re-asks it after a host edit)
 @lru_cache(maxsize=64)
 def _told_names(source: bytes, kernel: str) -> frozenset[str] | None:
     """Every name a launch of `kernel` in the file passes (its arguments and grid) and,

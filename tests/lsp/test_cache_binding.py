@@ -90,13 +90,13 @@ def test_findings_pointing_elsewhere_in_a_launcher_are_not_reused_over_an_edit_t
     edit of that launcher (its bytes changed): the binding-level entry is not used."""
     cache = KernelCache()
     checked(LAUNCHED, cache)
-    bound = [k for k, v in cache._data.items() if len(v) == 4]  # the binding-level entries
+    bound = [k for k, v in cache._data.items() if len(v) == 3]  # the binding-level entries
     assert len(bound) == 1
-    findings, pieces, launchers, calls = cache._data[bound[0]]
+    findings, pieces, reads = cache._data[bound[0]]
     at = LAUNCHED.index("torch.empty_like")
     row = LAUNCHED.count("\n", 0, at)
     planted = Finding("AR001", "ar", "info", "add_kernel", Span(at, at + 5, (row, 10), (row, 15)), "m")
-    cache._data[bound[0]] = ([*findings, planted], pieces, launchers, calls)
+    cache._data[bound[0]] = ([*findings, planted], pieces, reads)
     edited = edit(
         LAUNCHED, "    out = torch.empty_like(x)\n", "    scale = 1.0\n    out = torch.empty_like(x)\n"
     )
