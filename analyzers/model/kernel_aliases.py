@@ -120,7 +120,7 @@ def _resolve(scope: ast.AST, kernel: str) -> list[ast.Call]:
                 call.func = ast.copy_location(ast.Subscript(target, grid, ast.Load()), call.func)
             else:
                 call.func.value = target  # type: ignore[attr-defined]
-            _assert_branch(scope, assign, st)
+            _assert_branch(scope, assign, st, kernel)
             out.append(call)
     return out
 
@@ -141,10 +141,14 @@ def _aliased(call: ast.Call, bound: dict[str, tuple[str, ast.Assign]]) -> str | 
     return None
 
 
-def _assert_branch(scope: ast.AST, assign: ast.Assign, launch: ast.stmt) -> None:
-    """`if BT == 16: fn = kernel` ... `fn[grid](...)`: put `assert BT == 16` before the launch
-    statement, when the branch test is an `==` and the launch is not inside that branch."""
+def _assert_branch(scope: ast.AST, assign: ast.Assign, launch: ast.stmt, kernel: str) -> None:
+    """`if BT == 16: fn = kernel` ... `fn[grid](...)`, or `fn = kernel if BT == 32 else other`:
+    put `assert BT == 16` (`BT == 32`) before the launch statement, when the test is an `==`
+    and the launch is not inside that branch."""
     test = _branch_test(getattr(scope, "body", []), assign)
+    value = assign.value
+    if isinstance(value, ast.IfExp) and _name_of(value.body) == kernel != _name_of(value.orelse):
+        test = value.test if _is_eq(value.test) else test
     if test is None or _holds(launch, test):
         return
     for block in _blocks(scope):
@@ -154,13 +158,16 @@ def _assert_branch(scope: ast.AST, assign: ast.Assign, launch: ast.stmt) -> None
             return
 
 
+def _is_eq(test: ast.expr) -> bool:
+    return isinstance(test, ast.Compare) and all(isinstance(o, ast.Eq) for o in test.ops)
+
+
 def _branch_test(stmts: list[ast.stmt], target: ast.stmt) -> ast.expr | None:
     """The `==` test of the innermost `if`/`elif` whose body holds `target`."""
     for st in stmts:
         if isinstance(st, ast.If):
             if target in st.body:
-                ok = isinstance(st.test, ast.Compare) and all(isinstance(o, ast.Eq) for o in st.test.ops)
-                return st.test if ok else None
+                return st.test if _is_eq(st.test) else None
             for block in (st.body, st.orelse):
                 found = _branch_test(block, target)
                 if found is not None:

@@ -392,13 +392,26 @@ def _prefix_tables(
 
 
 def _strided_record(address: ast.expr, assigns: list[ast.Assign]) -> bool:
-    """Is a term of `address` a record index: `i * 2` (or a name assigned it, `offset = i * 2`)?"""
+    """Is a term of `address` a program's record index: `i * 2` (or a name assigned it,
+    `offset = batch_id * 2`) of a scalar `i`? A tile of pairs (`tl.arange(0, B) * 2`) is left
+    as it was read before."""
     values = {a.targets[0].id: a.value for a in assigns if len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)}
     terms = [address.left, address.right] if isinstance(address, ast.BinOp) and isinstance(address.op, ast.Add) else [address]
     for t in terms:
         t = values.get(t.id, t) if isinstance(t, ast.Name) else t
-        if isinstance(t, ast.BinOp) and isinstance(t.op, ast.Mult):
+        if isinstance(t, ast.BinOp) and isinstance(t.op, ast.Mult) and not _tiled(t, values):
             if any(isinstance(c, ast.Constant) and type(c.value) is int and c.value >= 2 for c in (t.left, t.right)):
+                return True
+    return False
+
+
+def _tiled(e: ast.expr, values: dict[str, ast.expr]) -> bool:
+    """Does `e` (or a name it reads, one assignment back) hold a `tl.arange`?"""
+    for n in ast.walk(e):
+        if isinstance(n, ast.Call) and call_name(n) == "arange":
+            return True
+        if isinstance(n, ast.Name) and n.id in values:
+            if any(isinstance(c, ast.Call) and call_name(c) == "arange" for c in ast.walk(values[n.id])):
                 return True
     return False
 

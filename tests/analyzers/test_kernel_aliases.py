@@ -122,3 +122,13 @@ def test_a_kernel_picked_in_an_if_chain_is_probed_where_its_branch_is_taken() ->
     assert [s.host_func.name for s in view.launch_sites("tile16_kernel") if s.host_func] == ["invert"]
     assert [s.host_func.name for s in view.launch_sites("tile32_kernel") if s.host_func] == ["invert"]
     assert _errors(_BY_SIZE) == []
+
+
+def test_a_kernel_picked_by_a_conditional_expression_is_probed_where_its_test_holds() -> None:
+    """`fn = tile16_kernel if BT == 16 else tile32_kernel` (fla's solve_tril on Ascend). The
+    `else` side says only BT != 16, so what tile32_kernel shows is not asserted here."""
+    chain = "    if BT == 16:\n        merge_fn = tile16_kernel\n    elif BT == 32:\n        merge_fn = tile32_kernel\n"
+    text = _BY_SIZE.replace(chain, "    merge_fn = tile16_kernel if BT == 16 else tile32_kernel\n")
+    assert text != _BY_SIZE
+    tile16_store = next(i for i, line in enumerate(text.splitlines(), 1) if "tl.arange(0, 16)" in line) + 2
+    assert [e for e in _errors(text) if e[1] == tile16_store] == []
