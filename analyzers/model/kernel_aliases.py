@@ -107,22 +107,31 @@ def _resolve(scope: ast.AST, kernel: str) -> list[ast.Call]:
                 bound[st.targets[0].id] = (kind, st)
     if not bound:
         return []
+    innermost: dict[int, tuple[ast.Call, ast.stmt]] = {}
+    for st in stmts:  # outer statements come first: the last one holding a call is its own
+        innermost.update({id(n): (n, st) for n in ast.walk(st) if isinstance(n, ast.Call)})
     out = []
-    for st in stmts:
-        for call in [n for n in ast.walk(st) if isinstance(n, ast.Call)]:
-            alias = _aliased(call, bound)
-            if alias is None:
-                continue
+    for call, st in innermost.values():
+        alias = _aliased(call, bound)
+        if alias is not None:
             kind, assign = bound[alias]
-            target = ast.copy_location(ast.Name(kernel, ast.Load()), call.func)
-            if kind == "launcher":
-                grid = copy.deepcopy(assign.value.slice)  # type: ignore[attr-defined]
-                call.func = ast.copy_location(ast.Subscript(target, grid, ast.Load()), call.func)
-            else:
-                call.func.value = target  # type: ignore[attr-defined]
-            _assert_branch(scope, assign, st, kernel)
-            out.append(call)
+            if not _opposite_branches(getattr(scope, "body", []), assign, st):
+                # (`if use_full: fn = k_full` ... `if use_full: fn[grid](...)` is k_full's alone)
+                _rewrite(call, kind, assign, kernel)
+                _assert_branch(scope, assign, st, kernel)
+                out.append(call)
     return out
+
+
+def _rewrite(call: ast.Call, kind: str, assign: ast.Assign, kernel: str) -> None:
+    """`fn(...)` of `fn = kernel[grid]`, or `fn[grid](...)` / `table[k][grid](...)`, made
+    `kernel[grid](...)` in place (in the copy)."""
+    target = ast.copy_location(ast.Name(kernel, ast.Load()), call.func)
+    if kind == "launcher":
+        grid = copy.deepcopy(assign.value.slice)  # type: ignore[attr-defined]
+        call.func = ast.copy_location(ast.Subscript(target, grid, ast.Load()), call.func)
+    else:
+        call.func.value = target  # type: ignore[attr-defined]
 
 
 def _aliased(call: ast.Call, bound: dict[str, tuple[str, ast.Assign]]) -> str | None:
@@ -177,6 +186,31 @@ def _branch_test(stmts: list[ast.stmt], target: ast.stmt) -> ast.expr | None:
             if found is not None:
                 return found
     return None
+
+
+def _opposite_branches(stmts: list[ast.stmt], assign: ast.stmt, launch: ast.stmt) -> bool:
+    """Are the alias's binding and the launch on opposite sides of two `if`s of one test (the
+    same text)? Then the launch runs where the alias names another kernel."""
+    a, b = _sides(stmts, assign), _sides(stmts, launch)
+    return any(key in b and b[key] != side for key, side in a.items())
+
+
+def _sides(stmts: list[ast.stmt], target: ast.stmt) -> dict[str, bool]:
+    """Test text -> the side (True: body, False: else) of each `if` on the way to `target`."""
+    for st in stmts:
+        if st is target:
+            return {}
+        if not any(n is target for n in ast.walk(st)):
+            continue
+        if isinstance(st, ast.If):
+            inside = any(n is target for s in st.body for n in ast.walk(s))
+            return {ast.dump(st.test): inside, **_sides(st.body if inside else st.orelse, target)}
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(st, field, None)
+            if isinstance(block, list) and any(n is target for s in block for n in ast.walk(s)):
+                return _sides(block, target)
+        return {}
+    return {}
 
 
 def _holds(st: ast.stmt, test: ast.expr) -> bool:

@@ -132,3 +132,45 @@ def test_a_kernel_picked_by_a_conditional_expression_is_probed_where_its_test_ho
     assert text != _BY_SIZE
     tile16_store = next(i for i, line in enumerate(text.splitlines(), 1) if "tl.arange(0, 16)" in line) + 2
     assert [e for e in _errors(text) if e[1] == tile16_store] == []
+
+
+_BY_FLAG = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def full_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+@triton.jit
+def part_kernel(x_ptr, y_ptr, n, BC: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(1) * BC + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def run(x, use_full):
+    n = x.numel()
+    y = torch.empty_like(x)
+    if use_full:
+        fn = full_kernel
+    else:
+        fn = part_kernel
+    if use_full:
+        fn[(1,)](x, y, n, BLOCK=triton.next_power_of_2(n))
+    else:
+        launch_in_tiles(fn, x, y, n)
+    return y
+"""
+
+
+def test_a_launch_on_the_other_side_of_the_same_test_is_not_the_aliass() -> None:
+    """fla's Ascend `chunk_o`: `if use_full: fn = ..._full` ... `if use_full: fn[grid](...)`
+    launches the full kernel only; the other kernel's launch goes through a helper."""
+    src = _BY_FLAG.encode()
+    view = build_module_view(src, parse(src))
+    assert len(view.launch_sites("full_kernel")) == 1
+    assert view.launch_sites("part_kernel") == []
