@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from argus.analyzers.cache import cache_key
 from argus.analyzers.frontend.parse import first_error, text_of
-from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
+from argus.analyzers.frontend.queries import (
+    KernelSite,
+    alias_assignments,
+    alias_owners,
+    called_names,
+    find_kernels,
+    launch_calls,
+)
 from argus.analyzers.imports import ImportRef, qualify_triton_names, read_imports
 from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.ops import imported_op_aliases, math_alias
@@ -26,7 +33,8 @@ from argus.analyzers.model.binder_ctx import ctx_param, forward_node
 from argus.analyzers.model.binder_heuristic_names import heuristic_seeds
 from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
 from argus.analyzers.model.kernel import Helper, SourceMap, line_starts, parse_snippet
-from argus.analyzers.model.launch import LaunchSite, find_launch_calls
+from argus.analyzers.model.kernel_aliases import launches_of, module_aliases
+from argus.analyzers.model.launch import LaunchSite
 from argus.analyzers.statement_bindings import top_level_spans
 from argus.analyzers.unbound_names import module_bindings
 from tree_sitter import Node, Tree
@@ -83,6 +91,11 @@ class ModuleView:
     _deps: dict[tuple[int, int], LaunchDeps] = field(default_factory=dict, repr=False)
     _bindings: tuple[frozenset[str] | None] | None = field(default=None, repr=False)
     _heuristic_seeds: list[ast.stmt] | None = field(default=None, repr=False)
+    # names bound to a kernel (model/kernel_aliases.py): module-level ones per kernel, and the
+    # launcher nodes found through any alias, per kernel
+    _aliases: dict[str, list[str]] | None = field(default=None, repr=False)
+    _launcher_nodes: dict[str, list[Node]] = field(default_factory=dict, repr=False)
+    _assignments: list[tuple[str, list[str], Node]] | None = field(default=None, repr=False)
 
     def module_bindings(self) -> frozenset[str] | None:
         """Every name the module binds at its level (unbound_names.py), parsed once per view and
@@ -108,10 +121,26 @@ class ModuleView:
         return out
 
     def launcher_nodes(self, kernel: str) -> list[Node]:
-        """Function definitions (or module statements) containing `kernel[grid](...)`."""
+        """Function definitions (or module statements) containing `kernel[grid](...)`, also
+        under a name bound to the kernel (`k2 = k1`, `fn = kernel[grid]`: kernel_aliases.py)."""
         if self.launchers is None:
             self.launchers = _all_launchers(self.tree)
-        return self.launchers.get(kernel, [])
+        if kernel not in self._launcher_nodes:
+            nodes = list(self.launchers.get(kernel, []))
+            for alias in self.kernel_aliases(kernel):
+                nodes.extend(n for n in self.launchers.get(alias, []) if n not in nodes)
+            if self._assignments is None:
+                self._assignments = alias_assignments(self.tree.root_node)
+            found = alias_owners(self._assignments, kernel, set(self.launchers))
+            nodes.extend(n for n in found if n not in nodes)
+            self._launcher_nodes[kernel] = nodes
+        return self._launcher_nodes[kernel]
+
+    def kernel_aliases(self, kernel: str) -> list[str]:
+        """Module-level names bound to `kernel` (`threshold__triton_kernel = threshold_`)."""
+        if self._aliases is None:
+            self._aliases = module_aliases(self.const_nodes, [s.name for s in self.sites])
+        return self._aliases.get(kernel, [])
 
     def reachable_helpers(self, site: KernelSite) -> set[str]:
         """Names of the @triton.jit functions the kernel calls, directly or through each other."""
@@ -251,6 +280,8 @@ class ModuleView:
         """Every `kernel[grid](...)` call, with the body of the function that makes it."""
         out = []
         for node, mod, smap, func in self.parsed_launchers(kernel):
+            mod, calls = launches_of(mod, kernel, self.kernel_aliases(kernel))
+            func = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
             body = func.body if func is not None else mod.body
             if func is None and node.parent is not None and node.parent.type == "module":
                 # a script-style launch: the module statements before it set up its arguments
@@ -258,7 +289,7 @@ class ModuleView:
             forward = self.autograd_forward(node, func)  # model/binder_ctx.py
             seeds = self.heuristic_seeds() + (forward.body if forward is not None else [])
             fns = self.launch_functions(node, body + seeds)
-            for call in find_launch_calls(mod, kernel):
+            for call in calls:
                 out.append(LaunchSite(call, func, body, smap, functions=fns.table, forward=forward))
         return out
 

@@ -32,8 +32,8 @@ from argus.analyzers.judge import judge
 from argus.analyzers.kernel_setup import KernelSetup, parse_kernel, set_up_kernel
 from argus.analyzers.layout import Piece
 from argus.analyzers.model.kernel import SourceMap
+from argus.analyzers.model.kernel_aliases import launches_of
 from argus.analyzers.model.launch_file import RecordedLaunch
-from argus.analyzers.model.launch_site import find_launch_calls
 from argus.analyzers.model.recorded import mark_recorded
 from argus.analyzers.module_view import ModuleView, build_module_view
 from argus.analyzers.project import (
@@ -314,7 +314,9 @@ def _unbound_name(
     for node, mod, lsmap, launcher in view.parsed_launchers(site.name):
         if launcher is None or _in_function(node):
             continue
-        for call in find_launch_calls(mod, site.name):
+        mod, calls = launches_of(mod, site.name, view.kernel_aliases(site.name))  # kernel_aliases.py
+        launcher = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), launcher)
+        for call in calls:
             name = first_unbound_before_launch(launcher, call, known, view.module_bindings)
             if name is not None:
                 message = f"`{launcher.name}` raises a NameError here before it launches `{site.name}`"

@@ -36,7 +36,8 @@ from argus.analyzers.imports import ImportRef, qualify_triton_names, read_import
 from argus.analyzers.model.host import dotted_name
 from argus.analyzers.model.host_functions import LaunchFunctions, gather_functions
 from argus.analyzers.model.kernel import Helper, SourceMap, parse_snippet
-from argus.analyzers.model.launch import LaunchSite, find_launch_calls
+from argus.analyzers.model.kernel_aliases import launches_of
+from argus.analyzers.model.launch import LaunchSite
 from argus.analyzers.model.nodes import subtree
 from argus.analyzers.model.recorded import RecordedSourceMap
 from argus.analyzers.module_view import KernelContext, ModuleView, build_module_view
@@ -330,7 +331,9 @@ def _launches_in(
     for node, mod, smap, func in view.parsed_launchers(kernel):
         if node.type != "function_definition" or func is None:
             continue
-        for call in find_launch_calls(mod, kernel):
+        mod, calls = launches_of(mod, kernel)  # `fn = kernel[grid]; fn(...)`: kernel_aliases.py
+        func = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), func)
+        for call in calls:
             origin = f"{loaded.shown}:{smap.row0 + call.lineno}"
             fns = loaded_functions(loaded, func.body, project)
             texts.update({k: v for k, v in fns.texts.items() if k != loaded.path})

@@ -84,3 +84,56 @@ def find_kernels(root: Node) -> list[KernelSite]:
         if node.type in ("decorated_definition", "class_definition", "block", "if_statement", "ERROR"):
             stack.extend(reversed(node.children))
     return out
+
+
+# `fn = kernel[grid]`, `merge_fn = kernel`, `k = a if c else b`, `table = {"x": kernel}`:
+# names a launcher binds to a kernel before it calls them (model/kernel_aliases.py)
+ALIASES = Query(PY_LANGUAGE, "(assignment left: (identifier) @alias right: (_) @value)")
+
+
+def alias_assignments(root: Node) -> list[tuple[str, list[str], Node]]:
+    """(bound name, the names its value may stand for, the assignment) for every `name = ...`
+    under `root` whose value is a name, a subscripted name, a conditional of names or a dict
+    of them. Which of those names are kernels is the caller's business."""
+    out = []
+    for _, caps in QueryCursor(ALIASES).matches(root):
+        alias, value = caps["alias"][0], caps["value"][0]
+        names = _named(value)
+        if names:
+            out.append((text_of(alias), names, alias.parent))
+    return out
+
+
+def _named(value: Node) -> list[str]:
+    while value.type == "parenthesized_expression" and value.named_children:
+        value = value.named_children[0]
+    if value.type in ("identifier", "attribute"):
+        return [text_of(value).split(".")[-1]]
+    if value.type == "subscript":
+        inner = value.child_by_field_name("value")
+        return [text_of(inner).split(".")[-1]] if inner is not None and inner.type in ("identifier", "attribute") else []
+    if value.type == "conditional_expression":
+        return [n for c in value.named_children[:1] + value.named_children[2:3] for n in _named(c) if c.type != "subscript"]
+    if value.type == "dictionary":
+        pairs = [c.child_by_field_name("value") for c in value.named_children if c.type == "pair"]
+        return [n for p in pairs if p is not None and p.type in ("identifier", "attribute") for n in _named(p)]
+    return []
+
+
+def alias_owners(assignments: list[tuple[str, list[str], Node]], kernel: str, launched: set[str]) -> list[Node]:
+    """The function definitions that bind a local name to `kernel` and launch it through that
+    name (`launched`: the names called with a subscript, `name[grid](...)`, in the module)."""
+    out: list[Node] = []
+    for alias, names, node in assignments:
+        if kernel not in names:
+            continue
+        owner = node
+        while owner.parent is not None and owner.type != "function_definition":
+            owner = owner.parent
+        if owner.type != "function_definition" or owner in out:
+            continue
+        value = node.child_by_field_name("right")
+        called = value is not None and value.type == "subscript"  # `fn = kernel[grid]`: `fn(...)`
+        if called or alias in launched or any(n.startswith(f"{alias}[") for n in launched):
+            out.append(owner)
+    return out

@@ -12,6 +12,7 @@ from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp import garbage
 from argus.analyzers.interp import softmax as sm
 from argus.analyzers.interp import tags as tagops
+from argus.analyzers.interp.contraction_key import contraction_order
 from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.opdecl import declare
 from argus.analyzers.interp.ops_arith import binop
@@ -227,7 +228,7 @@ def _contraction_keys(
 ) -> list[str]:
     """Tags that vary along the contraction axis. A tile with a single valid column (the last
     K tile) shows no variation, so the keys seen at the same dot before are reused."""
-    keys = list(varying) if varying is not None else _varying(v, axis)
+    keys = contraction_order(varying if varying is not None else _varying(v, axis), v.index_tags)
     if interp is not None and node is not None:
         memo = interp.dot_keys.setdefault((id(node), axis), [])
         if keys:

@@ -158,7 +158,9 @@ def _where(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast
         ya = bc(ya, shape) if ya is not None else np.zeros(shape, bool)
         setattr(out, attr, np.where(cond, xa, ya))
     tags = {}
-    for k in set(x.tags) | set(y.tags):
+    # x's tags then y's others, in their own order (a set union's order changed with
+    # PYTHONHASHSEED, and the order of tags decided which one DF003 counted: contraction_key.py)
+    for k in [*x.tags, *(k for k in y.tags if k not in x.tags)]:
         if k in x.tags and k in y.tags:
             tags[k] = np.where(cond, bc(x.tags[k], shape), bc(y.tags[k], shape))
         else:

@@ -75,6 +75,7 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         axis += x.data.ndim
     if interp.address_only and is_float(x.dtype) and name in ("sum", "max", "min", "prod"):
         return light_float(np.sum(x.data, axis=axis, keepdims=keep).shape, x.dtype)
+    x = _neutral_beside_garbage(x, name, axis)
     spoiled = [
         _undefined_lanes(interp, x, name, axis, keep, kwargs, node),
         _padding(interp, x, name, axis, keep, node, _reversed(kwargs, node)),
@@ -174,6 +175,23 @@ def _reduce_with_helper(
 
 def _reversed(kwargs: dict[str, Any], node: ast.AST) -> bool:
     return bool(kwargs.get("reverse") and to_val(kwargs["reverse"], node).item())
+
+
+def _neutral_beside_garbage(x: Val, name: str, axis: int | None) -> Val:
+    """A max (min) over a slice whose lanes are undefined or the -inf (+inf) a `tl.where`
+    filled in: no real value is in the slice, so its result is garbage like an undefined
+    slice's, not garbage mixed with data (flag-gems' flash_mla: the head rows past H, loaded
+    without `other=`, meet the -inf of the masked-off keys; those rows are stored masked).
+    Such neutral lanes are marked undefined; a slice holding any real value is left as it is."""
+    if name not in ("max", "min") or x.undef is None or axis is None or x.data.ndim == 0:
+        return x
+    und = bc(x.undef, x.shape)
+    fill = -np.inf if name == "max" else np.inf
+    neutral = ~und & (x.data == fill)
+    if not neutral.any() or not und.any():
+        return x
+    only = (und | neutral).all(axis=axis, keepdims=True) & und.any(axis=axis, keepdims=True)
+    return x.with_(undef=und | (neutral & only))
 
 
 def _undefined_lanes(

@@ -30,6 +30,7 @@ from argus.analyzers.model.binder_grid import program_axes_read
 from argus.analyzers.model.binder_inputs import LauncherInputs
 from argus.analyzers.model.host_values import Opaque
 from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.pick_tests import branch_values, second_pick
 
 PICKED_TILE = 32  # a tuned `tl.arange` extent the configs do not show (>= 16 for `tl.dot`)
 PICKED_COUNT = 4  # a tuned count the configs do not show (warps per row, stages, a group size)
@@ -53,18 +54,25 @@ class PickedValues(LauncherInputs):
         if (tuner is None or tuner.configs) and not self.unreadable_heuristics():
             return {}
         flags = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
+        tested = self.kernel.cached("branch_values", lambda: branch_values(self.kernel.func))
         return {
             # a flag (`if SAME_H:`, from `SAME_H = OH == IH` in a table the checker cannot read) is
             # True, then False in the second probe: no count stands in for it
             p.name: (divisor == 1)
             if p.name in flags
-            else (PICKED_TILE if p.name in self.scan.arange_params else PICKED_COUNT) // divisor
+            else self._picked_size(p.name, divisor, tested)
             for p in self.kernel.params
             if p.constexpr
             and p.name not in kargs
             and p.default is None
             and p.name not in self.kernel.heuristics
         }
+
+    def _picked_size(self, name: str, divisor: int, tested: dict[str, int]) -> int:
+        """A tile size or a count; the second probe takes the value a test of the kernel names
+        (`if SPLIT_K == 1:`: pick_tests.py), so each side of that branch is seen by one probe."""
+        first = PICKED_TILE if name in self.scan.arange_params else PICKED_COUNT
+        return first if divisor == 1 else second_pick(name, first, first // divisor, tested)
 
     def unreadable_heuristics(self) -> bool:
         """`@triton.heuristics(runtime.get_heuristic_config("dropout"))`: values from a table

@@ -130,6 +130,10 @@ def tensor_param_ranks(
         # dimensions (liger's `[BT, V]` buffer of the forward); only a written-out shape does
         written = {name for pair in same for name in pair} | set(ranks)
         bounded_below |= {name for name in saved_tensor_names(func) if name in front and name not in written}
+        # `x.shape[1]` and `x.shape[-1]` with the shape never written out: one dimension or
+        # two, the code does not say (the rank taken below, counting them apart, is a guess;
+        # flag-gems' per_token_group_quant_fp8 reads both of a 2-D `x`)
+        bounded_below |= {name for name in front if name in back and name not in related}
     for name in sorted(used | set(front) | set(back) | set(ranks)):
         ranks[name] = max(ranks.get(name, 1 if name in used else 0), _indexed_rank(name, ranks, front, back))
     for _ in range(3):

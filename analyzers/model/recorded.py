@@ -27,7 +27,13 @@ from typing import Any
 from argus.analyzers.errors import Unevaluable
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
-from argus.analyzers.frontend.queries import KernelSite, called_names, find_kernels, launch_calls
+from argus.analyzers.frontend.queries import (
+    KernelSite,
+    alias_assignments,
+    called_names,
+    find_kernels,
+    launch_calls,
+)
 from argus.analyzers.interp.facts import Fact, Unmodelled
 from argus.analyzers.interp.values import TensorInfo
 from argus.analyzers.model.kernel import (
@@ -411,6 +417,10 @@ def unlaunched_kernels(source: bytes) -> list[str]:
     root = parse(source).root_node
     sites = find_kernels(root)
     launched = {name for name, _ in launch_calls(root)}
+    for alias, names, node in alias_assignments(root):  # `k2 = k1; k2[grid](...)`: kernel_aliases.py
+        value = node.child_by_field_name("right")
+        if alias in launched or (value is not None and value.type == "subscript"):
+            launched.update(names)
     helpers: set[str] = set()
     for s in sites:
         helpers |= called_names(s.function)

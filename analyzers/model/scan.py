@@ -90,7 +90,7 @@ def scan_kernel(
     for n in body.compares + body.fors:
         checks.visit(n)
     policies = checks.policies
-    for p in _prefix_tables(body.calls, bases, pointers):
+    for p in _prefix_tables(body.calls, bases, pointers, body.assigns):
         policies.setdefault(p, IndexPolicy()).prefix = True
     windows = _lower_only_windows(body.assigns, body.compares, loads, pset, pointers, constexprs)
     for src, start in windows.items():
@@ -361,8 +361,12 @@ def _asserted_compares(nodes: list[ast.AST]) -> set[int]:
     return out
 
 
-def _prefix_tables(calls: list[ast.Call], bases: _AddressBases, pointers: set[str]) -> set[str]:
-    """Prefix-sum tables: one pointer read at `X` and at `X + 1` (a group's start and end)."""
+def _prefix_tables(
+    calls: list[ast.Call], bases: _AddressBases, pointers: set[str], assigns: list[ast.Assign]
+) -> set[str]:
+    """Prefix-sum tables: one pointer read at `X` and at `X + 1` (a group's start and end).
+    Not a table of records read at `2 * i` and `2 * i + 1` (kron's `(a_idx, b_idx)` pairs):
+    those are two fields of record i, not the bounds of group i."""
     addresses: dict[str, list[ast.expr]] = {}
     for n in calls:
         if call_name(n) == "load" and n.args:
@@ -379,11 +383,37 @@ def _prefix_tables(calls: list[ast.Call], bases: _AddressBases, pointers: set[st
             and isinstance(a.right, ast.Constant)
             and a.right.value == 1
         ]
+        plus_one = [x for x in plus_one if not _strided_record(x, assigns)]
         if plus_one:
             shapes = {ast.dump(a) for a in addrs}
             if any(ast.dump(x) in shapes for x in plus_one):
                 prefix_tables.add(p)
     return prefix_tables
+
+
+def _strided_record(address: ast.expr, assigns: list[ast.Assign]) -> bool:
+    """Is a term of `address` a program's record index: `i * 2` (or a name assigned it,
+    `offset = batch_id * 2`) of a scalar `i`? A tile of pairs (`tl.arange(0, B) * 2`) is left
+    as it was read before."""
+    values = {a.targets[0].id: a.value for a in assigns if len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)}
+    terms = [address.left, address.right] if isinstance(address, ast.BinOp) and isinstance(address.op, ast.Add) else [address]
+    for t in terms:
+        t = values.get(t.id, t) if isinstance(t, ast.Name) else t
+        if isinstance(t, ast.BinOp) and isinstance(t.op, ast.Mult) and not _tiled(t, values):
+            if any(isinstance(c, ast.Constant) and type(c.value) is int and c.value >= 2 for c in (t.left, t.right)):
+                return True
+    return False
+
+
+def _tiled(e: ast.expr, values: dict[str, ast.expr]) -> bool:
+    """Does `e` (or a name it reads, one assignment back) hold a `tl.arange`?"""
+    for n in ast.walk(e):
+        if isinstance(n, ast.Call) and call_name(n) == "arange":
+            return True
+        if isinstance(n, ast.Name) and n.id in values:
+            if any(isinstance(c, ast.Call) and call_name(c) == "arange" for c in ast.walk(values[n.id])):
+                return True
+    return False
 
 
 def _tile_size_params(calls: list[ast.Call], pset: set[str]) -> set[str]:
