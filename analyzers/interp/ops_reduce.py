@@ -17,6 +17,13 @@ from argus.analyzers.interp.facts import FactSink
 from argus.analyzers.interp.opdecl import declare, named
 from argus.analyzers.interp.ops_core import bc, derive, light_float, np_dtype, to_val
 from argus.analyzers.interp.ops_math import minmax
+from argus.analyzers.interp.reduce_garbage import (
+    SCANS,
+    is_reversed,
+    neutral_beside_garbage,
+    padding_held,
+    undefined_lanes_held,
+)
 from argus.analyzers.interp.values import (
     FullRun,
     Val,
@@ -29,21 +36,6 @@ if TYPE_CHECKING:
 REDUCTIONS = {"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce", "cumsum", "cumprod", "prod"}
 
 
-# the value a reduction's padding must hold to change nothing (DF003 compares padding with it)
-IDENTITY = {
-    "sum": 0.0,
-    "xor_sum": 0,
-    "cumsum": 0.0,
-    "max": -np.inf,
-    "argmax": -np.inf,
-    "min": np.inf,
-    "argmin": np.inf,
-    "cumprod": 1.0,
-    "prod": 1.0,
-    "all": 1,  # a combine function `a and b` / `a & b` over booleans (flag-gems' reduce_all)
-    "any": 0,
-}
-SCANS = ("cumsum", "cumprod")
 
 
 def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
@@ -75,10 +67,10 @@ def reduce_(interp: OpContext, name: str, args: list[Any], kwargs: dict[str, Any
         axis += x.data.ndim
     if interp.address_only and is_float(x.dtype) and name in ("sum", "max", "min", "prod"):
         return light_float(np.sum(x.data, axis=axis, keepdims=keep).shape, x.dtype)
-    x = _neutral_beside_garbage(x, name, axis)
+    x = neutral_beside_garbage(x, name, axis)
     spoiled = [
-        _undefined_lanes(interp, x, name, axis, keep, kwargs, node),
-        _padding(interp, x, name, axis, keep, node, _reversed(kwargs, node)),
+        undefined_lanes_held(interp, x, name, axis, keep, kwargs, node),
+        padding_held(interp, x, name, axis, keep, node, is_reversed(kwargs, node)),
     ]
     if name in SCANS:
         out = _scan(x, name, axis, kwargs, node)
@@ -173,158 +165,11 @@ def _reduce_with_helper(
     return results[0] if single else tuple(results)
 
 
-def _reversed(kwargs: dict[str, Any], node: ast.AST) -> bool:
-    return bool(kwargs.get("reverse") and to_val(kwargs["reverse"], node).item())
-
-
-def _neutral_beside_garbage(x: Val, name: str, axis: int | None) -> Val:
-    """A max (min) over a slice whose lanes are undefined or the -inf (+inf) a `tl.where`
-    filled in: no real value is in the slice, so its result is garbage like an undefined
-    slice's, not garbage mixed with data (flag-gems' flash_mla: the head rows past H, loaded
-    without `other=`, meet the -inf of the masked-off keys; those rows are stored masked).
-    Such neutral lanes are marked undefined; a slice holding any real value is left as it is."""
-    if name not in ("max", "min") or x.undef is None or axis is None or x.data.ndim == 0:
-        return x
-    und = bc(x.undef, x.shape)
-    fill = -np.inf if name == "max" else np.inf
-    neutral = ~und & (x.data == fill)
-    if not neutral.any() or not und.any():
-        return x
-    only = (und | neutral).all(axis=axis, keepdims=True) & und.any(axis=axis, keepdims=True)
-    return x.with_(undef=und | (neutral & only))
-
-
-def _undefined_lanes(
-    interp: OpContext,
-    x: Val,
-    name: str,
-    axis: int | None,
-    keep: bool,
-    kwargs: dict[str, Any],
-    node: ast.AST,
-) -> garbage.Held | None:
-    """MB004: masked-off garbage reduced together with defined lanes (a slice undefined
-    throughout reduces to garbage nothing defined depends on), held on the output lanes it
-    spoils until one of them is kept (garbage.py). Once per load that made it."""
-    if x.undef is None or not x.undef.any():
-        return None
-    und = bc(x.undef, x.shape)
-    if name in SCANS:
-        # a scan carries garbage forward only: a defined lane after an undefined one
-        ax = axis if axis is not None else 0
-        rev = _reversed(kwargs, node)
-        u = np.flip(und, ax) if rev else und
-        mixed = np.logical_or.accumulate(u, axis=ax) & ~u
-        mixed = np.flip(mixed, ax) if rev else mixed
-    elif axis is None:
-        mixed = np.asarray(und.any() and not und.all())
-    else:
-        mixed = und.any(axis=axis, keepdims=keep) & ~und.all(axis=axis, keepdims=keep)
-    if not mixed.any():
-        return None
-    lane = np.argwhere(und)[0].tolist()
-    key = ("undef", id(x.undef_site[0]) if x.undef_site else None)
-    return garbage.pend(
-        interp, "undef-reduced", node, mixed, False, key, op=name, lane=lane, consumer="reduction", load=x.undef_site
-    )
-
-
-def _padding(
-    interp: OpContext, x: Val, name: str, axis: int | None, keep: bool, node: ast.AST, reverse: bool = False
-) -> garbage.Held | None:
-    """DF003: outside-extent lanes that are not neutral for the reduction (an argmax/argmin
-    picks an index, which padding cannot shift the way it shifts a value), held on the output
-    lanes they change until one of them is kept (garbage.py). A scan carries a lane forward
-    only: padding after every real lane of its slice (the tail of a masked load) changes no
-    real prefix, so only padding before a real lane counts."""
-    if x.pad is None or not x.pad.any() or name in ("argmax", "argmin"):
-        return None
-    identity = _identity(name, x.dtype)
-    bad = _padding_that_counts(x, name, axis, identity)
-    if not bad.any():
-        return None
-    if name in SCANS:
-        ax = axis if axis is not None else 0
-        real = ~bc(x.pad, x.shape)
-        seen = np.flip(bad, ax) if reverse else bad
-        spoiled = np.logical_or.accumulate(seen, axis=ax) & (np.flip(real, ax) if reverse else real)
-        spoiled = np.flip(spoiled, ax) if reverse else spoiled
-    elif axis is None:
-        spoiled = np.asarray(True)
-    else:
-        spoiled = bad.any(axis=axis, keepdims=keep)
-    lane = np.argwhere(bad)[0].tolist()
-    data = x.data
-    return garbage.pend(
-        interp,
-        "pad-reduced",
-        node,
-        spoiled,
-        True,
-        op=name,
-        lane=lane,
-        value=float(data[tuple(lane)]) if data.ndim else float(data),
-        identity=identity,
-    )
-
-
-def _identity(name: str, dtype: str) -> float:
-    """The neutral element of a reduction over `dtype`: over booleans (`tl.max(v != 0)`, an
-    "any") a max starts from False and a min from True; over unsigned integers a max from 0."""
-    if dtype == "int1" and name in ("max", "min"):
-        return 0 if name == "max" else 1
-    if dtype.startswith("uint") and name == "max":
-        return 0
-    return IDENTITY[name]
-
-
-def _padding_that_counts(x: Val, name: str, axis: int | None, identity: float) -> np.ndarray:
-    """The padded lanes whose value is not `identity` and can change the result."""
-    data = x.data
-    padm = bc(x.pad, x.shape)
-    with np.errstate(all="ignore"):
-        bad = padm & (data != identity) & ~np.isnan(data)
-        if x.undef is not None:
-            bad &= ~bc(x.undef, x.shape)
-        if axis is not None and bad.any():
-            # only where padding meets real elements: a slice that is padding throughout
-            # (a block of keys wholly past the end) reduces to a value nothing real reads
-            bad &= (~padm).any(axis=axis, keepdims=True)
-        if bad.any() and name in ("max", "min"):
-            # a max over |x| with zero padding: padding that never wins changes nothing
-            fn_ = np.max if name == "max" else np.min
-            real_only = fn_(np.where(padm, identity, data), axis=axis)
-            if np.array_equal(real_only, fn_(data, axis=axis), equal_nan=True):
-                bad = np.zeros_like(bad)
-            else:
-                bad = _unless_padding_below_every_value(x, data, padm, bad, name, axis)
-    return bad
-
-
-def _unless_padding_below_every_value(
-    x: Val, data: np.ndarray, padm: np.ndarray, bad: np.ndarray, name: str, axis: int | None
-) -> np.ndarray:
-    """A max over |x| with zero padding in a tile that also holds rows past the end (padding
-    throughout, whose max nothing real reads): where every real lane of a slice lies strictly
-    past every padded one, the padding is a bound of the values (0 for |x|) and never wins. A
-    real lane equal to the pad value keeps the finding: that is what a running max started at
-    0 instead of -inf leaves in a row of negative values."""
-    sign = 1.0 if name == "max" else -1.0
-    d = sign * data
-    real = ~padm if x.undef is None else ~padm & ~bc(x.undef, x.shape)
-    real_low = np.min(np.where(real, d, np.inf), axis=axis, keepdims=True)
-    pad_high = np.max(np.where(bad, d, -np.inf), axis=axis, keepdims=True)
-    counts = bad.any(axis=axis, keepdims=True)
-    if np.all((real_low > pad_high) | ~counts):
-        return np.zeros_like(bad)
-    return bad
-
-
 def _scan(x: Val, name: str, axis: int | None, kwargs: dict[str, Any], node: ast.AST) -> Val:
     """`tl.cumsum` / `tl.cumprod` along `axis` (0 when not given), reversed on request."""
     with np.errstate(all="ignore"):
         ax = axis if axis is not None else 0
-        rev = _reversed(kwargs, node)
+        rev = is_reversed(kwargs, node)
         d = np.flip(x.data, ax) if rev else x.data
         r = (np.cumsum if name == "cumsum" else np.cumprod)(d, axis=ax)
         r = np.flip(r, ax) if rev else r
@@ -458,7 +303,7 @@ def associative_scan(interp: OpContext, args: list[Any], kwargs: dict[str, Any],
         raise Unevaluable("`tl.associative_scan` with this combine function", node)
     kind = None if isinstance(x, tuple | list) else _combine_kind(interp.helpers[combine[1]].func)
     if kind is None:
-        return scan_with_helper(interp, combine[1], x, axis, _reversed(kwargs, node), node)
+        return scan_with_helper(interp, combine[1], x, axis, is_reversed(kwargs, node), node)
     kw = {"reverse": kwargs["reverse"]} if "reverse" in kwargs else {}
     if kind in ("cumsum", "cumprod"):
         return reduce_(interp, kind, [x, axis], kw, node)
