@@ -46,10 +46,14 @@ class HostCalls(HostTensorOps):
                 return 0 if n <= 0 else 1 << (n - 1).bit_length()  # Triton's: 0 for n <= 0
             if fname in ("min", "max") and args and all(isinstance(a, int | float) for a in args):
                 return (min if fname == "min" else max)(*args)
-            if fname in ("min", "max") and len(args) >= 2 and any(isinstance(a, int | float) for a in args):
-                # `min(sms, tiles)`: a device property is unknown here; take the known side
-                known = [a for a in args if isinstance(a, int | float)]
-                return (min if fname == "min" else max)(known)
+            if fname == "min" and len(args) >= 2 and any(isinstance(a, int | float) for a in args):
+                # `min(sms, tiles)`: a device property is unknown here; the known side bounds it
+                # above, as the largest the launch can be
+                return min(a for a in args if isinstance(a, int | float))
+            if fname == "max" and len(args) >= 2 and not all(isinstance(a, int | float) for a in args):
+                # `max(min_block, block)` with `block` unknown: the known side is only a floor,
+                # never the value (a block of 1 would refuse a correct launch or hide a finding)
+                return Opaque("max")
             if fname in ("min", "max") and len(args) == 1 and isinstance(args[0], tuple | list):
                 return (min if fname == "min" else max)(args[0])
             if fname in ("int", "operator.index") and len(args) == 1 and isinstance(args[0], SymInt):

@@ -214,6 +214,10 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         for p in self.kernel.params:
             v = kargs.get(p.name)
             if p.constexpr and isinstance(v, SymInt) and not v.sym.startswith("("):
+                if p.name in self.scan.tiled and p.name not in self.scan.arange_params:
+                    # a constexpr only compared with offsets (`mask = o_d < D`, `BD` its tile):
+                    # an extent, ragged like any other; a power of two would hide the masked lanes
+                    continue
                 root = self.dims.find(v.sym)
                 # a tile extent (tl.arange) needs >= 16 for tl.dot; a count (heads, top_k) stays small;
                 # a size the launcher requires to be a multiple (`if K % 64 != 0: raise`) is one
@@ -391,6 +395,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             + self.heuristic_choices
             + self._constexpr_stand_ins(),
             guards=unsettled_guards(ev),
+            loops=tuple(dict.fromkeys(ev.launch_loops)),
             grid_picks=tuple(grid_picks),
             counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
             stand_ins=frozenset(self.assumed_values),

@@ -1,0 +1,168 @@
+"""Launches inside loops of the launcher (issue 12, coverage; model/launch_loops.py): fla's Ascend
+launchers split a long axis into chunks with a generator of the package,
+`for off, n in iter_chunks(T, step): kernel[(n,)](..., ROW_OFFSET=off)`. The launch is bound
+at the loop's first iteration (the generator's first `yield`); what the output's coverage shows
+there is at most a hint naming the loop (a later chunk writes the rest); sizes at which the loop
+runs no iteration launch nothing and are no probe. Also here: helper values the host evaluator
+must not invent (`max(floor, unknown)`), and a constexpr that only bounds a mask."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from argus.analyzers import Severity, check_source
+from argus.analyzers.model.host import HostEval
+from argus.analyzers.model.host_functions import HostFunction
+from argus.analyzers.model.host_values import DimClasses, Opaque
+
+KERNEL = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows_kernel(x_ptr, y_ptr, T, D, ROW_OFFSET, BLOCK: tl.constexpr):
+    row = tl.program_id(0) + ROW_OFFSET
+    cols = tl.arange(0, BLOCK)
+    mask = cols < {bound}
+    x = tl.load(x_ptr + row * D + cols, mask=mask, other=0.0)
+    tl.store(y_ptr + row * D + cols, x * 2.0, mask=mask)
+
+
+def iter_chunks(total, step):
+    for off in range(0, total, step):
+        yield off, min(step, total - off)
+
+
+def double_rows(x):
+    T, D = x.shape
+    y = torch.empty_like(x)
+{body}
+    return y
+"""
+
+CHUNKED = """    for off, n in iter_chunks(T, {step}):
+        rows_kernel[(n,)](x, y, T, D, off, BLOCK=triton.next_power_of_2(D))"""
+
+
+def _source(bound: str = "D", step: str = "65535", body: str = CHUNKED) -> str:
+    return KERNEL.format(bound=bound, body=body.format(step=step))
+
+
+def _ar001(findings: list) -> list[str]:
+    return [f.message for f in findings if f.code == "AR001"]
+
+
+def _errors(findings: list) -> list:
+    return [f for f in findings if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"]
+
+
+def test_a_launch_in_a_generators_loop_is_bound_at_its_first_yield() -> None:
+    findings = check_source(_source(), "rows.py")
+    assert _ar001(findings) == []
+    assert _errors(findings) == []
+
+
+def test_an_off_by_one_mask_is_found_in_the_chunked_launch() -> None:
+    findings = check_source(_source(bound="D + 1"), "rows.py")
+    assert {f.code for f in _errors(findings)} & {"MB001", "MB002"}, [f.message for f in findings]
+
+
+def test_output_a_later_chunk_writes_is_at_most_a_hint_naming_the_loop() -> None:
+    # chunks of half the rows: the first launch leaves the other half of `y` to the second
+    findings = check_source(_source(step="triton.cdiv(T, 2)"), "rows.py")
+    assert _errors(findings) == []
+    gr = [f for f in findings if f.code == "GR001"]
+    assert gr and all(f.severity == Severity.HINT and "first iteration" in f.message for f in gr)
+
+
+def test_the_same_uncovered_output_without_the_loop_is_still_found() -> None:
+    body = "    rows_kernel[(triton.cdiv(T, 2),)](x, y, T, D, 0, BLOCK=triton.next_power_of_2(D))"
+    findings = check_source(_source(body=body), "rows.py")
+    assert "GR001" in {f.code for f in _errors(findings)}, [f.message for f in findings]
+
+
+def test_sizes_at_which_the_loop_runs_no_iteration_are_no_probe() -> None:
+    # `T - 1` rows at the probe of one row: no chunk, no launch, nothing unmodelled
+    body = """    for off, n in iter_chunks(T - 1, 65535):
+        rows_kernel[(n,)](x, y, T, D, off, BLOCK=triton.next_power_of_2(D))"""
+    findings = check_source(_source(body=body), "rows.py")
+    assert _ar001(findings) == []
+    assert _errors(findings) == []
+
+
+@pytest.mark.parametrize(
+    "generator",
+    [
+        # the first item is under a `while`: which way its test goes is not followed
+        "def iter_chunks(total, step):\n    off = 0\n    while off < total:\n        yield off, step\n        off += step\n",
+        # it returns before yielding anything at an unknown condition
+        "def iter_chunks(total, step):\n    if total > pick():\n        return\n    yield 0, total\n",
+        "def iter_chunks(total, step):\n    yield from other(total)\n",
+    ],
+    ids=["while", "undecided-return", "yield-from"],
+)
+def test_a_first_item_the_evaluator_cannot_follow_stays_unknown(generator: str) -> None:
+    ev = HostEval(DimClasses(), {}, recording=False)
+    node = ast.parse(generator).body[0]
+    ev.env["iter_chunks"] = HostFunction(node, {"other": None})  # type: ignore[arg-type]
+    tree = ast.parse("for off, n in iter_chunks(12, 4):\n    launch()\n")
+    ev.run_block(tree.body, tree.body[0].body[0].value)  # type: ignore[attr-defined]
+    assert not isinstance(ev.env.get("off"), int)
+
+
+def _value(code: str, helpers: str = "") -> object:
+    """The value of `v` after running `code` (module helpers `helpers`, `unknown()` opaque)."""
+    ev = HostEval(DimClasses(), {}, recording=False)
+    if helpers:
+        for node in ast.parse(helpers).body:
+            ev.env[node.name] = HostFunction(node, {})  # type: ignore[attr-defined,arg-type]
+    tree = ast.parse(code)
+    ev.run_block(tree.body)
+    return ev.env["v"]
+
+
+def test_max_with_an_unknown_operand_is_unknown_never_the_known_floor() -> None:
+    # fla layernorm: `block = max(min_block, block)` of a block the device decides
+    assert isinstance(_value("v = max(1, unknown())"), Opaque)
+    assert _value("v = max(1, 8)") == 8
+    assert _value("v = min(64, unknown())") == 64  # the known side bounds it above (a grid)
+
+
+def test_a_helpers_conditional_with_equal_sides_is_known() -> None:
+    helper = "def block(n, tiles):\n    return min(n, tiles[0]) if tiles else min(n, 2048)\n"
+    assert _value("v = block(16, unknown())", helper) == 16
+    assert isinstance(_value("v = block(4096, unknown())", helper), Opaque)  # sides differ
+
+
+NORM = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def norm_kernel(x_ptr, y_ptr, D: tl.constexpr, BD: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BD)
+    mask = cols < {bound}
+    x = tl.load(x_ptr + row * D + cols, mask=mask, other=0.0)
+    tl.store(y_ptr + row * D + cols, x / tl.sum(x, axis=0), mask=mask)
+
+
+def norm(x):
+    T, D = x.shape
+    y = torch.empty_like(x)
+    norm_kernel[(T,)](x, y, D=D, BD=triton.next_power_of_2(D))
+    return y
+"""
+
+
+def test_a_constexpr_that_only_bounds_a_mask_is_probed_ragged() -> None:
+    # `D: tl.constexpr` compared with the offsets, `BD` its tile: a D kept a power of two
+    # never leaves a masked lane, and the off-by-one mask below went unseen
+    assert _errors(check_source(NORM.format(bound="D"), "norm.py")) == []
+    found = _errors(check_source(NORM.format(bound="D + 1"), "norm.py"))
+    assert {f.code for f in found} & {"MB001", "MB002"}, [f.message for f in found]
