@@ -36,6 +36,7 @@ from argus.analyzers.model.launcher_reads import (
     unguarded_tensor_uses,
 )
 from argus.analyzers.model.launcher_shapes import ranks_unpacked_later
+from argus.analyzers.model.persistent import persistent_strides, picked_program_count
 
 
 class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, HelperPicks):
@@ -368,6 +369,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         kargs = {**kargs, **flags, **helper}
         self.initialized_storages = ev.initialized
         args, runtime, tensors = self._to_kernel_values(kargs, {**picks, **(config or {})} or None)
+        self._persistent_counts(args)
         grid, axes, grid_picks = self._grid(ev, args, {**kargs, **unknown})
         picked_axes = {axis for axis, _ in grid_picks}
         shown = {}
@@ -398,8 +400,18 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             loops=tuple(dict.fromkeys(ev.launch_loops)),
             grid_picks=tuple(grid_picks),
             counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
-            stand_ins=frozenset(self.assumed_values),
+            stand_ins=frozenset(self.assumed_values) | frozenset(self.grid_sized),
         )
+
+
+    def _persistent_counts(self, args: dict[str, Any]) -> None:
+        """A program count the kernel strides its tasks by and the code leaves to the device:
+        picked to give each program a few tasks (persistent.py)."""
+        strides = self.kernel.cached("persistent_strides", lambda: persistent_strides(self.kernel.func))
+        for name in [n for n in self.assumed_values if n in strides and isinstance(args.get(n), int)]:
+            what, stand_in = self.assumed_values[name]
+            args[name] = picked_program_count(name, strides, args, stand_in)
+            self.assumed_values[name] = (what, args[name])
 
 
 def _stand_in_text(name: str, what: str, value: Any) -> str:

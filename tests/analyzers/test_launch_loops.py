@@ -166,3 +166,52 @@ def test_a_constexpr_that_only_bounds_a_mask_is_probed_ragged() -> None:
     assert _errors(check_source(NORM.format(bound="D"), "norm.py")) == []
     found = _errors(check_source(NORM.format(bound="D + 1"), "norm.py"))
     assert {f.code for f in found} & {"MB001", "MB002"}, [f.message for f in found]
+
+
+PERSISTENT = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def tasks_kernel(x_ptr, y_ptr, D, task_num, num_core, BLOCK: tl.constexpr):
+    core = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    for task in tl.range(core, task_num, num_core):
+        mask = cols < {bound}
+        x = tl.load(x_ptr + task * D + cols, mask=mask, other=0.0)
+        tl.store(y_ptr + task * D + cols, x * 2.0, mask=mask)
+
+
+def device_props():
+    return torch.npu.get_device_properties()
+
+
+def double_rows(x):
+    T, D = x.shape
+    y = torch.empty_like(x)
+    num_core = device_props()["num_aicore"]
+    tasks_kernel[(num_core,)](x, y, D, T, num_core, BLOCK=triton.next_power_of_2(D))
+    return y
+"""
+
+
+def test_a_persistent_kernels_program_count_is_one_pick_with_its_grid() -> None:
+    # fla's Ascend kernels: `num_core` from the device is the grid and the loop's stride
+    findings = check_source(PERSISTENT.format(bound="D"), "tasks.py")
+    assert _ar001(findings) == []
+    assert _errors(findings) == []
+    found = _errors(check_source(PERSISTENT.format(bound="D + 1"), "tasks.py"))
+    assert {f.code for f in found} & {"MB001", "MB002"}, [f.message for f in found]
+
+
+def test_the_picked_program_count_gives_each_program_a_few_tasks() -> None:
+    from argus.analyzers.model.persistent import persistent_strides, picked_program_count
+
+    func = next(n for n in ast.parse(PERSISTENT.format(bound="D")).body if isinstance(n, ast.FunctionDef))
+    strides = persistent_strides(func)  # type: ignore[arg-type]
+    assert strides == {"num_core": "task_num"}
+    assert picked_program_count("num_core", strides, {"task_num": 2083}, 3) == 521
+    assert picked_program_count("num_core", strides, {"task_num": 5}, 3) == 3
+    assert picked_program_count("num_core", strides, {}, 3) == 3  # no stop known: the stand-in
