@@ -328,11 +328,7 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             c = c.truth
         if isinstance(c, Opaque):
             if self.call_depth > 0 and not self.environment_test(e.test):
-                # a helper's value is never one side picked blindly; where both sides give the
-                # same number (`min(want, tiles[0]) if tiles else min(want, fallback)`) it is known
-                a, b = self.expr(e.body), self.expr(e.orelse)
-                same = isinstance(a, int | float) and isinstance(b, int | float) and a == b
-                return a if same else Opaque("ifexp")
+                return Opaque("ifexp")  # a helper's value is never one side picked blindly
             return self.expr(e.body)
         return self.expr(e.body) if c else self.expr(e.orelse)
 

@@ -215,10 +215,6 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         for p in self.kernel.params:
             v = kargs.get(p.name)
             if p.constexpr and isinstance(v, SymInt) and not v.sym.startswith("("):
-                if p.name in self.scan.tiled and p.name not in self.scan.arange_params:
-                    # a constexpr only compared with offsets (`mask = o_d < D`, `BD` its tile):
-                    # an extent, ragged like any other; a power of two would hide the masked lanes
-                    continue
                 root = self.dims.find(v.sym)
                 # a tile extent (tl.arange) needs >= 16 for tl.dot; a count (heads, top_k) stays small;
                 # a size the launcher requires to be a multiple (`if K % 64 != 0: raise`) is one

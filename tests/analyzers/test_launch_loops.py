@@ -4,7 +4,7 @@ launchers split a long axis into chunks with a generator of the package,
 at the loop's first iteration (the generator's first `yield`); what the output's coverage shows
 there is at most a hint naming the loop (a later chunk writes the rest); sizes at which the loop
 runs no iteration launch nothing and are no probe. Also here: helper values the host evaluator
-must not invent (`max(floor, unknown)`), and a constexpr that only bounds a mask."""
+must not invent (`max(floor, unknown)`), and a persistent kernel's program count."""
 
 from __future__ import annotations
 
@@ -129,43 +129,6 @@ def test_max_with_an_unknown_operand_is_unknown_never_the_known_floor() -> None:
     assert isinstance(_value("v = max(1, unknown())"), Opaque)
     assert _value("v = max(1, 8)") == 8
     assert _value("v = min(64, unknown())") == 64  # the known side bounds it above (a grid)
-
-
-def test_a_helpers_conditional_with_equal_sides_is_known() -> None:
-    helper = "def block(n, tiles):\n    return min(n, tiles[0]) if tiles else min(n, 2048)\n"
-    assert _value("v = block(16, unknown())", helper) == 16
-    assert isinstance(_value("v = block(4096, unknown())", helper), Opaque)  # sides differ
-
-
-NORM = """
-import torch
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def norm_kernel(x_ptr, y_ptr, D: tl.constexpr, BD: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BD)
-    mask = cols < {bound}
-    x = tl.load(x_ptr + row * D + cols, mask=mask, other=0.0)
-    tl.store(y_ptr + row * D + cols, x / tl.sum(x, axis=0), mask=mask)
-
-
-def norm(x):
-    T, D = x.shape
-    y = torch.empty_like(x)
-    norm_kernel[(T,)](x, y, D=D, BD=triton.next_power_of_2(D))
-    return y
-"""
-
-
-def test_a_constexpr_that_only_bounds_a_mask_is_probed_ragged() -> None:
-    # `D: tl.constexpr` compared with the offsets, `BD` its tile: a D kept a power of two
-    # never leaves a masked lane, and the off-by-one mask below went unseen
-    assert _errors(check_source(NORM.format(bound="D"), "norm.py")) == []
-    found = _errors(check_source(NORM.format(bound="D + 1"), "norm.py"))
-    assert {f.code for f in found} & {"MB001", "MB002"}, [f.message for f in found]
 
 
 PERSISTENT = """
