@@ -59,6 +59,8 @@ class SizeChoice(BinderState):
         self._apply_divisibility(sizes, kind)
         self._size_derived_roots(sizes)
         big = max([v for v in sizes.values()] + [2])
+        if self.anonymous_cap:
+            big = min(big, self.anonymous_cap)  # a probe shrunk to fit (shrunk_probe.py)
         for r in anonymous:
             sizes[r] = big  # (in the size-1 probe too: a guess of 1 would invent overreads)
         self._size_related_roots(sizes)

@@ -39,6 +39,7 @@ class BinderState:
         # runtime params passed the unknown value of a grid axis: that axis's pick (binder_grid.py)
         self.grid_sized: set[str] = set()
         self.persistent_counts: set[str] = set()  # of those, a persistent loop's stride (persistent.py)
+        self.anonymous_cap = 0  # the size of unstated dimensions in a shrunk probe (0: not shrunk)
         self.initialized_storages: set[int] = set()  # the probe's `torch.zeros` outputs (HostEval.initialized)
         self._ranks: dict[str, int] | None = None
         self._rank_unknown: set[str] = set()  # launcher tensors indexed only from the back

@@ -37,6 +37,7 @@ from argus.analyzers.model.launcher_reads import (
 )
 from argus.analyzers.model.launcher_shapes import ranks_unpacked_later
 from argus.analyzers.model.persistent import persistent_strides, picked_program_count
+from argus.analyzers.model.shrunk_probe import shrunk_size
 
 
 class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, HelperPicks):
@@ -348,6 +349,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
     def _site_probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         sizes = self.choose_sizes(kind)
         ev = self._run_host(sizes)
+        sizes, ev = self._shrunk(kind, sizes, ev)
         if ev.broken_asserts:  # sizes no real launch has: what they imply is not judged
             test = ev.broken_asserts[0]
             raise Unevaluable(f"a probe size consistent with the launcher's {_refusal(test)}", test)
@@ -399,6 +401,23 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             stand_ins=frozenset(self.assumed_values) | frozenset(self.grid_sized),
         )
 
+
+    def _shrunk(self, kind: str, sizes: dict[str, int], ev: HostEval) -> tuple[dict[str, int], HostEval]:
+        """The probe again with its unstated dimensions smaller, where at their full size a
+        tensor would pass the probe's cap (shrunk_probe.py); else the probe as it was."""
+        anonymous = {r for r in sizes if self._anonymous(r)}
+        if not anonymous or ev.broken_asserts:
+            return sizes, ev
+        tensors = [v for v in ev.env.values() if isinstance(v, HostTensor)]
+        small = shrunk_size(tensors, anonymous, self.dims.find, max(sizes[r] for r in anonymous))
+        if small is None:
+            return sizes, ev
+        self.anonymous_cap = small
+        try:
+            sizes = self.choose_sizes(kind)
+        finally:
+            self.anonymous_cap = 0
+        return sizes, self._run_host(sizes)
 
     def _persistent_counts(self, args: dict[str, Any]) -> None:
         """A program count the kernel strides its tasks by and the code leaves to the device:

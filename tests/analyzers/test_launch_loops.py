@@ -178,3 +178,37 @@ def test_the_picked_program_count_gives_each_program_a_few_tasks() -> None:
     assert picked_program_count("num_core", strides, {"task_num": 2083}, 3) == 521
     assert picked_program_count("num_core", strides, {"task_num": 5}, 3) == 3
     assert picked_program_count("num_core", strides, {}, 3) == 3  # no stop known: the stand-in
+
+
+SHRUNK = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, buf_ptr, y_ptr, T, s0, s1, s2, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = rows < {bound}
+    x = tl.load(x_ptr + rows, mask=mask, other=0.0)
+    w = tl.load(buf_ptr + pid * s0 + pid * s1 + pid * s2 + pid)
+    tl.store(y_ptr + rows, x * w, mask=mask)
+
+
+def scale(x, buf):
+    (T,) = x.shape
+    y = torch.empty_like(x)
+    scale_kernel[(triton.cdiv(T, 64),)](x, buf, y, T, buf.stride(0), buf.stride(1), buf.stride(2), BLOCK=64)
+    return y
+"""
+
+
+def test_a_probe_too_large_only_along_unstated_dimensions_is_shrunk() -> None:
+    # `buf` is 4-D by its strides and the launcher never states its extents: each was as
+    # large as the largest stated size (65), 65**4 elements, past the probe's cap
+    findings = check_source(SHRUNK.format(bound="T"), "scale.py")
+    assert _ar001(findings) == []
+    assert _errors(findings) == []
+    found = _errors(check_source(SHRUNK.format(bound="T + 1"), "scale.py"))
+    assert {f.code for f in found} & {"MB001", "MB002"}, [f.message for f in found]
