@@ -97,6 +97,9 @@ def tensor_param_ranks(
     used: set[str] = set()
     same: list[tuple[str, str]] = []
     aliases = shape_aliases(func, names)
+    looped = _loop_aliases(func, names)  # `for grad in (dx, dw):` reads dx and dw as `grad`
+    names = names | {t for t, _ in looped}
+    same.extend(looped)
     for n in subtree(func):
         _rank_from_unpacking(n, names, ranks, front, back, aliases)
         _rank_from_index(n, names, front, back)
@@ -138,6 +141,24 @@ def tensor_param_ranks(
             if r:
                 ranks[a] = ranks[b] = r
     return ranks
+
+
+def _loop_aliases(func: ast.FunctionDef, names: set[str]) -> list[tuple[str, str]]:
+    """(loop variable, parameter) of `for t in (a, b):` over parameters only, the variable
+    assigned nowhere else: each use of `t` is a use of every one of them (fla's
+    `for grad in (dx, dw): N, H = grad.shape`)."""
+    out: list[tuple[str, str]] = []
+    stored: dict[str, int] = {}
+    for n in subtree(func):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stored[n.id] = stored.get(n.id, 0) + 1
+    for n in subtree(func):
+        if not (isinstance(n, ast.For) and isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Tuple | ast.List)):
+            continue
+        items = n.iter.elts
+        if items and all(isinstance(e, ast.Name) and e.id in names for e in items) and stored[n.target.id] == 1:
+            out += [(n.target.id, e.id) for e in items if isinstance(e, ast.Name)]
+    return out
 
 
 def saved_tensor_names(func: ast.FunctionDef) -> list[str]:

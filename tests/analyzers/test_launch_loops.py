@@ -212,3 +212,35 @@ def test_a_probe_too_large_only_along_unstated_dimensions_is_shrunk() -> None:
     assert _errors(findings) == []
     found = _errors(check_source(SHRUNK.format(bound="T + 1"), "scale.py"))
     assert {f.code for f in found} & {"MB001", "MB002"}, [f.message for f in found]
+
+
+LOOPED = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mul_kernel(x, g, N, B: tl.constexpr):
+    offs = tl.program_id(0) * B + tl.arange(0, B)
+    mask = offs < {bound}
+    tl.store(x + offs, tl.load(x + offs, mask=mask) * tl.load(g), mask=mask)
+
+
+def scale_grads(do, dx, dw):
+    for grad in (dx, dw):
+        if grad is None:
+            continue
+        N, H = grad.shape
+        B = 64
+        mul_kernel[(triton.cdiv(N * H, B),)](x=grad, g=do, N=N * H, B=B)
+"""
+
+
+def test_a_loop_over_parameters_reads_each_of_them_through_its_variable() -> None:
+    # fla's fused_kl_div: `for grad in (dx, dw): N, H = grad.shape` gives dx (and dw) rank 2
+    findings = check_source(LOOPED.format(bound="N"), "grads.py")
+    assert _ar001(findings) == []
+    assert _errors(findings) == []
+    found = _errors(check_source(LOOPED.format(bound="N + 1"), "grads.py"))
+    assert {f.code for f in found} & {"MB001", "MB002"}, [f.message for f in found]
