@@ -7,6 +7,7 @@ import ast
 import math
 from typing import Any
 
+from argus.analyzers.model.host_einops import flatten_ranges
 from argus.analyzers.model.host_numbers import dtype_info, dtype_text, floor_quotient
 from argus.analyzers.model.host_tensor_ops import HostTensorOps
 from argus.analyzers.model.host_values import (
@@ -29,6 +30,17 @@ _LIKE_FUNCTIONS = frozenset({"empty_like", "zeros_like", "ones_like", "full_like
 class HostCalls(HostTensorOps):
     """The calls and tensor methods the host evaluator models; anything else is opaque."""
 
+    def _rearranged(self, t: Any, pattern: Any) -> Any:
+        """`rearrange(x, 'b t ... -> b t (...)')`: the flattens the pattern is made of."""
+        ranges = flatten_ranges(pattern, len(t.shape)) if isinstance(t, HostTensor) and isinstance(pattern, str) else None
+        if ranges is None:
+            return Opaque("rearrange")
+        for first, last in reversed(ranges):  # from the right: the axes to their left stay put
+            t = self._flatten(t, first, last)
+            if t is None:
+                return Opaque("rearrange")
+        return t
+
     def call(self, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
         if fname.startswith("builtins."):
             fname = fname.removeprefix("builtins.")  # `builtins.min(...)` where `min` is shadowed
@@ -37,6 +49,8 @@ class HostCalls(HostTensorOps):
             shaped = self.shaped_call(fname, args, kwargs)
             if shaped is not None:
                 return shaped
+            if fname in ("rearrange", "einops.rearrange") and len(args) == 2 and not kwargs:
+                return self._rearranged(args[0], args[1])  # host_einops.py
             if last == "cdiv" and len(args) == 2 and _ints(args):
                 return self.binop(
                     ast.FloorDiv(), self.binop(ast.Sub(), self.binop(ast.Add(), args[0], args[1]), 1), args[1]

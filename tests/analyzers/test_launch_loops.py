@@ -244,3 +244,32 @@ def test_a_loop_over_parameters_reads_each_of_them_through_its_variable() -> Non
     assert _errors(findings) == []
     found = _errors(check_source(LOOPED.format(bound="N + 1"), "grads.py"))
     assert {f.code for f in found} & {"MB001", "MB002"}, [f.message for f in found]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "rank", "ranges"),
+    [
+        ("b t ... -> b t (...)", 4, [(2, 3)]),
+        ("b t h d -> b t (h d)", 4, [(2, 3)]),
+        ("b t h d -> (b t) h d", 4, [(0, 1)]),
+        ("b t d -> b t d", 3, []),
+        ("b t h d -> b h t d", 4, None),  # reordered: not a flatten
+        ("b t (h d) -> b t h d", 3, None),  # split: needs sizes
+        ("b t -> b t 1", 2, None),  # adds an axis
+        ("b t ... -> b t (...)", 2, None),  # `(...)` over no axes
+    ],
+)
+def test_rearrange_patterns_that_only_merge_neighbours_are_flattens(pattern: str, rank: int, ranges: object) -> None:
+    from argus.analyzers.model.host_einops import flatten_ranges
+
+    assert flatten_ranges(pattern, rank) == ranges
+
+
+def test_a_rearranged_tensor_keeps_its_shape_through_the_launcher() -> None:
+    ev = HostEval(DimClasses(), {}, recording=False)
+    from argus.analyzers.model.host_values import HostTensor
+
+    ev.env["x"] = ev.new_tensor([2, 3, 4, 5], "fp16", "x", True)
+    ev.run_block(ast.parse("y = rearrange(x, 'b t ... -> b t (...)')\nz = rearrange(x, 'b t h d -> b h t d')").body)
+    assert isinstance(ev.env["y"], HostTensor) and ev.env["y"].shape == [2, 3, 20]
+    assert isinstance(ev.env["z"], Opaque)
