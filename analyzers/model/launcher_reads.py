@@ -18,6 +18,7 @@ from argus.analyzers.model.launcher_shapes import (
     whole_shape,
 )
 from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.rank_asserts import asserted_ranks
 
 # attributes and methods that only a tensor has: a parameter using one is a tensor (rank >= 1)
 TENSOR_USES = (
@@ -106,6 +107,8 @@ def tensor_param_ranks(
         _rank_from_use(n, names, used)
         if isinstance(n, ast.Compare) and all(isinstance(o, ast.Eq) for o in n.ops):
             _ranks_from_equal_shapes(n, names, ranks, same)
+    for name, rank in asserted_ranks(func, names).items():  # `assert x.ndim == 4` (rank_asserts.py)
+        ranks[name] = max(ranks.get(name, 0), rank)
     if back_only is not None:
         # `assert k.shape == q.shape` gives k the rank of q
         related = {name for pair in same for name in pair} | set(front) | set(ranks) | _reshaped(func)

@@ -273,3 +273,48 @@ def test_a_rearranged_tensor_keeps_its_shape_through_the_launcher() -> None:
     ev.run_block(ast.parse("y = rearrange(x, 'b t ... -> b t (...)')\nz = rearrange(x, 'b t h d -> b h t d')").body)
     assert isinstance(ev.env["y"], HostTensor) and ev.env["y"].shape == [2, 3, 20]
     assert isinstance(ev.env["z"], Opaque)
+
+
+RANKED = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows_kernel(x_ptr, y_ptr, D, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < {bound}
+    x = tl.load(x_ptr + row * D + cols, mask=mask, other=0.0)
+    tl.store(y_ptr + row * D + cols, x * 2.0, mask=mask)
+
+
+def double_rows(x, D):
+    {test}
+    T = x.shape[0]
+    y = torch.empty_like(x)
+    rows_kernel[(T,)](x, y, D, BLOCK=triton.next_power_of_2(D))
+    return y
+"""
+
+
+@pytest.mark.parametrize(
+    "test",
+    ["assert x.ndim == 2", "assert x.dim() == 2, 'rows'", "assert len(x.shape) == 2 and D > 0",
+     "if x.dim() != 2:\n        raise ValueError('rows')"],
+)
+def test_a_rank_the_launcher_asserts_is_the_tensors_rank(test: str) -> None:
+    from argus.analyzers.model.launcher_reads import tensor_param_ranks
+
+    def rank(test: str) -> int:
+        tree = ast.parse(RANKED.format(bound="D", test=test))
+        func = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "double_rows")
+        return tensor_param_ranks(func)["x"]
+
+    assert rank(test) == 2
+    assert rank("pass") == 1  # `x.shape[0]` alone: one dimension known
+    # (`x.ndim >= 2` or a rank under `or`: no one rank stated)
+    assert rank("assert x.ndim >= 2") == 1
+    assert rank("assert x.ndim == 2 or x.ndim == 3") == 1
+    assert _errors(check_source(RANKED.format(bound="D", test=test), "rows.py")) == []
