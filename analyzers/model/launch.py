@@ -36,7 +36,7 @@ from argus.analyzers.model.launcher_reads import (
     unguarded_tensor_uses,
 )
 from argus.analyzers.model.launcher_shapes import ranks_unpacked_later
-from argus.analyzers.model.persistent import persistent_strides, picked_program_count
+from argus.analyzers.model.persistent import grid_counts, persistent_strides, picked_program_count
 from argus.analyzers.model.shrunk_probe import shrunk_size
 
 
@@ -224,6 +224,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
                 self.dims.allowed.setdefault(root, [mult, 2 * mult] if 1 < mult <= 1024 else small)
         # tiling from the grid: cdiv(X, B) tiles X's class by B; bare names are batch-like
         self._grid_roles(ev, self.site.grid_node, constexpr_env)
+        for stop in self._persistent_stops():  # a persistent loop's task count is its grid
+            self._grid_roles(ev, stop, constexpr_env)
         self.grid_tiled_roots = set(self.tiled) | set(self.bare)
         bmax = max(
             [
@@ -418,6 +420,16 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         finally:
             self.anonymous_cap = 0
         return sizes, self._run_host(sizes)
+
+    def _persistent_stops(self) -> list[ast.expr]:
+        """The launch's expressions for the task counts of persistent loops whose stride is the
+        grid's program count (`task_num=NT * B * HV`): they tile and batch the problem as a grid
+        expression does (`NT` of `cdiv(T, BT)` ragged, `B` and `HV` batch-like, small)."""
+        assert self.site is not None
+        strides = self.kernel.cached("persistent_strides", lambda: persistent_strides(self.kernel.func))
+        pairs = self._call_pairs()
+        stops = {strides[c] for c in grid_counts(self.site.grid_node, pairs, strides)}
+        return [arg for p, arg in pairs if p in stops]
 
     def _persistent_counts(self, args: dict[str, Any]) -> None:
         """A program count the kernel strides its tasks by and the code leaves to the device:

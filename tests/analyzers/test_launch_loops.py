@@ -318,3 +318,64 @@ def test_a_rank_the_launcher_asserts_is_the_tensors_rank(test: str) -> None:
     assert rank("assert x.ndim >= 2") == 1
     assert rank("assert x.ndim == 2 or x.ndim == 3") == 1
     assert _errors(check_source(RANKED.format(bound="D", test=test), "rows.py")) == []
+
+
+PERSISTENT_TASKS = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def chunk_kernel(x_ptr, y_ptr, T, B, H, task_num, num_core, K: tl.constexpr, BT: tl.constexpr):
+    core = tl.program_id(0)
+    o_t = tl.arange(0, BT)
+    o_k = tl.arange(0, K)
+    for task in tl.range(core, task_num, num_core):
+        i_t = task // (B * H)
+        i_bh = task % (B * H)
+        i_b, i_h = i_bh // H, i_bh % H
+        rows = i_t * BT + o_t
+        mask = rows < {bound}
+        offs = ((i_b * T + rows[:, None]) * H + i_h) * K + o_k[None, :]
+        x = tl.load(x_ptr + offs, mask=mask[:, None], other=0.0)
+        tl.store(y_ptr + offs, x * 2.0, mask=mask[:, None])
+
+
+def double_chunks(x):
+    B, T, H, K = x.shape
+    y = torch.empty_like(x)
+    NT = triton.cdiv(T, 64)
+    num_core = torch.npu.get_device_properties()["num_vectorcore"]
+    chunk_kernel[(num_core,)](x, y, T, B, H, NT * B * H, num_core, K=K, BT=64)
+    return y
+"""
+
+
+def test_a_persistent_loops_task_count_tiles_and_batches_like_a_grid() -> None:
+    # `task_num = NT * B * H`: `B` and `H` count batch and head indices, as in a grid
+    # `(NT, B * H)`, and stay small; tiled like `T` they made a probe past the element cap
+    findings = check_source(PERSISTENT_TASKS.format(bound="T"), "chunks.py")
+    assert _ar001(findings) == []
+    assert _errors(findings) == []
+    found = _errors(check_source(PERSISTENT_TASKS.format(bound="T + 1"), "chunks.py"))
+    assert {f.code for f in found} & {"MB001", "MB002"}, [f.message for f in found]
+    sizes = _ragged_sizes(PERSISTENT_TASKS.format(bound="T"))
+    assert sizes["B"] < 16 and sizes["H"] < 16 and sizes["T"] > 64, sizes
+
+
+def _ragged_sizes(source: str) -> dict[str, int]:
+    """The ragged probe's sizes of the file's first kernel, bound at its launch."""
+    from argus.analyzers.frontend.parse import parse
+    from argus.analyzers.kernel_setup import parse_kernel, set_up_kernel
+    from argus.analyzers.model.launch import LaunchBinder
+    from argus.analyzers.module_view import build_module_view
+
+    text = source.encode()
+    view = build_module_view(text, parse(text))
+    site = view.sites[0]
+    func, smap = parse_kernel(view, site)
+    setup = set_up_kernel(view, site, func, smap)
+    binder = LaunchBinder(setup.kernel, setup.scan, setup.launch_sites[0])
+    binder.record()
+    return dict(binder.probe("ragged", None).sizes)
