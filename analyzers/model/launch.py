@@ -36,7 +36,12 @@ from argus.analyzers.model.launcher_reads import (
     unguarded_tensor_uses,
 )
 from argus.analyzers.model.launcher_shapes import ranks_unpacked_later
-from argus.analyzers.model.persistent import grid_counts, persistent_strides, picked_program_count
+from argus.analyzers.model.persistent import (
+    grid_counts,
+    persistent_strides,
+    picked_program_count,
+    size_divisions,
+)
 from argus.analyzers.model.shrunk_probe import shrunk_size
 
 
@@ -208,6 +213,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             h for h in self.unevaluable_heuristics(kargs) if h in flags or h in self.scan.arange_params
         }
         self._unify_product_factors()  # after the call's arguments: `t.numel()` is often one
+        self._kernel_divisions(kargs)
         first_config = (
             self.kernel.autotune.configs[0] if self.kernel.autotune and self.kernel.autotune.configs else None
         )
@@ -420,6 +426,17 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         finally:
             self.anonymous_cap = 0
         return sizes, self._run_host(sizes)
+
+    def _kernel_divisions(self, kargs: dict[str, Any]) -> None:
+        """`i_h // (HV // H)`: a kernel that divides one size parameter by another counts
+        groups of the divisor (grouped heads), so the probe takes the dividend a multiple of it
+        (as for the launcher's `assert HV % H == 0`, binder_sizes.py); a probe with HV = 3 and
+        H = 2 breaks a relation the kernel assumes, and what it shows is no fact of the code."""
+        for a, b in self.kernel.cached("size_divisions", lambda: size_divisions(self.kernel.func)):
+            x, y = kargs.get(a), kargs.get(b)
+            if isinstance(x, SymInt) and isinstance(y, SymInt) and x.sym not in self.dims.divisible_by:
+                if self.dims.find(x.sym) != self.dims.find(y.sym):
+                    self.dims.divisible_by[x.sym] = y.sym
 
     def _persistent_stops(self) -> list[ast.expr]:
         """The launch's expressions for the task counts of persistent loops whose stride is the

@@ -52,3 +52,20 @@ def grid_counts(grid: ast.expr, pairs: list[tuple[str, ast.expr]], strides: dict
     persistent loop covers every task whatever that count, so no bound rests on its value."""
     axes = {e.id for e in (grid.elts if isinstance(grid, ast.Tuple) else [grid]) if isinstance(e, ast.Name)}
     return {p for p, arg in pairs if p in strides and isinstance(arg, ast.Name) and arg.id in axes}
+
+
+def size_divisions(func: ast.FunctionDef) -> list[tuple[str, str]]:
+    """(dividend, divisor) of `A // B` in the kernel with both parameters of it (`HV // H`)."""
+    params = {a.arg for a in func.args.args}
+    out: list[tuple[str, str]] = []
+    for n in subtree(func):
+        if (
+            isinstance(n, ast.BinOp)
+            and isinstance(n.op, ast.FloorDiv)
+            and isinstance(n.left, ast.Name)
+            and isinstance(n.right, ast.Name)
+            and {n.left.id, n.right.id} <= params
+            and (n.left.id, n.right.id) not in out
+        ):
+            out.append((n.left.id, n.right.id))
+    return out

@@ -379,3 +379,34 @@ def _ragged_sizes(source: str) -> dict[str, int]:
     binder = LaunchBinder(setup.kernel, setup.scan, setup.launch_sites[0])
     binder.record()
     return dict(binder.probe("ragged", None).sizes)
+
+
+GROUPED = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def grouped_kernel(q_ptr, o_ptr, H, HV, K: tl.constexpr):
+    i_hv = tl.program_id(0)
+    i_h = i_hv // (HV // H)
+    o_k = tl.arange(0, K)
+    tl.store(o_ptr + i_hv * K + o_k, tl.load(q_ptr + i_h * K + o_k))
+
+
+def grouped(q, v):
+    H, K = q.shape
+    HV = v.shape[0]
+    o = torch.empty(HV, K, dtype=q.dtype, device=q.device)
+    grouped_kernel[(HV,)](q, o, H, HV, K=K)
+    return o
+"""
+
+
+def test_a_kernel_dividing_one_size_by_another_is_probed_with_whole_groups() -> None:
+    # `i_h // (HV // H)`: value heads in groups of query heads; HV = 3 with H = 2 reads a head
+    # past `q`, at sizes no caller of a grouped-head kernel passes and the launcher never states
+    sizes = _ragged_sizes(GROUPED)
+    assert sizes["HV"] % sizes["H"] == 0 and sizes["HV"] > sizes["H"], sizes
+    assert _errors(check_source(GROUPED, "grouped.py")) == []
