@@ -142,7 +142,10 @@ class SizeChoice(BinderState):
             ra, rb = self.dims.find(a), self.dims.find(b)
             if ra == rb or ra not in sizes or rb not in sizes:
                 continue
-            group = 1 if kind == "one" else 2 * sizes[rb]
+            # (a relation only the kernel's `HV // H` implies: two groups, a size the probe's
+            # cap holds where `2 * H` groups of H made HV = 512, launch.py `_kernel_divisions`)
+            pair = (self.dims.find(a), self.dims.find(b))
+            group = 1 if kind == "one" else 2 if pair in self.kernel_groups else 2 * sizes[rb]
             sizes[ra] = sizes[rb] * group
 
 

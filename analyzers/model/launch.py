@@ -437,6 +437,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             if isinstance(x, SymInt) and isinstance(y, SymInt) and x.sym not in self.dims.divisible_by:
                 if self.dims.find(x.sym) != self.dims.find(y.sym):
                     self.dims.divisible_by[x.sym] = y.sym
+                    self.kernel_groups.add((self.dims.find(x.sym), self.dims.find(y.sym)))
 
     def _persistent_stops(self) -> list[ast.expr]:
         """The launch's expressions for the task counts of persistent loops whose stride is the
