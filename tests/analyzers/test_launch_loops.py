@@ -409,4 +409,5 @@ def test_a_kernel_dividing_one_size_by_another_is_probed_with_whole_groups() -> 
     # past `q`, at sizes no caller of a grouped-head kernel passes and the launcher never states
     sizes = _ragged_sizes(GROUPED)
     assert sizes["HV"] % sizes["H"] == 0 and sizes["HV"] > sizes["H"], sizes
+    assert sizes["HV"] == 2 * sizes["H"], sizes  # two groups: a launcher's own assert takes 2H
     assert _errors(check_source(GROUPED, "grouped.py")) == []
