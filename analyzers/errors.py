@@ -25,6 +25,12 @@ class Unevaluable(Exception):
         self.smap: Any = None
 
 
+class NoLaunch(Unevaluable):
+    """The probe's sizes make the code launch nothing (the loop holding the launch runs no
+    iteration at them): there is nothing to judge at those sizes, and no construct is missing,
+    so the probe is left out without a note (model/launch_loops.py)."""
+
+
 # the built-in errors evaluating unmodelled or malformed code raises (never a bug of ours alone:
 # each site that catches them reports the construct as not evaluated)
 HOST_ERRORS: tuple[type[Exception], ...] = (

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from argus.analyzers.errors import CANNOT_EVALUATE, HOST_ERRORS, Unevaluable
+from argus.analyzers.errors import CANNOT_EVALUATE, HOST_ERRORS, NoLaunch, Unevaluable
 from argus.analyzers.interp.facts import Fact, FactSink
 from argus.analyzers.interp.interpreter import Interpreter
 from argus.analyzers.interp.ops_core import Retype
@@ -69,6 +69,7 @@ def _launch_text(launch: ProbeLaunch | None) -> str:
             launch.notes,
             launch.choices,
             launch.guards,
+            launch.loops,
             launch.grid_picks,
             launch.sampled,
             sorted(launch.bare_axes),
@@ -163,7 +164,11 @@ class ProbeRun:
             for kind in probe_kinds(s.kernel, s.scan, self.binder, ci == 0):
                 self._stop_if_asked()  # binding a probe runs the launcher: a superseded check stops
                 before = len(self.notes)
-                launch = self._probe(kind, config)
+                try:
+                    launch = self._probe(kind, config)
+                except NoLaunch:  # these sizes launch nothing: no probe, nothing missing
+                    steps.append(ProbeStep(None, [], self.binder))
+                    continue
                 unbindable = launch is None
                 if launch is not None:
                     launch.sampled = ci > 0
@@ -211,6 +216,8 @@ class ProbeRun:
         there was no launch site to begin with: the remaining kinds would fail alike)."""
         try:
             return self.binder.probe(kind, config)
+        except NoLaunch:
+            raise
         except CANNOT_EVALUATE as e:
             what = (
                 str(e) if isinstance(e, Unevaluable) else f"the launch site (host code: {type(e).__name__})"

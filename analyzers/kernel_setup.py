@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass
 
 from argus.analyzers.compile_time import compile_time_functions
-from argus.analyzers.errors import CANNOT_EVALUATE
+from argus.analyzers.errors import CANNOT_EVALUATE, NoLaunch
 from argus.analyzers.frontend.parse import span_of
 from argus.analyzers.frontend.queries import KernelSite
 from argus.analyzers.model.kernel import Helper, KernelModel, SourceMap, build_kernel_model, parse_snippet
@@ -71,7 +71,10 @@ def _binds(kernel: KernelModel, scan: KernelScan, launch: LaunchSite) -> bool:
         binder.record()
         config = probe_configs(kernel)[0]
         for kind in probe_kinds(kernel, scan, binder, True):
-            binder.probe(kind, config)
+            try:
+                binder.probe(kind, config)
+            except NoLaunch:
+                continue  # no launch at these sizes (an empty loop around it): nothing wrong
     except CANNOT_EVALUATE:
         return False
     return True

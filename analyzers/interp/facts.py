@@ -472,9 +472,23 @@ class FactSink:
         self.seen: set[Any] = set()  # dedupe keys for facts reported once per cause
         # set by the interpreter for each probe: adds to a fact the values the probe picked
         # that it rests on (`ProbeContext.choice`)
-        self.stamp: Callable[[Fact], Fact] | None = None
+        self._stamp: Callable[[Fact], Fact] | None = None
+        self.stamp_round = 0  # probes stamped so far (first_time keys causes by it)
+
+    @property
+    def stamp(self) -> Callable[[Fact], Fact] | None:
+        return self._stamp
+
+    @stamp.setter
+    def stamp(self, value: Callable[[Fact], Fact] | None) -> None:
+        self._stamp = value
+        self.stamp_round += 1
 
     def first_time(self, key: Any) -> bool:
+        if self.stamp is not None:
+            # once per cause under each probe's picks: a fact seen again under other picked
+            # values must reach `add`, which then drops the picks it does not rest on
+            key = (key, self.stamp_round)
         if key in self.seen:
             return False
         self.seen.add(key)

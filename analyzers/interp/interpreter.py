@@ -276,7 +276,7 @@ class Interpreter:
 def _pick_stamp(launch: ProbeLaunch) -> Callable[[Fact], Fact] | None:
     """What a fact this probe observes rests on, of the values it picked (ProbeLaunch.choices,
     grid_picks): added to the fact's context, where judge.py reads it."""
-    if not launch.choices and not launch.grid_picks and not launch.guards:
+    if not launch.choices and not launch.grid_picks and not launch.guards and not launch.loops:
         return None
 
     def stamp(fact: Fact) -> Fact:

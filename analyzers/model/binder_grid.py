@@ -95,7 +95,9 @@ class GridBinding(BinderState):
         meta = {k: v for k, v in args.items() if isinstance(v, int | float | bool)}
         shared = _stand_ins_by_identity(kargs or {}, args)
         val = self._grid_value(ev, g, meta, {})
+        passed: list[tuple[int, str]] = []
         if shared and not _all_ints(val):
+            passed = self._passed_axes(val, kargs or {}, shared, g)
             val = self._grid_value(ev, g, meta, shared)
         if isinstance(val, int) and not isinstance(val, bool):
             val = (val,)
@@ -118,7 +120,40 @@ class GridBinding(BinderState):
             else:
                 raise Unevaluable(f"the grid `{ast.unparse(g)}`")
         dims = tuple(axes) + (1,) * (3 - len(axes))
-        return (dims[0], dims[1], dims[2]), len(axes), picks
+        return (dims[0], dims[1], dims[2]), len(axes), picks + passed
+
+    def _passed_axes(
+        self, val: Any, kargs: dict[str, Any], shared: dict[int, int], g: ast.expr
+    ) -> list[tuple[int, str]]:
+        """Grid axes that are the very unknown value the launch also passes as a runtime
+        argument (`num_core = props["num_aicore"]; k[(num_core,)](..., num_core=num_core)`, a
+        persistent kernel striding its tasks by the programs there are): the axis and the
+        argument are one pick, named like a grid axis of a device property, and the argument is
+        no stand-in of its own (no AR001). Each such argument is noted in `grid_sized`. Where
+        the kernel strides a task loop by it (persistent.py), every task runs whatever the
+        count, so nothing rests on the pick and it is not named."""
+        out: list[tuple[int, str]] = []
+        items = val if isinstance(val, tuple | list) else (val,)
+        for i, x in enumerate(items):
+            if not isinstance(x, Opaque) or id(x) not in shared:
+                continue
+            names = [
+                n for n, v in kargs.items()
+                if v is x and n in self.assumed_values and not self._is_constexpr(n)
+            ]
+            if not names:
+                continue
+            for n in names:
+                self.assumed_values.pop(n)
+                self.grid_sized.add(n)
+            if set(names) <= self.persistent_counts:
+                continue  # a persistent loop covers every task whatever the count: no pick
+            out.append((i, f"grid axis {i} of `{ast.unparse(g)}` ({x.what}, passed as `{names[0]}`) = {shared[id(x)]} programs"))
+        return out
+
+    def _is_constexpr(self, name: str) -> bool:
+        p = self.kernel.param(name)
+        return p is not None and p.constexpr
 
     def _grid_value(self, ev: HostEval, g: ast.expr, meta: dict[str, Any], shared: dict[int, int]) -> Any:
         """The grid expression's value: a tuple, a lambda of META, a local function. `shared`

@@ -59,6 +59,8 @@ class SizeChoice(BinderState):
         self._apply_divisibility(sizes, kind)
         self._size_derived_roots(sizes)
         big = max([v for v in sizes.values()] + [2])
+        if self.anonymous_cap:
+            big = min(big, self.anonymous_cap)  # a probe shrunk to fit (shrunk_probe.py)
         for r in anonymous:
             sizes[r] = big  # (in the size-1 probe too: a guess of 1 would invent overreads)
         self._size_related_roots(sizes)
@@ -140,7 +142,10 @@ class SizeChoice(BinderState):
             ra, rb = self.dims.find(a), self.dims.find(b)
             if ra == rb or ra not in sizes or rb not in sizes:
                 continue
-            group = 1 if kind == "one" else 2 * sizes[rb]
+            # (a relation only the kernel's `HV // H` implies: two groups, a size the probe's
+            # cap holds where `2 * H` groups of H made HV = 512, launch.py `_kernel_divisions`)
+            pair = (self.dims.find(a), self.dims.find(b))
+            group = 1 if kind == "one" else 2 if pair in self.kernel_groups else 2 * sizes[rb]
             sizes[ra] = sizes[rb] * group
 
 

@@ -36,6 +36,11 @@ class BinderState:
         self.error: str | None = None
         self.block_driving: dict[str, int] = {}  # class -> the capped block it drives (launch.py)
         self.assumed_values: dict[str, tuple[str, int]] = {}  # param -> (what it was, stand-in)
+        # runtime params passed the unknown value of a grid axis: that axis's pick (binder_grid.py)
+        self.grid_sized: set[str] = set()
+        self.persistent_counts: set[str] = set()  # of those, a persistent loop's stride (persistent.py)
+        self.anonymous_cap = 0  # the size of unstated dimensions in a shrunk probe (0: not shrunk)
+        self.kernel_groups: set[tuple[str, str]] = set()  # divisibility only the kernel implies
         self.initialized_storages: set[int] = set()  # the probe's `torch.zeros` outputs (HostEval.initialized)
         self._ranks: dict[str, int] | None = None
         self._rank_unknown: set[str] = set()  # launcher tensors indexed only from the back

@@ -14,6 +14,7 @@ from argus.analyzers.model.binder_callers import caller_guard
 from argus.analyzers.model.binder_heuristics import HeuristicValues
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
 from argus.analyzers.model.launch_shared import passed_before
+from argus.analyzers.model.persistent import grid_counts, persistent_strides
 from argus.analyzers.model.unsized_args import may_stand_in, unsized_tensor
 
 
@@ -149,6 +150,10 @@ class KernelValues(HeuristicValues):
         # (also a stride or offset the addresses are computed from: `x + i_n * stride_x_n` with
         # a stand-in `stride_x_n` reads wherever the stand-in says, so no bound of `x` is judged)
         bounding = self.scan.tiled | self.scan.arange_params | self._address_params()
+        if self.site is not None:  # a persistent kernel's program count (persistent.py)
+            strides = self.kernel.cached("persistent_strides", lambda: persistent_strides(self.kernel.func))
+            self.persistent_counts = grid_counts(self.site.grid_node, self._call_pairs(), strides)
+            bounding = bounding - self.persistent_counts
         out: set[str] = set()
         for p in self.kernel.params:
             if p.name not in bounding or p.name in self.kernel.heuristics or (config and p.name in config):

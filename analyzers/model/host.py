@@ -15,14 +15,14 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from argus.analyzers.errors import HOST_ERRORS
+from argus.analyzers.errors import HOST_ERRORS, NoLaunch
 from argus.analyzers.model.binder_ctx import AttributeTable
 from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_guards import HostGuards
 from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
-from argus.analyzers.model.host_loops import HostLoops
+from argus.analyzers.model.host_loops import MAX_ITEMS, HostLoops
 from argus.analyzers.model.host_numbers import STRING_METHODS, string_method
 from argus.analyzers.model.host_sequences import LIST_METHODS, list_method
 from argus.analyzers.model.host_stores import HostStores
@@ -39,6 +39,7 @@ from argus.analyzers.model.host_values import (
     dotted_name,
     transpose,
 )
+from argus.analyzers.model.launch_loops import first_yield_of, loop_text
 from argus.analyzers.model.nodes import subtree
 
 
@@ -77,23 +78,34 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             return self.run_block(st.body, target)
         if isinstance(st, ast.For):
             # `for off in range(0, n, step): kernel[...](OFFSET=off)`: the first iteration's
-            # launch (its loop variable bound); a loop over values not known leaves it unknown
-            self.assign(st.target, self._first_item(st.iter))
+            # launch (its loop variable bound); a loop over values not known leaves it unknown;
+            # one whose items are not all known is named for its coverage (launch_loops.py)
+            item, every = self._first_item(st.iter)
+            self.assign(st.target, item)
+            if not every:
+                self.launch_loops.append(loop_text(st))
             return self.run_block(st.body, target)
         return True
 
-    def _first_item(self, it: ast.expr) -> Any:
+    def _first_item(self, it: ast.expr) -> tuple[Any, bool]:
+        """The loop's first item, and whether its items are all known (a range of plain ints,
+        a known sequence) rather than only the first (a range of a size, a generator)."""
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
             bounds = [self.expr(a) for a in it.args]
             if 1 <= len(bounds) <= 3 and all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
                 try:
                     r = range(*bounds)
                 except ValueError:  # a step of 0: the loop raises
-                    return Opaque("loop")
-                return r[0] if len(r) else Opaque("empty loop")
-            return Opaque("loop")
+                    return Opaque("loop"), True
+                every = not any(isinstance(b, SymInt) for b in bounds) and len(r) <= MAX_ITEMS
+                if not len(r):
+                    raise NoLaunch("the loop holding the launch runs no iteration at these sizes", it)
+                return r[0], every
+            return Opaque("loop"), True
+        if isinstance(it, ast.Call) and (item := first_yield_of(self, it)) is not None:
+            return item, False  # `for off, n in iter_chunks(T, ...)`: the generator's first `yield`
         v = self.expr(it)
-        return v[0] if isinstance(v, tuple | list) and v else Opaque("loop")
+        return (v[0] if isinstance(v, tuple | list) and v else Opaque("loop")), True
 
     def stmt(self, st: ast.stmt) -> None:
         if self.call_depth > 0:

@@ -7,6 +7,7 @@ import ast
 import math
 from typing import Any
 
+from argus.analyzers.model.host_einops import flatten_ranges
 from argus.analyzers.model.host_numbers import dtype_info, dtype_text, floor_quotient
 from argus.analyzers.model.host_tensor_ops import HostTensorOps
 from argus.analyzers.model.host_values import (
@@ -31,6 +32,17 @@ _LIKE_FUNCTIONS = frozenset({"empty_like", "zeros_like", "ones_like", "full_like
 class HostCalls(HostTensorOps):
     """The calls and tensor methods the host evaluator models; anything else is opaque."""
 
+    def _rearranged(self, t: Any, pattern: Any) -> Any:
+        """`rearrange(x, 'b t ... -> b t (...)')`: the flattens the pattern is made of."""
+        ranges = flatten_ranges(pattern, len(t.shape)) if isinstance(t, HostTensor) and isinstance(pattern, str) else None
+        if ranges is None:
+            return Opaque("rearrange")
+        for first, last in reversed(ranges):  # from the right: the axes to their left stay put
+            t = self._flatten(t, first, last)
+            if t is None:
+                return Opaque("rearrange")
+        return t
+
     def call(self, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
         if fname.startswith("builtins."):
             fname = fname.removeprefix("builtins.")  # `builtins.min(...)` where `min` is shadowed
@@ -42,6 +54,8 @@ class HostCalls(HostTensorOps):
             shaped = self.shaped_call(fname, args, kwargs)
             if shaped is not None:
                 return shaped
+            if fname in ("rearrange", "einops.rearrange") and len(args) == 2 and not kwargs:
+                return self._rearranged(args[0], args[1])  # host_einops.py
             if last == "cdiv" and len(args) == 2 and _ints(args):
                 return self.binop(
                     ast.FloorDiv(), self.binop(ast.Sub(), self.binop(ast.Add(), args[0], args[1]), 1), args[1]
@@ -51,10 +65,14 @@ class HostCalls(HostTensorOps):
                 return 0 if n <= 0 else 1 << (n - 1).bit_length()  # Triton's: 0 for n <= 0
             if fname in ("min", "max") and args and all(isinstance(a, int | float) for a in args):
                 return (min if fname == "min" else max)(*args)
-            if fname in ("min", "max") and len(args) >= 2 and any(isinstance(a, int | float) for a in args):
-                # `min(sms, tiles)`: a device property is unknown here; take the known side
-                known = [a for a in args if isinstance(a, int | float)]
-                return (min if fname == "min" else max)(known)
+            if fname == "min" and len(args) >= 2 and any(isinstance(a, int | float) for a in args):
+                # `min(sms, tiles)`: a device property is unknown here; the known side bounds it
+                # above, as the largest the launch can be
+                return min(a for a in args if isinstance(a, int | float))
+            if fname == "max" and len(args) >= 2 and not all(isinstance(a, int | float) for a in args):
+                # `max(min_block, block)` with `block` unknown: the known side is only a floor,
+                # never the value (a block of 1 would refuse a correct launch or hide a finding)
+                return Opaque("max")
             if fname in ("min", "max") and len(args) == 1 and isinstance(args[0], tuple | list):
                 return (min if fname == "min" else max)(args[0])
             if fname in ("int", "operator.index") and len(args) == 1 and isinstance(args[0], SymInt):

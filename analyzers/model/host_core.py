@@ -35,6 +35,8 @@ class HostCore:
         # the `if` tests the launch sits under, each with the side it is on and the test's
         # value at these sizes (launch_guards.py judges whether the probe satisfies them)
         self.launch_guards: list[tuple[ast.expr, bool, Any]] = []
+        # loops the launch sits in whose items are not all known, named (launch_loops.py)
+        self.launch_loops: list[str] = []
         # storages the launcher allocates with a value in every element (`torch.zeros`): an
         # output a kernel writes in part by design (a band, a diagonal) is no uncovered output
         self.initialized: set[int] = set()

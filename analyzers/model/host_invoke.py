@@ -72,6 +72,9 @@ def stored_names(stmts: list[ast.stmt]) -> set[str]:
     }
 
 
+_NO_DEFAULT = object()  # a keyword-only parameter without a default (ast's kw_defaults None)
+
+
 class HostInvoke:
     """Mixin of HostEval: calls of functions the launcher's module (or the launcher) defines."""
 
@@ -141,7 +144,9 @@ class HostInvoke:
         self.env = scope
         try:
             defaults = [self.expr(d) for d in a.defaults]  # type: ignore[attr-defined]
-            kw_defaults = [None if d is None else self.expr(d) for d in a.kw_defaults]  # type: ignore[attr-defined]
+            # `_NO_DEFAULT` where the parameter has none: a `*, chunk_size=None` default is the
+            # value None, which a real call may leave in place
+            kw_defaults = [_NO_DEFAULT if d is None else self.expr(d) for d in a.kw_defaults]  # type: ignore[attr-defined]
         finally:
             self.env = saved
         env = dict(scope)
@@ -164,7 +169,7 @@ class HostInvoke:
         for p, d in zip(a.kwonlyargs, kw_defaults, strict=True):
             if p.arg in kwargs:
                 env[p.arg] = kwargs[p.arg]
-            elif d is not None or p.arg in kwargs:
+            elif d is not _NO_DEFAULT:
                 env[p.arg] = d
             else:
                 return None

@@ -36,6 +36,13 @@ from argus.analyzers.model.launcher_reads import (
     unguarded_tensor_uses,
 )
 from argus.analyzers.model.launcher_shapes import ranks_unpacked_later
+from argus.analyzers.model.persistent import (
+    grid_counts,
+    persistent_strides,
+    picked_program_count,
+    size_divisions,
+)
+from argus.analyzers.model.shrunk_probe import shrunk_size
 
 
 class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, HelperPicks):
@@ -206,6 +213,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             h for h in self.unevaluable_heuristics(kargs) if h in flags or h in self.scan.arange_params
         }
         self._unify_product_factors()  # after the call's arguments: `t.numel()` is often one
+        self._kernel_divisions(kargs)
         first_config = (
             self.kernel.autotune.configs[0] if self.kernel.autotune and self.kernel.autotune.configs else None
         )
@@ -222,6 +230,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
                 self.dims.allowed.setdefault(root, [mult, 2 * mult] if 1 < mult <= 1024 else small)
         # tiling from the grid: cdiv(X, B) tiles X's class by B; bare names are batch-like
         self._grid_roles(ev, self.site.grid_node, constexpr_env)
+        for stop in self._persistent_stops():  # a persistent loop's task count is its grid
+            self._grid_roles(ev, stop, constexpr_env)
         self.grid_tiled_roots = set(self.tiled) | set(self.bare)
         bmax = max(
             [
@@ -347,6 +357,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
     def _site_probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         sizes = self.choose_sizes(kind)
         ev = self._run_host(sizes)
+        sizes, ev = self._shrunk(kind, sizes, ev)
         if ev.broken_asserts:  # sizes no real launch has: what they imply is not judged
             test = ev.broken_asserts[0]
             raise Unevaluable(f"a probe size consistent with the launcher's {_refusal(test)}", test)
@@ -364,6 +375,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         kargs = {**kargs, **flags, **helper}
         self.initialized_storages = ev.initialized
         args, runtime, tensors = self._to_kernel_values(kargs, {**picks, **(config or {})} or None)
+        self._persistent_counts(args)
         grid, axes, grid_picks = self._grid(ev, args, {**kargs, **unknown})
         picked_axes = {axis for axis, _ in grid_picks}
         shown = {}
@@ -391,10 +403,60 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             + self.heuristic_choices
             + self._constexpr_stand_ins(),
             guards=unsettled_guards(ev),
+            loops=tuple(dict.fromkeys(ev.launch_loops)),
             grid_picks=tuple(grid_picks),
             counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
-            stand_ins=frozenset(self.assumed_values),
+            stand_ins=frozenset(self.assumed_values) | frozenset(self.grid_sized),
         )
+
+
+    def _shrunk(self, kind: str, sizes: dict[str, int], ev: HostEval) -> tuple[dict[str, int], HostEval]:
+        """The probe again with its unstated dimensions smaller, where at their full size a
+        tensor would pass the probe's cap (shrunk_probe.py); else the probe as it was."""
+        anonymous = {r for r in sizes if self._anonymous(r)}
+        if not anonymous or ev.broken_asserts:
+            return sizes, ev
+        tensors = [v for v in ev.env.values() if isinstance(v, HostTensor)]
+        small = shrunk_size(tensors, anonymous, self.dims.find, max(sizes[r] for r in anonymous))
+        if small is None:
+            return sizes, ev
+        self.anonymous_cap = small
+        try:
+            sizes = self.choose_sizes(kind)
+        finally:
+            self.anonymous_cap = 0
+        return sizes, self._run_host(sizes)
+
+    def _kernel_divisions(self, kargs: dict[str, Any]) -> None:
+        """`i_h // (HV // H)`: a kernel that divides one size parameter by another counts
+        groups of the divisor (grouped heads), so the probe takes the dividend a multiple of it
+        (as for the launcher's `assert HV % H == 0`, binder_sizes.py); a probe with HV = 3 and
+        H = 2 breaks a relation the kernel assumes, and what it shows is no fact of the code."""
+        for a, b in self.kernel.cached("size_divisions", lambda: size_divisions(self.kernel.func)):
+            x, y = kargs.get(a), kargs.get(b)
+            if isinstance(x, SymInt) and isinstance(y, SymInt) and x.sym not in self.dims.divisible_by:
+                if self.dims.find(x.sym) != self.dims.find(y.sym):
+                    self.dims.divisible_by[x.sym] = y.sym
+                    self.kernel_groups.add((self.dims.find(x.sym), self.dims.find(y.sym)))
+
+    def _persistent_stops(self) -> list[ast.expr]:
+        """The launch's expressions for the task counts of persistent loops whose stride is the
+        grid's program count (`task_num=NT * B * HV`): they tile and batch the problem as a grid
+        expression does (`NT` of `cdiv(T, BT)` ragged, `B` and `HV` batch-like, small)."""
+        assert self.site is not None
+        strides = self.kernel.cached("persistent_strides", lambda: persistent_strides(self.kernel.func))
+        pairs = self._call_pairs()
+        stops = {strides[c] for c in grid_counts(self.site.grid_node, pairs, strides)}
+        return [arg for p, arg in pairs if p in stops]
+
+    def _persistent_counts(self, args: dict[str, Any]) -> None:
+        """A program count the kernel strides its tasks by and the code leaves to the device:
+        picked to give each program a few tasks (persistent.py)."""
+        strides = self.kernel.cached("persistent_strides", lambda: persistent_strides(self.kernel.func))
+        for name in [n for n in self.assumed_values if n in strides and isinstance(args.get(n), int)]:
+            what, stand_in = self.assumed_values[name]
+            args[name] = picked_program_count(name, strides, args, stand_in)
+            self.assumed_values[name] = (what, args[name])
 
 
 def _stand_in_text(name: str, what: str, value: Any) -> str:

@@ -73,6 +73,9 @@ class ProbeLaunch:
     # `if` tests the launch sits under that the probe's sizes do not satisfy (launch_guards.py):
     # what bounds and coverage show at those sizes is at most a hint naming the test
     guards: tuple[str, ...] = ()
+    # loops the launch sits in, checked at their first iteration (launch_loops.py): what the
+    # output's coverage shows there is at most a hint naming the loop
+    loops: tuple[str, ...] = ()
 
     @property
     def grid_chosen(self) -> bool:
@@ -86,6 +89,8 @@ class ProbeLaunch:
         out = list(self.choices)
         if kind in SIZE_EVENTS:
             out += self.guards
+        if kind == "uncovered":
+            out += self.loops
         for axis, text in self.grid_picks:
             if axis in self.counted_axes or any(p is None or len(p) <= axis or p[axis] != 0 for p in pids):
                 out.append(text)

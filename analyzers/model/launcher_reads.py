@@ -18,6 +18,7 @@ from argus.analyzers.model.launcher_shapes import (
     whole_shape,
 )
 from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.rank_asserts import asserted_ranks
 
 # attributes and methods that only a tensor has: a parameter using one is a tensor (rank >= 1)
 TENSOR_USES = (
@@ -97,12 +98,17 @@ def tensor_param_ranks(
     used: set[str] = set()
     same: list[tuple[str, str]] = []
     aliases = shape_aliases(func, names)
+    looped = _loop_aliases(func, names)  # `for grad in (dx, dw):` reads dx and dw as `grad`
+    names = names | {t for t, _ in looped}
+    same.extend(looped)
     for n in subtree(func):
         _rank_from_unpacking(n, names, ranks, front, back, aliases)
         _rank_from_index(n, names, front, back)
         _rank_from_use(n, names, used)
         if isinstance(n, ast.Compare) and all(isinstance(o, ast.Eq) for o in n.ops):
             _ranks_from_equal_shapes(n, names, ranks, same)
+    for name, rank in asserted_ranks(func, names).items():  # `assert x.ndim == 4` (rank_asserts.py)
+        ranks[name] = max(ranks.get(name, 0), rank)
     if back_only is not None:
         # `assert k.shape == q.shape` gives k the rank of q
         related = {name for pair in same for name in pair} | set(front) | set(ranks) | _reshaped(func)
@@ -142,6 +148,24 @@ def tensor_param_ranks(
             if r:
                 ranks[a] = ranks[b] = r
     return ranks
+
+
+def _loop_aliases(func: ast.FunctionDef, names: set[str]) -> list[tuple[str, str]]:
+    """(loop variable, parameter) of `for t in (a, b):` over parameters only, the variable
+    assigned nowhere else: each use of `t` is a use of every one of them (fla's
+    `for grad in (dx, dw): N, H = grad.shape`)."""
+    out: list[tuple[str, str]] = []
+    stored: dict[str, int] = {}
+    for n in subtree(func):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stored[n.id] = stored.get(n.id, 0) + 1
+    for n in subtree(func):
+        if not (isinstance(n, ast.For) and isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Tuple | ast.List)):
+            continue
+        items = n.iter.elts
+        if items and all(isinstance(e, ast.Name) and e.id in names for e in items) and stored[n.target.id] == 1:
+            out += [(n.target.id, e.id) for e in items if isinstance(e, ast.Name)]
+    return out
 
 
 def saved_tensor_names(func: ast.FunctionDef) -> list[str]:

@@ -71,6 +71,18 @@ def pick(n, *, floor=16, **rest):
 
 KWARGS_LAUNCH = """    rows_kernel[(T,)](x, y, x.stride(0), y.stride(0), D, BLOCK=pick(D, floor=1, extra=2))"""
 
+# keyword-only parameters whose default is None (fla's `_activation_launch_config(T, *,
+# memory_multiplier=None)`): a None default is a value the call may leave, not a missing one
+KWONLY_NONE_HELPER = """
+
+def launch_config(n, *, floor=None, scale=None):
+    if floor is None:
+        floor = 16
+    return max(triton.next_power_of_2(n), floor)
+"""
+
+KWONLY_NONE_LAUNCH = """    rows_kernel[(T,)](x, y, x.stride(0), y.stride(0), D, BLOCK=launch_config(D, floor=1))"""
+
 LOCAL_LAUNCH = """    def block_of(n):
         return triton.next_power_of_2(n)
 
@@ -81,6 +93,7 @@ CASES = {
     "grid": ("", GRID_HELPER, GRID_LAUNCH),
     "kwargs": ("", KWARGS_HELPER, KWARGS_LAUNCH),
     "local": ("", "", LOCAL_LAUNCH),
+    "kwonly-none": ("", KWONLY_NONE_HELPER, KWONLY_NONE_LAUNCH),
 }
 
 
