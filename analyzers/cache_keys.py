@@ -9,10 +9,13 @@ that leaves the binding as it was interprets nothing.
 
 from __future__ import annotations
 
+import re
+
 from argus.analyzers.cache import KernelCache, cache_key
 from argus.analyzers.compile_time import compile_time_nodes
 from argus.analyzers.findings import Finding
 from argus.analyzers.frontend.queries import KernelSite, launch_calls
+from argus.analyzers.host_sources import plain_definitions
 from argus.analyzers.layout import Piece, Unmappable, move_findings, piece_of
 from argus.analyzers.model.binder_ctx import forward_node
 from argus.analyzers.model.launch_file import RecordedLaunch
@@ -29,15 +32,35 @@ def kernel_key(
     kernel or any of its launchers or helpers, or one that only opens a line or adds trailing
     blanks, reuses the cached findings, each moved with the piece it points into."""
     forwards = _forward_nodes(launchers)
-    nodes = [site.node, *launchers, *forwards, *_helper_nodes(view, site)]
+    helpers = _helper_nodes(view, site)
+    nodes = [site.node, *launchers, *forwards, *helpers]
     pieces = [piece_of(view.source, n) for n in nodes]
     key = cache_key(
         *_context_parts(view, site, recorded),
+        _module_names_in(view, [site.node, *helpers]),
         # which pieces are launchers, which their autograd forwards and which helpers
         f"{len(launchers)} {len(forwards)}".encode(),
         *[text + b"@" + str(n.start_point[1]).encode() for (text, _), n in zip(pieces, nodes, strict=True)],
     )
     return key, [p for _, p in pieces]
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _module_names_in(view: ModuleView, nodes: list[Node]) -> bytes:
+    """Which identifiers of the kernel's and its helpers' text the module binds: its constants,
+    imports, kernels and top-level functions. Whether a name the kernel reads is bound decides
+    AR002 against AR001 (pipeline.py's unbound-name check), and a rename of a host function
+    (`def pick` -> `def pickq`) changes no text the rest of the key holds: without this part the
+    cached AR001 outlived the rename. The names come from tree-sitter's tree, which stays whole
+    around a syntax error elsewhere (the full binding set needs a parse of the module, and a
+    half-typed line would then change every kernel's key); a superset of the names read
+    (attributes and strings count too) only costs a re-check when one of them is defined or
+    renamed."""
+    bound = view.known_names() | set(plain_definitions(view))
+    words = {w.decode() for n in nodes for w in _IDENTIFIER.findall(view.source[n.start_byte : n.end_byte])}
+    return " ".join(sorted(words & bound)).encode()
 
 
 def _forward_nodes(launchers: list[Node]) -> list[Node]:
