@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from argus.analyzers.model.host_broadcast import common_shape, shape_arguments
 from argus.analyzers.model.host_core import HostCore
 from argus.analyzers.model.host_values import HostTensor, SymInt, contiguous_strides
 
@@ -128,6 +129,12 @@ class HostTensorOps(HostCore):
             return self._product_of(args[0], args[1], transposed=False)
         if last in ("stack", "cat", "concat", "concatenate") and args:
             return self._joined(last, args[0], args[1] if len(args) > 1 else kwargs.get("dim", 0))
+        if last == "broadcast_tensors" and args and all(isinstance(a, HostTensor) for a in args) and not kwargs:
+            return self._broadcast_all(args)
+        if last == "broadcast_shapes" and not kwargs:
+            shapes = shape_arguments(args)
+            common = None if shapes is None else common_shape(shapes, self._same_size)
+            return None if common is None else tuple(common)
         if last in TORCH_FUNCTION_FORMS and args and isinstance(args[0], HostTensor):
             return self.tensor_method(args[0], last, list(args[1:]), kwargs)  # type: ignore[attr-defined]
         return None
@@ -208,6 +215,19 @@ class HostTensorOps(HostCore):
             strides.append(0)
             syms.append(self._size_symbol(s, f"_b{self.storages}_{i}"))
         return t.view_of(shape, strides, syms)
+
+    def _broadcast_all(self, tensors: list[HostTensor]) -> Any:
+        """`torch.broadcast_tensors(a, b, ...)`: each expanded to the common shape (host_broadcast.py)."""
+        shapes = [[SymInt(s, y) for s, y in zip(t.shape, t.symbols, strict=True)] for t in tensors]
+        common = common_shape(shapes, self._same_size)
+        if common is None:
+            return None
+        views = [self._broadcast(t, list(common)) for t in tensors]
+        return None if any(v is None for v in views) else tuple(views)
+
+    def _same_size(self, a: SymInt, b: SymInt) -> None:
+        if self.recording:
+            self.dims.union(a.sym, b.sym)  # torch requires sizes other than 1 equal
 
     def _as_other(self, t: HostTensor, name: str, other: HostTensor) -> Any:
         if name == "type_as":

@@ -89,6 +89,27 @@ def double(bias, M, N):
     flat_kernel[(triton.cdiv(M * N, 128),)](full, out, M * N, BLOCK=128)
     return out
 """,
+    "broadcast_tensors": """
+def double(inp, mask):
+    a, b = inp.shape
+    (c,) = mask.shape
+    inp, mask = torch.broadcast_tensors(inp, mask)
+    inp = inp.contiguous()
+    n = inp.numel()
+    out = torch.empty_like(inp)
+    flat_kernel[(triton.cdiv(n, 128),)](inp, out, n, BLOCK=128)
+    return out
+""",
+    "broadcast_shapes": """
+def double(x, y):
+    a, b = x.shape
+    shape = torch.broadcast_shapes(tuple(x.shape), tuple(y.shape))
+    full = x.expand(shape).contiguous()
+    n = full.numel()
+    out = torch.empty(shape, device=x.device)
+    flat_kernel[(triton.cdiv(n, 128),)](full, out, n, BLOCK=128)
+    return out
+""",
     "reduction": """
 def double(x):
     M, N = x.shape
