@@ -14,6 +14,7 @@ import contextlib
 from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
+from argus.analyzers.model.assert_search import accepted_sizes
 from argus.analyzers.model.binder_assumed import AssumedProbes
 from argus.analyzers.model.binder_ctx import STORE_PREFIX, AttributeTable, ctx_param, forward_copy, table_from
 from argus.analyzers.model.binder_grid import GridBinding
@@ -358,6 +359,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         sizes = self.choose_sizes(kind)
         ev = self._run_host(sizes)
         sizes, ev = self._shrunk(kind, sizes, ev)
+        if ev.broken_asserts:  # a nearby size the launcher accepts (assert_search.py)
+            sizes, ev = accepted_sizes(sizes, ev, self._run_host)
         if ev.broken_asserts:  # sizes no real launch has: what they imply is not judged
             test = ev.broken_asserts[0]
             raise Unevaluable(f"a probe size consistent with the launcher's {_refusal(test)}", test)
