@@ -17,6 +17,7 @@ from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS, NoLaunch
 from argus.analyzers.model.binder_ctx import AttributeTable
+from argus.analyzers.model.device_picks import DeviceCount, device_choice, device_query
 from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
@@ -495,6 +496,10 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             out = self.mapped(args[0], args[1:])
         elif isinstance(self.env.get(fname), tuple) and self.env[fname][0] == "lambda" and not kwargs:
             out = self.apply_lambda(self.env[fname], args)  # `f = lambda x: ...; f(t)`
+        elif self.device_count is not None and device_query(fname):
+            out = DeviceCount(self.device_count, fname)  # the probe's pick (device_picks.py)
+            self.device_choices[fname] = device_choice(fname, out)
+            self.device_uses[fname] = self.device_uses.get(fname, 0) + 1
         else:
             fn = self.callee(fname)
             out = self.invoke(fn, args, kwargs, e) if fn is not None else self.call(fname, args, kwargs, e)

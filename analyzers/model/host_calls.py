@@ -7,6 +7,7 @@ import ast
 import math
 from typing import Any
 
+from argus.analyzers.model.device_picks import DeviceCount
 from argus.analyzers.model.host_einops import flatten_ranges
 from argus.analyzers.model.host_numbers import dtype_info, dtype_text, floor_quotient
 from argus.analyzers.model.host_tensor_ops import HostTensorOps
@@ -43,6 +44,17 @@ class HostCalls(HostTensorOps):
                 return Opaque("rearrange")
         return t
 
+    def _device_min(self, args: list[Any]) -> Any:
+        """`min(count, x)` of a device's picked count and known numbers: the device may have as
+        many cores as rows, so the known side (device_picks.py); the count it drops is not
+        used (`device_uses`). None for any other `min`."""
+        if len(args) < 2 or not _known_beside_device(args):
+            return None
+        for a in args:
+            if isinstance(a, DeviceCount):
+                self.device_uses[a.query] -= 1  # type: ignore[attr-defined]
+        return min(a for a in args if not isinstance(a, DeviceCount))
+
     def call(self, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
         if fname.startswith("builtins."):
             fname = fname.removeprefix("builtins.")  # `builtins.min(...)` where `min` is shadowed
@@ -63,6 +75,8 @@ class HostCalls(HostTensorOps):
             if last == "next_power_of_2" and _ints(args):
                 n = int(args[0])
                 return 0 if n <= 0 else 1 << (n - 1).bit_length()  # Triton's: 0 for n <= 0
+            if fname == "min" and (kept := self._device_min(args)) is not None:
+                return kept  # `min(sms, rows)`: the rows (device_picks.py)
             if fname in ("min", "max") and args and all(isinstance(a, int | float) for a in args):
                 return (min if fname == "min" else max)(*args)
             if fname == "min" and len(args) >= 2 and any(isinstance(a, int | float) for a in args):
@@ -384,3 +398,9 @@ def _leading_slice(x: Any) -> bool:
 
 def _ints(xs: list[Any]) -> bool:
     return all(isinstance(x, int) and not isinstance(x, bool) for x in xs)
+
+
+def _known_beside_device(args: list[Any]) -> bool:
+    """`min(count, x)` with a device's picked count and every other side a known number."""
+    rest = [a for a in args if not isinstance(a, DeviceCount)]
+    return len(rest) < len(args) and bool(rest) and all(isinstance(a, int | float) for a in rest)

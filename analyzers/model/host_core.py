@@ -37,6 +37,12 @@ class HostCore:
         self.launch_guards: list[tuple[ast.expr, bool, Any]] = []
         # loops the launch sits in whose items are not all known, named (launch_loops.py)
         self.launch_loops: list[str] = []
+        # the count a device query returns in this probe (device_picks.py; None: unknown), and
+        # the queries answered with it that the launch may rest on, named; each with the
+        # times its count was used (`min(count, T)` drops one: device_picks.py)
+        self.device_count: int | None = None
+        self.device_choices: dict[str, str] = {}
+        self.device_uses: dict[str, int] = {}
         # storages the launcher allocates with a value in every element (`torch.zeros`): an
         # output a kernel writes in part by design (a band, a diagonal) is no uncovered output
         self.initialized: set[int] = set()

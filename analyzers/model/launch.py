@@ -21,6 +21,7 @@ from argus.analyzers.model.binder_grid import GridBinding
 from argus.analyzers.model.binder_picks import SECOND_PICK, branch_flags
 from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
+from argus.analyzers.model.device_picks import DEVICE_COUNT, SECOND_DEVICE_COUNT
 from argus.analyzers.model.guard_pins import guard_pins
 from argus.analyzers.model.helper_picks import HelperPicks
 from argus.analyzers.model.host import HostEval
@@ -138,10 +139,14 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         ev = HostEval(self.dims, sizes, recording=sizes is None, contains_memo=self._contains_memo)
         if sizes is not None:
             ev.free_roots = {r for r in sizes if self._anonymous(r)}
+        ev.device_count = SECOND_DEVICE_COUNT if self.second_probe else DEVICE_COUNT
         ev.env.update(self.site.functions)  # the module's functions and constants; params shadow them
         self._ctx_table = self._replay_forward(ev)  # binder_ctx.py
         self._bind_params(ev)
         ev.run_block(self.site.body, self.site.call)
+        for query, text in ev.device_choices.items():  # named, and varied by a second probe
+            if ev.device_uses.get(query, 0) > 0:
+                self.input_choices[query] = text
         self._remember_names(ev.env)
         return ev
 
