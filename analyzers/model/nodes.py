@@ -29,3 +29,15 @@ def subtree(root: ast.AST) -> list[ast.AST]:
                     cached.append(v)
         root._argus_subtree = cached  # type: ignore[attr-defined]
     return cached
+
+
+def assignment_parts(node: ast.AST) -> tuple[list[ast.expr], ast.expr] | None:
+    """(targets, value) of a statement that binds names from a value: `a = b`, `a += b`,
+    `a: T = b`, and a `for a in b` loop; None for any other node (and a bare annotation)."""
+    if isinstance(node, ast.Assign):
+        return node.targets, node.value
+    if isinstance(node, ast.AugAssign | ast.AnnAssign) and node.value is not None:
+        return [node.target], node.value
+    if isinstance(node, ast.For):
+        return [node.target], node.iter
+    return None

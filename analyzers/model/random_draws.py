@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 
 from argus.analyzers.model.host_values import dotted_name
+from argus.analyzers.model.nodes import assignment_parts
 
 # triton.language's random-number functions, often imported under their own names (flag-gems'
 # `uint_to_uniform_float = tl.uint_to_uniform_float`): values from values
@@ -76,14 +77,10 @@ class Draws:
         deps: dict[str, set[str]] = {}
         for root in roots:
             for node in ast.walk(root):
-                if isinstance(node, ast.Assign):
-                    targets, value = node.targets, node.value
-                elif isinstance(node, ast.AugAssign | ast.AnnAssign) and node.value is not None:
-                    targets, value = [node.target], node.value
-                elif isinstance(node, ast.For):
-                    targets, value = [node.target], node.iter
-                else:
+                parts = assignment_parts(node)
+                if parts is None:
                     continue
+                targets, value = parts
                 read = self.reads(value, depth, shapes=True)
                 if isinstance(node, ast.AugAssign):
                     read |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}

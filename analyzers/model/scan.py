@@ -10,7 +10,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.nodes import assignment_parts, subtree
 from argus.analyzers.model.scan_addresses import AddressTerms, address_ranks, pointer_shifts
 from argus.analyzers.model.scan_axes import axis_index_keys
 from argus.analyzers.model.scan_index import (
@@ -142,17 +142,13 @@ def _dependencies(binds: list[ast.AST]) -> dict[str, set[str]]:
     """Variable -> names on the right of its assignments (and of the loops that bind it)."""
     deps: dict[str, set[str]] = {}
     for n in binds:
-        targets: list[ast.expr] = []
-        value: ast.expr | None = None
-        if isinstance(n, ast.Assign):
-            targets, value = n.targets, n.value
-        elif isinstance(n, ast.AugAssign | ast.AnnAssign) and n.value is not None:
-            targets, value = [n.target], n.value
-        elif isinstance(n, ast.For):
-            targets, value = [n.target], n.iter
+        parts = assignment_parts(n)
+        if parts is None:
+            continue
+        targets, value = parts
         for t in targets:
             for name in names_of(t):
-                deps.setdefault(name, set()).update(names_of(value) if value is not None else set())
+                deps.setdefault(name, set()).update(names_of(value))
     return deps
 
 
