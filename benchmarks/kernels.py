@@ -72,16 +72,43 @@ def gemm_sweep_inputs(sw: object, m: int, n: int, k: int) -> tuple:
     inputs (so timing does not run from a warm L2), the first inputs and their reference product,
     and the cuBLAS baseline in ms, already recorded in `sw` (a `Sweep`)."""
 
-    def make() -> tuple:
-        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
-                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
-
+    make = gemm_inputs(m, n, k)
     shape = f"{m}x{n}x{k}"
     nxt = rotation(make, 2 * (m * k + k * n + m * n))
     a, b = make()
     base = quick_bench(lambda: torch.matmul(*nxt()))
     sw.record("gemm", shape, "cuBLAS", base, 0.0, "baseline", base)  # type: ignore[attr-defined]
     return shape, nxt, a, b, torch.matmul(a, b), base
+
+
+def sweep_gemm_plan(sw: object, gemm: tuple, label: str, choice: object) -> None:
+    """One GEMM config of a sweep: its plan built on the first inputs (checked against the reference),
+    then timed on the rotation, through `sw.try_variant` (a `Sweep`). `gemm` is what
+    `gemm_sweep_inputs` returned; choice is `gemm.pinned_config(entry)`, or None for the default."""
+    shape, nxt, a, b, ref, base = gemm
+    m, n = a.shape[0], b.shape[1]
+    out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+    holder: dict = {}
+
+    def run() -> torch.Tensor:
+        holder["plan"] = gemm_mod.make_plan(a, b, out, choice=choice)
+        return out
+
+    def timed() -> None:
+        aa, bb = nxt()
+        holder["plan"](aa, bb, torch.empty((m, n), device="cuda", dtype=torch.bfloat16))
+
+    sw.try_variant("gemm", shape, label, run, ref, timed, 1e-2, base)  # type: ignore[attr-defined]
+
+
+def gemm_inputs(m: int, n: int, k: int) -> Callable[[], tuple]:
+    """A maker of one GEMM operand pair, B scaled so that the product stays near unit size."""
+
+    def make() -> tuple:
+        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
+                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
+
+    return make
 
 
 def bench_graph(fn: Callable[[], object]) -> float | None:
@@ -132,11 +159,7 @@ def gemm_shapes(quick: bool) -> list[tuple[int, int, int]]:
 
 
 def run_gemm(m: int, n: int, k: int) -> dict:
-    def make() -> tuple:
-        return (
-            torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
-            torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k),
-        )
+    make = gemm_inputs(m, n, k)
 
     a, b = make()
     out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)

@@ -31,7 +31,15 @@ from argus.knowledge.kernels import attention as attn_mod  # noqa: E402
 from argus.knowledge.kernels import gemm as gemm_mod  # noqa: E402
 from argus.knowledge.kernels import moe as moe_mod  # noqa: E402
 
-from benchmarks.kernels import L2_BYTES, gemm_sweep_inputs, quick_bench, rel_err, rotation, torch_moe  # noqa: E402
+from benchmarks.kernels import (  # noqa: E402
+    L2_BYTES,
+    gemm_sweep_inputs,
+    quick_bench,
+    rel_err,
+    rotation,
+    sweep_gemm_plan,
+    torch_moe,
+)
 from benchmarks.kernels_explore_host import HOST_SWEEPS  # noqa: E402
 from benchmarks.kernels_explore_pins import PINS_SWEEPS  # noqa: E402
 from benchmarks.kernels_timing import clocks_up  # noqa: E402
@@ -112,7 +120,7 @@ def sweep_gemm(sw: Sweep) -> None:
 
 
 def _gemm_shape(sw: Sweep, m: int, n: int, k: int, sms: int) -> None:
-    shape, nxt, a, b, ref, base = gemm_sweep_inputs(sw, m, n, k)
+    gemm = gemm_sweep_inputs(sw, m, n, k)
     variants: list[tuple[str, tuple]] = []
     for bm, bn, bk, w, st, sub in TMA_SWEEP:
         if bm <= max(64, triton.next_power_of_2(m)):
@@ -127,19 +135,7 @@ def _gemm_shape(sw: Sweep, m: int, n: int, k: int, sms: int) -> None:
                 entry = ("splitk", split, bm, bn, bk, w, st, False)
                 variants.append((f"splitk{split} {bm}x{bn}x{bk} w{w} s{st}", entry))
     for label, entry in variants:
-        choice = gemm_mod.pinned_config(entry)
-        out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        holder: dict = {}
-
-        def run(a=a, b=b, out=out, choice=choice, holder=holder) -> torch.Tensor:
-            holder["plan"] = gemm_mod.make_plan(a, b, out, choice=choice)
-            return out
-
-        def timed(holder=holder, m=m, n=n) -> None:
-            aa, bb = nxt()
-            holder["plan"](aa, bb, torch.empty((m, n), device="cuda", dtype=torch.bfloat16))
-
-        sw.try_variant("gemm", shape, label, run, ref, timed, 1e-2, base)
+        sweep_gemm_plan(sw, gemm, label, gemm_mod.pinned_config(entry))
 
 
 # ---------------------------------------------------------------- attention

@@ -17,7 +17,7 @@ import triton
 from argus.knowledge.kernels import attention as attn_mod
 from argus.knowledge.kernels import gemm as gemm_mod
 
-from benchmarks.kernels import gemm_sweep_inputs, quick_bench, rotation
+from benchmarks.kernels import gemm_sweep_inputs, quick_bench, rotation, sweep_gemm_plan
 
 if TYPE_CHECKING:
     from benchmarks.kernels_explore import Sweep
@@ -63,21 +63,9 @@ def _gemm_host_entries(m: int, n: int, k: int) -> list[tuple[str, tuple | None]]
 
 
 def _gemm_host_shape(sw: Sweep, m: int, n: int, k: int) -> None:
-    shape, nxt, a, b, ref, base = gemm_sweep_inputs(sw, m, n, k)
+    gemm = gemm_sweep_inputs(sw, m, n, k)
     for label, entry in _gemm_host_entries(m, n, k):
-        choice = None if entry is None else gemm_mod.pinned_config(entry)
-        out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        holder: dict = {}
-
-        def run(a=a, b=b, out=out, choice=choice, holder=holder) -> torch.Tensor:
-            holder["plan"] = gemm_mod.make_plan(a, b, out, choice=choice)
-            return out
-
-        def timed(holder=holder, m=m, n=n) -> None:
-            aa, bb = nxt()
-            holder["plan"](aa, bb, torch.empty((m, n), device="cuda", dtype=torch.bfloat16))
-
-        sw.try_variant("gemm", shape, label, run, ref, timed, 1e-2, base)
+        sweep_gemm_plan(sw, gemm, label, None if entry is None else gemm_mod.pinned_config(entry))
 
 
 # (B, H, H_KV, S, D, causal) and, per head dim, the configs timed one tile per program with device and host

@@ -19,10 +19,7 @@ Writes DIR/explore-s7.json after every shape; the table printed last is what the
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -32,7 +29,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from argus.knowledge.kernels import attention as attn_mod  # noqa: E402
 from argus.knowledge.kernels import gemm as gemm_mod  # noqa: E402
 
-from benchmarks.kernels import rel_err, rotation  # noqa: E402
+from benchmarks.explore_common import (  # noqa: E402
+    attention_rows,
+    gemm_inputs,
+    gemm_pin_rows,
+    gemm_rotation,
+    run_parts,
+    timed_rows,
+)
+from benchmarks.kernels import rel_err  # noqa: E402
 from benchmarks.kernels_timing import clocks_up, interleaved, interleaved_graphs  # noqa: E402
 
 # (B, H, H_KV, S, D, causal): the rows furthest from cuDNN, both head dims, one long causal row.
@@ -80,64 +85,18 @@ def label(c: tuple) -> str:
 
 def attention_shape(b: int, h: int, h_kv: int, s: int, d: int, causal: bool,
                     candidates: dict[int, list[tuple]] = CANDIDATES) -> list[dict]:
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-
-    shape = f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}"
-    gqa = h != h_kv
-
-    def make() -> tuple:
-        return tuple(torch.randn(b, hh, s, d, device="cuda", dtype=torch.bfloat16) for hh in (h, h_kv, h_kv))
-
-    nxt = rotation(make, 2 * (2 * b * h * s * d + 2 * b * h_kv * s * d))
-    q, k, v = make()
-
-    def cudnn(qq: torch.Tensor, kk: torch.Tensor, vv: torch.Tensor) -> torch.Tensor:
-        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
-            return torch.nn.functional.scaled_dot_product_attention(qq, kk, vv, is_causal=causal, enable_gqa=gqa)
-
-    ref = cudnn(q, k, v)
-    sides = [("cuDNN", lambda: cudnn(*nxt()))]
-    rows: list[dict] = []
     variants = [("default", {})] + [(f"host {label(c)}", {"pinned": attn_mod.config(*c[:6], warp_spec=c[6]),
                                                           "host_desc": True}) for c in candidates[d]]
-    for name, kw in variants:
-        t0 = time.time()
-        try:
-            got = attn_mod.attention(q, k, v, causal=causal, **kw)
-            torch.cuda.synchronize()
-            err = rel_err(got, ref)
-            note = "" if err < 2e-2 else f"WRONG rel err {err:.1e}"
-        except Exception as exc:  # a config that does not compile or fit is reported, not fatal
-            torch.cuda.synchronize()
-            err, note = None, f"ERR {type(exc).__name__}: {str(exc)[:100]}"
-        print(f"  check {shape:30s} {name:34s} err {err if err is None else f'{err:.1e}'} {note} "
-              f"({time.time() - t0:.0f}s)", flush=True)
-        if note:
-            rows.append({"family": "attention", "shape": shape, "variant": name, "ms": None, "note": note})
-            continue
-        sides.append((name, lambda kw=kw: attn_mod.attention(*nxt(), causal=causal, **kw)))
-    timing = interleaved([fn for _, fn in sides])
-    flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
-    for i, (name, _) in enumerate(sides):
-        ratio = timing.median[0] / timing.median[i]
-        rows.append({"family": "attention", "shape": shape, "variant": name, "ms": timing.median[i],
-                     "ratio": ratio, "even_odd": timing.ratio(0, i)[1:], "tflops": flops / timing.median[i] / 1e9,
-                     "note": ""})
-        print(f"attention {shape:30s} {name:34s} {timing.median[i]:9.4f} ms ratio {ratio:.3f} "
-              f"({flops / timing.median[i] / 1e9:.0f} TFLOP/s)", flush=True)
-    return rows
+    shape, sides, rows, flops = attention_rows(attn_mod, b, h, h_kv, s, d, causal, variants)
+    return rows + timed_rows("attention", shape, sides, flops)
 
 
 def gemm_shape(m: int, n: int, k: int) -> list[dict]:
-    def make() -> tuple:
-        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
-                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
-
-    a, b = make()
+    a, b = gemm_inputs(m, n, k)()
     out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
     gemm_mod.matmul(a, b, out=out)
     err = rel_err(out, torch.matmul(a, b))
-    nxt = rotation(make, 2 * (m * k + k * n + m * n))
+    nxt = gemm_rotation(m, n, k)
     sides = [lambda: gemm_mod.matmul(*nxt()), lambda: torch.matmul(*nxt())]
     eager = [interleaved(sides).ratio(1)[0] for _ in range(3)]
     graph = interleaved_graphs(sides)
@@ -151,48 +110,8 @@ def gemm_shape(m: int, n: int, k: int) -> list[dict]:
 
 def gemm_variants(m: int, n: int, k: int) -> list[dict]:
     """The launcher's plan, each GEMM2 entry and cuBLAS, checked, then timed in one interleaved measurement."""
-
-    def make() -> tuple:
-        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
-                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
-
-    shape = f"{m}x{n}x{k}"
-    a, b = make()
-    ref = torch.matmul(a, b)
-    nxt = rotation(make, 2 * (m * k + k * n + m * n))
-    sides = [("cuBLAS", lambda: torch.matmul(*nxt()))]
-    rows: list[dict] = []
-    for entry in [None, *GEMM2[(m, n, k)]]:
-        name = "default" if entry is None else " ".join(str(x) for x in entry)
-        try:
-            out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-            choice = None if entry is None else gemm_mod.pinned_config(entry)
-            plan = gemm_mod.make_plan(a, b, out, choice=choice)
-            torch.cuda.synchronize()
-            err = rel_err(out, ref)
-            note = "" if err < 1e-2 else f"WRONG rel err {err:.1e}"
-        except Exception as exc:  # a config that does not compile or fit is reported, not fatal
-            torch.cuda.synchronize()
-            note = f"ERR {type(exc).__name__}: {str(exc)[:100]}"
-        print(f"  check {shape:20s} {name:44s} {note or 'ok'}", flush=True)
-        if note:
-            rows.append({"family": "gemm", "shape": shape, "variant": name, "ms": None, "note": note})
-            continue
-
-        def call(plan=plan) -> torch.Tensor:
-            x, y = nxt()
-            o = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
-            plan(x, y, o)
-            return o
-
-        sides.append((name, call))
-    timing = interleaved([fn for _, fn in sides])
-    for i, (name, _) in enumerate(sides):
-        ratio = timing.median[0] / timing.median[i]
-        rows.append({"family": "gemm", "shape": shape, "variant": name, "ms": timing.median[i], "ratio": ratio,
-                     "even_odd": timing.ratio(0, i)[1:], "note": ""})
-        print(f"gemm      {shape:20s} {name:44s} {timing.median[i]:9.4f} ms ratio {ratio:.3f}", flush=True)
-    return rows
+    sides, rows, _ = gemm_pin_rows(gemm_mod, m, n, k, [None, *GEMM2[(m, n, k)]])
+    return rows + timed_rows("gemm", f"{m}x{n}x{k}", sides, 2.0 * m * n * k)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,20 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     clocks_up()
-    rows: list[dict] = []
     jobs = {"attention": (ATTN_SHAPES, attention_shape), "gemm": (GEMM_SHAPES, gemm_shape),
             "attention2": (ATTN2_SHAPES, lambda *shape: attention_shape(*shape, candidates=CANDIDATES2)),
             "gemm2": (list(GEMM2), gemm_variants)}
-    for part in args.part.split(","):
-        shapes, run = jobs[part]
-        start = time.time()
-        for shape in shapes:
-            if time.time() - start > args.budget_s:
-                print(f"SKIP {part} {shape}: budget spent", flush=True)
-                continue
-            rows += run(*shape)
-            torch.cuda.empty_cache()
-            (args.out / "explore-s7.json").write_text(json.dumps(rows, indent=1))
+    rows = run_parts(jobs, args.part, args.budget_s, args.out / "explore-s7.json")
     best: dict[str, dict] = {}
     for r in rows:
         if r["family"] == "attention" and r.get("ms") and r["variant"] != "cuDNN":

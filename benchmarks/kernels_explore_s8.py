@@ -21,22 +21,16 @@ DIR/explore-s8.json after every shape; the table printed last is what the cards 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
-
-import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from argus.knowledge.kernels import attention as attn_mod  # noqa: E402
 from argus.knowledge.kernels import gemm as gemm_mod  # noqa: E402
 
-from benchmarks.kernels import rel_err, rotation  # noqa: E402
-from benchmarks.kernels_timing import clocks_up, interleaved  # noqa: E402
+from benchmarks.explore_common import attention_rows, gemm_pin_rows, run_parts, timed_rows  # noqa: E402
+from benchmarks.kernels_timing import clocks_up  # noqa: E402
 
 # (path, split, BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, SUBTILE, GROUP_M, WARP_SPEC)
 _BIG = [("tma_host", 1, 128, 256, 64, 8, 4, True, 8, False), ("tma_host", 1, 128, 256, 64, 8, 3, True, 16, False),
@@ -118,103 +112,20 @@ def attn_label(c: tuple) -> str:
             f"{' lazy' if lazy else ''}")
 
 
-def timed_table(family: str, shape: str, sides: list[tuple[str, Callable[[], object]]], flops: float) -> list[dict]:
-    """One interleaved measurement of every side (the library first); a row per side."""
-    timing = interleaved([fn for _, fn in sides])
-    rows = []
-    for i, (name, _) in enumerate(sides):
-        ratio = timing.median[0] / timing.median[i]
-        rows.append({"family": family, "shape": shape, "variant": name, "ms": timing.median[i], "ratio": ratio,
-                     "even_odd": timing.ratio(0, i)[1:], "tflops": flops / timing.median[i] / 1e9, "note": ""})
-        print(f"{family:9s} {shape:30s} {name:48s} {timing.median[i]:9.4f} ms ratio {ratio:.3f} "
-              f"(halves {timing.ratio(0, i)[1]:.3f} {timing.ratio(0, i)[2]:.3f}) {flops / timing.median[i] / 1e9:5.0f} TFLOP/s",
-              flush=True)
-    return rows
-
-
 def gemm_shape(m: int, n: int, k: int, table: dict | None = None) -> list[dict]:
     """The launcher's plan and each entry of table (GEMM) against cuBLAS: checked, then one interleaved
     measurement."""
-
-    def make() -> tuple:
-        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
-                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
-
-    shape = f"{m}x{n}x{k}"
-    a, b = make()
-    ref = torch.matmul(a, b)
-    nxt = rotation(make, 2 * (m * k + k * n + m * n))
-    sides: list[tuple[str, Callable[[], object]]] = [("cuBLAS", lambda: torch.matmul(*nxt()))]
-    rows: list[dict] = []
-    for entry in [None, *(GEMM if table is None else table)[(m, n, k)]]:
-        name = "default" if entry is None else " ".join(str(x) for x in entry)
-        t0 = time.time()
-        try:
-            out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-            choice = None if entry is None else gemm_mod.pinned_config(entry)
-            plan = gemm_mod.make_plan(a, b, out, choice=choice)
-            torch.cuda.synchronize()
-            err = rel_err(out, ref)
-            note = "" if err < 1e-2 else f"WRONG rel err {err:.1e}"
-        except Exception as exc:  # a config that does not compile or fit is reported, not fatal
-            torch.cuda.synchronize()
-            note = f"ERR {type(exc).__name__}: {str(exc)[:120]}"
-        print(f"  check {shape:20s} {name:48s} {note or 'ok'} ({time.time() - t0:.0f}s)", flush=True)
-        if note:
-            rows.append({"family": "gemm", "shape": shape, "variant": name, "ms": None, "note": note})
-            continue
-
-        def call(plan=plan) -> torch.Tensor:
-            x, y = nxt()
-            o = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
-            plan(x, y, o)
-            return o
-
-        sides.append((name, call))
-    return rows + timed_table("gemm", shape, sides, 2.0 * m * n * k)
+    sides, rows, _ = gemm_pin_rows(gemm_mod, m, n, k, [None, *(GEMM if table is None else table)[(m, n, k)]])
+    return rows + timed_rows("gemm", f"{m}x{n}x{k}", sides, 2.0 * m * n * k)
 
 
 def attention_shape(b: int, h: int, h_kv: int, s: int, d: int, causal: bool) -> list[dict]:
     """The launcher's default and each ATTN candidate against cuDNN: checked, then one interleaved measurement."""
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-
-    shape = f"B{b} H{h}/{h_kv} S{s} D{d} {'causal' if causal else 'full'}"
-    gqa = h != h_kv
-
-    def make() -> tuple:
-        return tuple(torch.randn(b, hh, s, d, device="cuda", dtype=torch.bfloat16) for hh in (h, h_kv, h_kv))
-
-    nxt = rotation(make, 2 * (2 * b * h * s * d + 2 * b * h_kv * s * d))
-    q, k, v = make()
-
-    def cudnn(qq: torch.Tensor, kk: torch.Tensor, vv: torch.Tensor) -> torch.Tensor:
-        with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
-            return torch.nn.functional.scaled_dot_product_attention(qq, kk, vv, is_causal=causal, enable_gqa=gqa)
-
-    ref = cudnn(q, k, v)
-    sides: list[tuple[str, Callable[[], object]]] = [("cuDNN", lambda: cudnn(*nxt()))]
-    rows: list[dict] = []
     variants = [("default", {})] + [
         (f"host {attn_label(c)}", {"pinned": attn_mod.config(*c[:6], warp_spec=c[6], lazy=c[7]), "host_desc": True})
         for c in ATTN[d] if not (causal and c[0] % c[1])]
-    for name, kw in variants:
-        t0 = time.time()
-        try:
-            got = attn_mod.attention(q, k, v, causal=causal, **kw)
-            torch.cuda.synchronize()
-            err = rel_err(got, ref)
-            note = "" if err < 2e-2 else f"WRONG rel err {err:.1e}"
-        except Exception as exc:  # a config that does not compile or fit is reported, not fatal
-            torch.cuda.synchronize()
-            err, note = None, f"ERR {type(exc).__name__}: {str(exc)[:120]}"
-        print(f"  check {shape:30s} {name:40s} err {err if err is None else f'{err:.1e}'} {note} "
-              f"({time.time() - t0:.0f}s)", flush=True)
-        if note:
-            rows.append({"family": "attention", "shape": shape, "variant": name, "ms": None, "note": note})
-            continue
-        sides.append((name, lambda kw=kw: attn_mod.attention(*nxt(), causal=causal, **kw)))
-    flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
-    return rows + timed_table("attention", shape, sides, flops)
+    shape, sides, rows, flops = attention_rows(attn_mod, b, h, h_kv, s, d, causal, variants)
+    return rows + timed_rows("attention", shape, sides, flops)
 
 
 def summary(rows: list[dict]) -> None:
@@ -239,20 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     clocks_up()
-    rows: list[dict] = []
     jobs = {"gemm": (list(GEMM), gemm_shape), "attention": (ATTN_SHAPES, attention_shape),
             "gemm2": (list(GEMM2), lambda *shape: gemm_shape(*shape, table=GEMM2)),
             "gemm3": (list(GEMM3), lambda *shape: gemm_shape(*shape, table=GEMM3))}
-    for part in args.part.split(","):
-        shapes, run = jobs[part]
-        start = time.time()
-        for shape in shapes:
-            if time.time() - start > args.budget_s:
-                print(f"SKIP {part} {shape}: budget spent", flush=True)
-                continue
-            rows += run(*shape)
-            torch.cuda.empty_cache()
-            (args.out / "explore-s8.json").write_text(json.dumps(rows, indent=1))
+    rows = run_parts(jobs, args.part, args.budget_s, args.out / "explore-s8.json")
     summary(rows)
     return 0
 

@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import math
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -35,8 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from argus.knowledge.kernels import gemm as gemm_mod  # noqa: E402
 from argus.knowledge.kernels import moe as moe_mod  # noqa: E402
 
+from benchmarks.explore_common import Side, gemm_inputs, gemm_pin_rows, gemm_rotation, run_parts, timed_rows  # noqa: E402
 from benchmarks.kernels import L2_BYTES, gemm_shapes, moe_shapes, rel_err, rotation, torch_moe  # noqa: E402
-from benchmarks.kernels_timing import clocks_up, interleaved, interleaved_graphs  # noqa: E402
+from benchmarks.kernels_timing import clocks_up  # noqa: E402
 
 # Candidate pins (gemm.TUNED's entry layout plus GROUP_M): the rows below 0.99 of cuBLAS in session 8.
 GEMM = {
@@ -57,24 +55,6 @@ def load_module(path: Path, name: str) -> ModuleType:
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
-
-
-def timed(family: str, shape: str, sides: list[tuple[str, Callable[[], object]]], flops: float,
-          graphs: bool) -> list[dict]:
-    """One interleaved measurement of every side (the library first), eager then graphs; a row per side."""
-    eager = interleaved([fn for _, fn in sides])
-    replay = interleaved_graphs([fn for _, fn in sides]) if graphs else None
-    rows = []
-    for i, (name, _) in enumerate(sides):
-        ratio = eager.median[0] / eager.median[i]
-        g = replay.median[0] / replay.median[i] if replay else None
-        rows.append({"family": family, "shape": shape, "variant": name, "ms": eager.median[i], "ratio": ratio,
-                     "even_odd": eager.ratio(0, i)[1:], "graph_ms": replay.median[i] if replay else None,
-                     "graph_ratio": g, "tflops": flops / eager.median[i] / 1e9})
-        print(f"{family:5s} {shape:34s} {name:44s} {eager.median[i]:9.4f} ms ratio {ratio:.3f} "
-              f"(halves {eager.ratio(0, i)[1]:.3f} {eager.ratio(0, i)[2]:.3f}) graph "
-              f"{'n/a' if g is None else f'{g:.3f}'}", flush=True)
-    return rows
 
 
 def check(label: str, got: torch.Tensor, ref: torch.Tensor, tol: float) -> bool:
@@ -116,43 +96,23 @@ def moe_shape(before: ModuleType, name: str, t: int, e: int, top_k: int, hdim: i
         ok &= check(f"{shape} {label} first inputs", mod.fused_moe(x, w1, w2, logits, top_k, renorm), ref, 3e-2)
         if ok:
             sides.append((label, lambda mod=mod: mod.fused_moe(*args(), top_k, renorm)))
-    return timed("moe", shape, sides, 6.0 * t * top_k * hdim * inter, graphs=True)
+    return timed_rows("moe", shape, sides, 6.0 * t * top_k * hdim * inter, graphs=True)
 
 
 def gemm_shape(before: ModuleType, m: int, n: int, k: int) -> list[dict]:
-    def make() -> tuple:
-        return (torch.randn(m, k, device="cuda", dtype=torch.bfloat16),
-                torch.randn(k, n, device="cuda", dtype=torch.bfloat16) / math.sqrt(k))
-
+    """main's and this branch's `matmul`, then the candidate pins, against cuBLAS in one measurement."""
     shape = f"{m}x{n}x{k}"
-    a, b = make()
+    a, b = gemm_inputs(m, n, k)()
     ref = torch.matmul(a, b)
-    nxt = rotation(make, 2 * (m * k + k * n + m * n))
-    sides: list[tuple[str, Callable[[], object]]] = [("cuBLAS", lambda: torch.matmul(*nxt()))]
+    nxt = gemm_rotation(m, n, k)
+    branch_sides: list[Side] = []
     for label, mod in (("main matmul", before), ("branch matmul", gemm_mod)):
         out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
         mod.matmul(a, b, out=out)
         if check(f"{shape} {label}", out, ref, 1e-2):
-            sides.append((label, lambda mod=mod: mod.matmul(*nxt())))
-    for entry in GEMM.get((m, n, k), []):
-        label = " ".join(str(v) for v in entry)
-        try:
-            out = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-            plan = gemm_mod.make_plan(a, b, out, choice=gemm_mod.pinned_config(entry))
-            torch.cuda.synchronize()
-            ok = check(f"{shape} {label}", out, ref, 1e-2)
-        except Exception as exc:  # a config that does not compile or fit is reported, not fatal
-            torch.cuda.synchronize()
-            print(f"  check {shape} {label}: ERR {type(exc).__name__}: {str(exc)[:120]}", flush=True)
-            ok = False
-        if ok:
-            def call(plan=plan) -> torch.Tensor:
-                o = torch.empty((m, n), device="cuda", dtype=torch.bfloat16)
-                plan(*nxt(), o)
-                return o
-
-            sides.append((label, call))
-    return timed("gemm", shape, sides, 2.0 * m * n * k, graphs=True)
+            branch_sides.append((label, lambda mod=mod: mod.matmul(*nxt())))
+    sides, _, _ = gemm_pin_rows(gemm_mod, m, n, k, GEMM.get((m, n, k), []), branch_sides)
+    return timed_rows("gemm", shape, sides, 2.0 * m * n * k, graphs=True)
 
 
 def summary(rows: list[dict]) -> None:
@@ -184,22 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     before_moe = load_module(args.before / "moe.py", "argus_main_moe")
     before_gemm = load_module(args.before / "gemm.py", "argus_main_gemm")
     clocks_up()
-    rows: list[dict] = []
     jobs = {"moe": (moe_shapes(False), lambda *s: moe_shape(before_moe, *s)),
             "gemm": (gemm_shapes(False), lambda *s: gemm_shape(before_gemm, *s))}
-    for part in args.part.split(","):
-        shapes, run = jobs[part]
-        start = time.time()
-        for shape in shapes:
-            if time.time() - start > args.budget_s:
-                print(f"SKIP {part} {shape}: budget spent", flush=True)
-                continue
-            try:
-                rows += run(*shape)
-            except Exception as exc:  # one shape's failure is reported; the others still run
-                print(f"ERROR {part} {shape}: {type(exc).__name__}: {str(exc)[:300]}", flush=True)
-            torch.cuda.empty_cache()
-            (args.out / "explore-s9.json").write_text(json.dumps(rows, indent=1))
+    rows = run_parts(jobs, args.part, args.budget_s, args.out / "explore-s9.json")
     summary(rows)
     return 0
 
