@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from argus.analyzers.errors import Unevaluable
-from argus.analyzers.interp import garbage
-from argus.analyzers.interp import tags as tagops
+from argus.analyzers.interp import garbage, tag_chains
 from argus.analyzers.interp.budget import check_elements
 from argus.analyzers.interp.facts import Fact
 from argus.analyzers.interp.values import (
@@ -197,55 +196,8 @@ def or_masks(a: np.ndarray | None, b: np.ndarray | None, shape: tuple[int, ...])
 
 
 def merge_tags(vals: list[Val], shape: tuple[int, ...]) -> dict[str, np.ndarray]:
-    """The operands' tags on the result: a tag joins the first of its key's chain (K, K', K'',
-    ...) it agrees with (`tags.merge`), or starts a new link at the chain's end."""
-    tags: dict[str, np.ndarray] = {}
-    for v in vals:
-        for k, arr in v.tags.items():
-            arrb = bc(arr, shape)
-            if k in tags:
-                _join_chain(tags, k, arrb)
-            else:
-                tags[k] = arrb
-    return tags
-
-
-def _join_chain(tags: dict[str, np.ndarray], k: str, arrb: np.ndarray) -> None:
-    """`arrb` joins the first link of k's chain that `tags.merge` accepts, or a new link at
-    the end. A value updated in a loop (a recurrent state, an accumulator meeting a new row each
-    iteration) gains one link per iteration, and most links conflict with the new tag: a link
-    whose coordinate differs from arrb's in one lane where both have one conflicts (`merge`
-    would return None), so one lane read skips it; every other link is merged as before."""
-    lane = _sample_lane(arrb)
-    k2 = k
-    while k2 in tags:
-        a = tags[k2]
-        if lane is None or not _differs_at(a, arrb, lane):
-            m = tagops.merge(a, arrb)
-            if m is not None:
-                tags[k2] = m
-                return
-        k2 += "'"
-    tags[k2] = arrb
-
-
-def _sample_lane(arr: np.ndarray) -> tuple[int, Any] | None:
-    """(flat index, coordinate) of the first lane of `arr` that has a coordinate; None if none."""
-    if arr.size == 0:
-        return None
-    x = arr.flat[0]
-    if x == x:  # (not NaN)
-        return 0, x
-    have = np.flatnonzero(~np.isnan(arr))
-    return (int(have[0]), arr.flat[int(have[0])]) if have.size else None
-
-
-def _differs_at(a: np.ndarray, b: np.ndarray, lane: tuple[int, Any]) -> bool:
-    """Whether `a` has a coordinate in b's sample lane that differs from b's: then they conflict."""
-    if a is b or a.shape != b.shape:
-        return False  # (not decided here: merged in full)
-    x = a.flat[lane[0]]
-    return bool(x == x and x != lane[1])
+    """The operands' tags on the result: each joins its key's chain (`interp/tag_chains.py`)."""
+    return tag_chains.merge_tags(vals, shape, bc)
 
 
 def _combine_pad(vals: list[Val], shape: tuple[int, ...]) -> np.ndarray | None:
