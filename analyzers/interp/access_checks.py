@@ -26,11 +26,7 @@ def check_access(
     interp: OpContext, ptr: Ptr, mask_val: Val | None, active: np.ndarray, node: ast.AST, kind: str
 ) -> None:
     """MB003 (an int32 product in the address) and MB005 (an unchecked loaded index)."""
-    if (
-        ptr.overflow_site is not None
-        and not interp.sink.settled("int32-offset", ptr.overflow_site[0], ptr.overflow_site[1])
-        and active.any()
-    ):
+    if ptr.overflow_site is not None and active.any():
         onode, osmap, side, operands = ptr.overflow_site
         interp.sink.add(
             Fact(

@@ -494,14 +494,6 @@ class FactSink:
         self.seen.add(key)
         return True
 
-    def settled(self, kind: str, node: ast.AST, smap: SourceMap) -> bool:
-        """Whether `add` of any fact of `kind` at `node` would change nothing: one is held there
-        already with no picks it rests on (`add` keeps the first and only narrows the picks of
-        one that has some). A fact that every load or store through the same offset builds
-        again (MB003's) is then not built at all."""
-        old = self.facts.get((kind, smap.span(node).start_byte))
-        return old is not None and not old.probe.choice
-
     def add(self, fact: Fact) -> None:
         if self.stamp is not None:
             fact = self.stamp(fact)
