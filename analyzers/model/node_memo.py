@@ -15,7 +15,6 @@ memo, so a rewritten copy never answers with the original's answers.
 from __future__ import annotations
 
 import ast
-import copy
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -44,11 +43,24 @@ def on_node(node: ast.AST, key: Hashable, compute: Callable[[], T], *deps: objec
 
 
 def fresh_copy(tree: T) -> T:
-    """A deep copy of `tree` for rewriting, without any answer kept on its nodes (the node
-    lists of model/nodes.py and the memos of launch_shared.py and binder_inputs.py would be
-    copied along and go stale once the copy is rewritten)."""
-    copied = copy.deepcopy(tree)
-    for node in ast.walk(copied):  # type: ignore[arg-type]
-        for name in [k for k in node.__dict__ if k.startswith("_argus_")]:
-            del node.__dict__[name]
-    return copied
+    """A copy of `tree` for rewriting, without any answer kept on its nodes (the node lists of
+    model/nodes.py and the memos of launch_shared.py and binder_inputs.py would be copied along
+    by `copy.deepcopy` and go stale once the copy is rewritten). Fields and positions only, which
+    is also several times faster than `deepcopy` on a large `forward`."""
+    return _copied(tree)  # type: ignore[no-any-return]
+
+
+def _copied(value: Any) -> Any:
+    if isinstance(value, ast.AST):
+        cls = value.__class__
+        out = cls.__new__(cls)
+        for name in value._fields:
+            if hasattr(value, name):
+                setattr(out, name, _copied(getattr(value, name)))
+        for name in value._attributes:
+            if hasattr(value, name):
+                setattr(out, name, getattr(value, name))
+        return out
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    return value  # (str, bytes, int, float, complex, None, Ellipsis: immutable)
