@@ -96,6 +96,9 @@ class ModuleView:
     _aliases: dict[str, list[str]] | None = field(default=None, repr=False)
     _launcher_nodes: dict[str, list[Node]] = field(default_factory=dict, repr=False)
     _assignments: list[tuple[str, list[str], Node]] | None = field(default=None, repr=False)
+    # each autograd `forward` parsed once: every kernel its backward launches shares the tree
+    # (and what model/node_memo.py keeps on it)
+    _forwards: dict[tuple[int, int], ast.FunctionDef | None] = field(default_factory=dict, repr=False)
 
     def module_bindings(self) -> frozenset[str] | None:
         """Every name the module binds at its level (unbound_names.py), parsed once per view and
@@ -300,6 +303,12 @@ class ModuleView:
         fwd = forward_node(node)
         if fwd is None:
             return None
+        key = (fwd.start_byte, fwd.end_byte)
+        if key not in self._forwards:
+            self._forwards[key] = self._parsed_forward(fwd)
+        return self._forwards[key]
+
+    def _parsed_forward(self, fwd: Node) -> ast.FunctionDef | None:
         try:
             mod, _smap = parse_snippet(self.source, fwd.start_byte, fwd.end_byte, self.starts, fwd.start_point[0])
         except _UNPARSABLE:

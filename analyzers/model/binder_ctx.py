@@ -17,8 +17,9 @@ cannot run leaves the backward as it was.
 from __future__ import annotations
 
 import ast
-import copy
 from typing import Any
+
+from argus.analyzers.model.node_memo import fresh_copy
 
 _PREFIX = "__argus_ctx__"
 _SAVED = _PREFIX + "saved_tensors"
@@ -39,7 +40,7 @@ def forward_copy(forward: ast.FunctionDef, ctx_name: str) -> ast.FunctionDef:
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)
         and n.value.id == ctx_name
     }
-    return _Rewrite(ctx_name, stored).visit(copy.deepcopy(forward))  # type: ignore[no-any-return]
+    return _Rewrite(ctx_name, stored).visit(fresh_copy(forward))  # type: ignore[no-any-return]
 
 
 def table_from(env: dict[str, Any]) -> AttributeTable:

@@ -22,6 +22,7 @@ from typing import Any
 
 from argus.analyzers.model.binder_state import BinderState
 from argus.analyzers.model.host_values import HostTensor, SymInt, dotted_name
+from argus.analyzers.model.node_memo import on_node
 from argus.analyzers.model.nodes import subtree
 
 AXIS_PARAMS = frozenset({"dim", "dims", "axis", "axes"})
@@ -81,10 +82,10 @@ def _launcher_reads(func: ast.FunctionDef, call: ast.AST, name: str) -> tuple[bo
     memo = func.__dict__.setdefault("_argus_input_reads", {})
     key = (call, name)
     if key not in memo:
+        # (the last two read the function alone: once per name for all its launches, node_memo.py)
         memo[key] = (
             _launched_when_none(func, call, name),
-            _unpacked_length(func, name),
-            _used_as_sequence(func, name),
+            *on_node(func, ("input_reads", name), lambda: (_unpacked_length(func, name), _used_as_sequence(func, name))),
         )
     return memo[key]
 
@@ -153,12 +154,21 @@ def _keyed_table(func: ast.FunctionDef, name: str, env: dict[str, Any]) -> tuple
     the launcher looks `name` up in, when every entry is a plain key and value; the caller
     passes one of its keys (any other raises a KeyError before the launch), so each key is a
     value the launcher can receive. None where `name` is not used so."""
-    for n in subtree(func):
-        if isinstance(n, ast.Subscript) and _is_name(n.slice, name) and isinstance(n.value, ast.Name):
-            table = env.get(n.value.id)
-            if isinstance(table, dict) and table and all(_plain(k) and _plain(v) for k, v in table.items()):
-                return n.value.id, table
+    for looked_up in on_node(func, "keyed_tables", lambda: _keyed_lookups(func)).get(name, []):
+        table = env.get(looked_up)
+        if isinstance(table, dict) and table and all(_plain(k) and _plain(v) for k, v in table.items()):
+            return looked_up, table
     return None
+
+
+def _keyed_lookups(func: ast.FunctionDef) -> dict[str, list[str]]:
+    """`T[name]` of a bare `T` and `name` in the launcher: name -> the Ts, in node order (asked
+    for every input of every probe: indexed once per launcher tree, node_memo.py)."""
+    out: dict[str, list[str]] = {}
+    for n in subtree(func):
+        if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and isinstance(n.value, ast.Name):
+            out.setdefault(n.slice.id, []).append(n.value.id)
+    return out
 
 
 def _plain(v: Any) -> bool:

@@ -22,6 +22,7 @@ import copy
 from collections.abc import Iterable
 
 from argus.analyzers.model.launch_site import find_launch_calls
+from argus.analyzers.model.node_memo import fresh_copy, on_node
 
 
 def module_aliases(const_nodes: dict[str, ast.expr], kernels: Iterable[str]) -> dict[str, list[str]]:
@@ -44,7 +45,7 @@ def launches_of(mod: ast.Module, kernel: str, names: Iterable[str] = ()) -> tupl
     calls = [c for n in (kernel, *names) for c in find_launch_calls(mod, n)]
     if not _has_local_alias(mod, kernel):
         return mod, calls
-    twin = copy.deepcopy(mod)
+    twin = fresh_copy(mod)
     calls = [c for n in (kernel, *names) for c in find_launch_calls(twin, n)]
     for scope in [twin, *(n for n in ast.walk(twin) if isinstance(n, ast.FunctionDef))]:
         calls.extend(_resolve(scope, kernel))
@@ -74,10 +75,13 @@ def _kind(value: ast.expr, kernel: str) -> str | None:
 
 
 def _has_local_alias(mod: ast.Module, kernel: str) -> bool:
-    return any(
-        isinstance(n, ast.Assign) and len(n.targets) == 1 and _kind(n.value, kernel) is not None
-        for n in ast.walk(mod)
-    )
+    # (the launcher's single assignments, listed once per tree for every kernel it launches)
+    values = on_node(mod, "single_assignments", lambda: _single_assignments(mod))
+    return any(_kind(v, kernel) is not None for v in values)
+
+
+def _single_assignments(mod: ast.Module) -> list[ast.expr]:
+    return [n.value for n in ast.walk(mod) if isinstance(n, ast.Assign) and len(n.targets) == 1]
 
 
 def _own_statements(scope: ast.AST) -> list[ast.stmt]:

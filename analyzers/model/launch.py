@@ -38,6 +38,7 @@ from argus.analyzers.model.launcher_reads import (
     unguarded_tensor_uses,
 )
 from argus.analyzers.model.launcher_shapes import ranks_unpacked_later
+from argus.analyzers.model.node_memo import on_node
 from argus.analyzers.model.persistent import (
     grid_counts,
     persistent_strides,
@@ -171,12 +172,12 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         if fwd is None or fwd_ctx is None or ctx_param(self.site.host_func) is None:
             return None
         if self._forward is None:
-            self._forward = forward_copy(fwd, fwd_ctx)
-            self._forward_ranks = tensor_param_ranks(self._forward, set(), set())
-            for name, rank in ranks_through_calls(self._forward, self.site.functions, set()).items():
-                self._forward_ranks.setdefault(name, rank)
-            for name, rank in ranks_unpacked_later(self._forward, self.site.host_func, STORE_PREFIX).items():
-                self._forward_ranks[name] = max(self._forward_ranks.get(name, 0), rank)  # `B, L = ctx.shape`
+            backward, functions = self.site.host_func, self.site.functions
+            # the same for every kernel the backward launches (node_memo.py); never edited
+            self._forward, ranks = on_node(
+                fwd, "forward_replay", lambda: _forward_and_ranks(fwd, fwd_ctx, backward, functions), backward, functions
+            )
+            self._forward_ranks = dict(ranks)
         outer = ev.env
         ev.env = dict(outer)
         try:
@@ -465,6 +466,21 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             what, stand_in = self.assumed_values[name]
             args[name] = picked_program_count(name, strides, args, stand_in)
             self.assumed_values[name] = (what, args[name])
+
+
+def _forward_and_ranks(
+    fwd: ast.FunctionDef, fwd_ctx: str, backward: ast.FunctionDef | None, functions: dict[str, Any]
+) -> tuple[ast.FunctionDef, dict[str, int]]:
+    """The forward rewritten for the replay (binder_ctx.forward_copy) and the ranks of its
+    tensor parameters, as the backward's ctx reads them."""
+    copied = forward_copy(fwd, fwd_ctx)
+    ranks = tensor_param_ranks(copied, set(), set())
+    for name, rank in ranks_through_calls(copied, functions, set()).items():
+        ranks.setdefault(name, rank)
+    assert backward is not None
+    for name, rank in ranks_unpacked_later(copied, backward, STORE_PREFIX).items():
+        ranks[name] = max(ranks.get(name, 0), rank)  # `B, L = ctx.shape`
+    return copied, ranks
 
 
 def _stand_in_text(name: str, what: str, value: Any) -> str:

@@ -18,21 +18,30 @@ from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_values import Opaque
 from argus.analyzers.model.kernel import KernelModel
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.node_memo import on_node
 
 
 def local_value(site: LaunchSite, name: str) -> ast.expr | None:
     """The expression last assigned to `name` in the launcher before the launch (one
     assignment only: a name assigned twice or in a loop is not followed)."""
-    found = [
-        n.value
-        for n in site.body_nodes
-        if isinstance(n, ast.Assign)
-        and len(n.targets) == 1
-        and isinstance(n.targets[0], ast.Name)
-        and n.targets[0].id == name
-        and n.lineno <= site.call.lineno
-    ]
+    found = on_node(site.call, "local_values", lambda: _local_values(site), site.body).get(name, [])
     return found[0] if len(found) == 1 else None
+
+
+def _local_values(site: LaunchSite) -> dict[str, list[ast.expr]]:
+    """Every name assigned alone (`x = ...`) in the launcher before the launch, with the values
+    in the launcher's node order: asked for every spread argument by every probe, indexed once
+    per launch call (node_memo.py)."""
+    out: dict[str, list[ast.expr]] = {}
+    for n in site.body_nodes:
+        if (
+            isinstance(n, ast.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name)
+            and n.lineno <= site.call.lineno
+        ):
+            out.setdefault(n.targets[0].id, []).append(n.value)
+    return out
 
 
 def _spread_source(site: LaunchSite, e: ast.expr) -> ast.expr | None:

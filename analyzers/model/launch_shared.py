@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.node_memo import on_node
 from argus.analyzers.model.nodes import subtree
 
 # call roots that are libraries, not the package's own launchers
@@ -41,15 +42,10 @@ def _passed_before(site: LaunchSite, host_name: str) -> bool:
     assert site.host_func is not None
     launch_line = site.call.lineno
     func = site.host_func
-    local_names = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
-    local_names |= {n.id for n in subtree(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    rebound = [
-        n.lineno
-        for n in subtree(site.host_func)
-        if isinstance(n, ast.Name) and n.id == host_name and isinstance(n.ctx, ast.Store)
-    ]
-    for n in subtree(site.host_func):
-        if not isinstance(n, ast.Call) or n is site.call or n.lineno >= launch_line:
+    local_names, stores, calls = on_node(func, "passed_before", lambda: _launcher_index(func))
+    rebound = stores.get(host_name, [])
+    for n in calls:
+        if n is site.call or n.lineno >= launch_line:
             continue
         if not _may_write(n, local_names) or not _receives(n, host_name):
             continue
@@ -57,6 +53,22 @@ def _passed_before(site: LaunchSite, host_name: str) -> bool:
         if not any(end < line < launch_line for line in rebound):
             return True
     return False
+
+
+def _launcher_index(func: ast.FunctionDef) -> tuple[set[str], dict[str, list[int]], list[ast.Call]]:
+    """The launcher's local names (parameters and every name it stores), the rows where each is
+    stored, and its calls in node order: the same for every launch of every kernel it makes, so
+    indexed once per launcher tree (node_memo.py)."""
+    local_names = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    stores: dict[str, list[int]] = {}
+    calls: list[ast.Call] = []
+    for n in subtree(func):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            local_names.add(n.id)
+            stores.setdefault(n.id, []).append(n.lineno)
+        elif isinstance(n, ast.Call):
+            calls.append(n)
+    return local_names, stores, calls
 
 
 def _may_write(call: ast.Call, local_names: set[str]) -> bool:

@@ -17,6 +17,7 @@ from argus.analyzers.model.launcher_shapes import (
     shape_slice,
     whole_shape,
 )
+from argus.analyzers.model.node_memo import on_node
 from argus.analyzers.model.nodes import subtree
 from argus.analyzers.model.rank_asserts import asserted_ranks
 
@@ -74,7 +75,12 @@ def asserted_contiguous(nodes: list[ast.AST]) -> set[str]:
 
 
 def shape_read_names(func: ast.FunctionDef) -> set[str]:
-    """Host names whose `.shape`, `.size()`, `.dim()`/`.ndim` or `.numel()` the launcher reads."""
+    """Host names whose `.shape`, `.size()`, `.dim()`/`.ndim` or `.numel()` the launcher reads
+    (once per launcher tree: node_memo.py)."""
+    return set(on_node(func, "shape_read_names", lambda: _shape_read_names(func)))
+
+
+def _shape_read_names(func: ast.FunctionDef) -> set[str]:
     out: set[str] = set()
     for n in subtree(func):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
@@ -86,6 +92,23 @@ def shape_read_names(func: ast.FunctionDef) -> set[str]:
 def tensor_param_ranks(
     func: ast.FunctionDef, back_only: set[str] | None = None, bounded_below: set[str] | None = None
 ) -> dict[str, int]:
+    """`_tensor_param_ranks`, once per launcher tree (node_memo.py: every kernel the launcher
+    launches asks); what it adds to `back_only` and `bounded_below` depends on `func` alone."""
+
+    def compute() -> tuple[dict[str, int], set[str], set[str]]:
+        back: set[str] = set()
+        below: set[str] = set()
+        return _tensor_param_ranks(func, back, below), back, below
+
+    ranks, back, below = on_node(func, "tensor_param_ranks", compute)
+    if back_only is not None:
+        back_only |= back
+    if bounded_below is not None:
+        bounded_below |= below
+    return dict(ranks)
+
+
+def _tensor_param_ranks(func: ast.FunctionDef, back_only: set[str], bounded_below: set[str]) -> dict[str, int]:
     """Host parameters used as tensors, with the rank their use implies. Each node of the
     launcher may raise a parameter's rank (never lower it); parameters whose shapes are
     compared equal share the larger rank. `back_only` collects the parameters whose only
@@ -364,6 +387,11 @@ def _ranks_from_equal_shapes(
 
 
 def unguarded_tensor_uses(func: ast.FunctionDef) -> set[str]:
+    """`_unguarded_tensor_uses`, once per launcher tree (node_memo.py)."""
+    return set(on_node(func, "unguarded_tensor_uses", lambda: _unguarded_tensor_uses(func)))
+
+
+def _unguarded_tensor_uses(func: ast.FunctionDef) -> set[str]:
     """Parameters the launcher uses as tensors (`beta.shape[2]`, `x.stride(0)`) outside any
     test that mentions them (`if beta is not None:`, `x if x is not None else y`, `a and
     a.shape`): a `None` default cannot be what such a launch passes (the use would raise), so
@@ -394,6 +422,20 @@ def unguarded_tensor_uses(func: ast.FunctionDef) -> set[str]:
 
 
 def ranks_through_calls(
+    func: ast.FunctionDef, functions: dict[str, object], back_only: set[str]
+) -> dict[str, int]:
+    """`_ranks_through_calls`, once per launcher tree and function table (node_memo.py)."""
+
+    def compute() -> tuple[dict[str, int], set[str]]:
+        back: set[str] = set()
+        return _ranks_through_calls(func, functions, back), back
+
+    ranks, back = on_node(func, "ranks_through_calls", compute, functions)
+    back_only |= back
+    return dict(ranks)
+
+
+def _ranks_through_calls(
     func: ast.FunctionDef, functions: dict[str, object], back_only: set[str]
 ) -> dict[str, int]:
     """Launcher parameters that the launcher only hands to a host function of its module
