@@ -408,13 +408,14 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             choices=self._named_choices(picks, flags)
             + helper_named
             + tuple(self.input_choices.values())
+            + tuple(self.runtime_choices.values())
             + self.heuristic_choices
             + self._constexpr_stand_ins(),
             guards=unsettled_guards(ev),
             loops=tuple(dict.fromkeys(ev.launch_loops)),
             grid_picks=tuple(grid_picks),
             counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
-            stand_ins=frozenset(self.assumed_values) | frozenset(self.grid_sized),
+            stand_ins=frozenset(self.assumed_values) | frozenset(self.grid_sized) | frozenset(self.runtime_choices),
         )
 
 
