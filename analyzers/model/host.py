@@ -17,7 +17,13 @@ from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS, NoLaunch
 from argus.analyzers.model.binder_ctx import AttributeTable
-from argus.analyzers.model.device_picks import DeviceCount, device_choice, device_query
+from argus.analyzers.model.device_picks import (
+    DeviceCount,
+    caller_itemsize,
+    device_choice,
+    device_query,
+    itemsize_choice,
+)
 from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
@@ -458,7 +464,9 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             if e.attr == "ndim":
                 return len(base.shape)
             if e.attr == "itemsize":  # bytes per element, of a dtype the launcher establishes
-                return ELEMENT_BYTES.get(base.dtype, Opaque("itemsize")) if base.dtype_known else Opaque("itemsize")
+                if base.dtype_known:
+                    return ELEMENT_BYTES.get(base.dtype, Opaque("itemsize"))
+                return self._caller_itemsize(dotted or "x.itemsize")
             return ("method", base, e.attr)
         if isinstance(base, dict):
             return Opaque(e.attr)
@@ -468,6 +476,14 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             if e.attr in ("values", "indices"):  # `torch.sort(x, dim=-1).values`, `x.max(dim).indices`
                 return base[0] if e.attr == "values" else base[1]
         return Opaque(dotted or e.attr)
+
+    def _caller_itemsize(self, text: str) -> int:
+        """`arr.itemsize` of a tensor whose dtype the caller chooses: picked, named and varied
+        by the second probe (device_picks.caller_itemsize)."""
+        out = caller_itemsize(self.second_pick)
+        self.device_choices[text] = itemsize_choice(text, out)
+        self.device_uses[text] = self.device_uses.get(text, 0) + 1
+        return out
 
     def e_Lambda(self, e: ast.Lambda) -> Any:
         return ("lambda", e, dict(self.env))

@@ -42,6 +42,7 @@ class HostCore:
         # the queries answered with it that the launch may rest on, named; each with the
         # times its count was used (`min(count, T)` drops one: device_picks.py)
         self.device_count: int | None = None
+        self.second_pick = False  # the probe is the second pick (binder_picks.SECOND_PICK)
         self.device_choices: dict[str, str] = {}
         self.device_uses: dict[str, int] = {}
         # storages the launcher allocates with a value in every element (`torch.zeros`): an

@@ -140,6 +140,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         if sizes is not None:
             ev.free_roots = {r for r in sizes if self._anonymous(r)}
         ev.device_count = SECOND_DEVICE_COUNT if self.second_probe else DEVICE_COUNT
+        ev.second_pick = self.second_probe
         ev.env.update(self.site.functions)  # the module's functions and constants; params shadow them
         self._ctx_table = self._replay_forward(ev)  # binder_ctx.py
         self._bind_params(ev)

@@ -185,3 +185,55 @@ def test_a_column_of_the_draws_stored_past_its_tensor_is_found() -> None:
     findings = check_source(_MLU.format(cols="n // 4"), "rand.py")
     assert not [f for f in findings if f.code == "AR001"], _shown(findings)
     assert [f for f in findings if f.code == "MB002" and f.severity == Severity.ERROR], _shown(findings)
+
+
+_RADIX = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def hist_kernel(arr_ptr, out_ptr, num_passes, m, n, TILE_N: tl.constexpr, k_bits: tl.constexpr):
+    pid = tl.program_id(0)
+    r: tl.constexpr = 2**k_bits
+    offs = tl.arange(0, TILE_N)
+    x = tl.load(arr_ptr + pid * n + offs, mask=offs < n, other=0).to(tl.uint32)
+    bins = tl.arange(0, r)
+    for p in range(0, num_passes):
+        digit = (x >> (p * k_bits)) & (r - 1)
+        hit = (digit[:, None] == bins[None, :]) & (offs < n)[:, None]
+        count = tl.sum(hit.to(tl.int32), axis=0)
+        tl.store(out_ptr + pid * {stride} + p * r + bins, count)
+
+
+def radix_hist(arr, k_bits=4):
+    m, n = arr.shape
+    num_bits = 1 if arr.dtype == torch.bool else arr.itemsize * 8
+    n_passes = triton.cdiv(num_bits, k_bits)
+    hist = torch.zeros((m, n_passes, 2**k_bits), device=arr.device, dtype=torch.int32)
+    hist_kernel[(m,)](arr, hist, n_passes, m, n, TILE_N=triton.next_power_of_2(n), k_bits=k_bits)
+    return hist
+"""
+
+
+def test_the_callers_itemsize_is_a_named_pick() -> None:
+    """`num_bits = arr.itemsize * 8` of a dtype the caller chooses: 4 bytes, then 2 (eight
+    passes of 4 bits, then four), so the kernel is judged without an AR001."""
+    findings = check_source(_RADIX.format(stride="num_passes * r"), "radix.py")
+    assert not [f for f in findings if f.code == "AR001"], _shown(findings)
+    assert not [f for f in findings if f.severity.fails_check and f.code != "MB003"], _shown(findings)
+
+
+def test_a_row_stride_right_for_one_itemsize_only_is_a_hint_naming_it() -> None:
+    """A row stride of eight passes: right for 4 bytes, past the histogram for 2."""
+    findings = check_source(_RADIX.format(stride="r * 8"), "radix.py")
+    bad = [f for f in findings if f.code == "MB002"]
+    assert bad and all(f.severity == Severity.HINT for f in bad), _shown(findings)
+    assert "`arr.itemsize` (the caller's dtype, not stated) = 2" in bad[0].message
+
+
+def test_a_row_stride_wrong_for_every_itemsize_is_an_error() -> None:
+    findings = check_source(_RADIX.format(stride="r * 16"), "radix.py")
+    assert not [f for f in findings if f.code == "AR001"], _shown(findings)
+    assert [f for f in findings if f.code == "MB002" and f.severity == Severity.ERROR], _shown(findings)
