@@ -17,13 +17,7 @@ from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS, NoLaunch
 from argus.analyzers.model.binder_ctx import AttributeTable
-from argus.analyzers.model.device_picks import (
-    DeviceCount,
-    caller_itemsize,
-    device_choice,
-    device_query,
-    itemsize_choice,
-)
+from argus.analyzers.model.device_picks import DeviceCount, device_choice, device_query
 from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
@@ -326,6 +320,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
         parts = [None if p is None else self._slice_bound(p) for p in (e.lower, e.upper, e.step)]
         if all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
             return slice(*parts)
+        if parts[0] in (None, 0) and isinstance(parts[1], RunTimeValue) and parts[2] in (None, 1):
+            return slice(None, parts[1])  # `idx[:out_size]` of a count the run decides (host_calls.py)
         return Opaque("slice")
 
     def _slice_bound(self, p: ast.expr) -> Any:
@@ -464,9 +460,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             if e.attr == "ndim":
                 return len(base.shape)
             if e.attr == "itemsize":  # bytes per element, of a dtype the launcher establishes
-                if base.dtype_known:
-                    return ELEMENT_BYTES.get(base.dtype, Opaque("itemsize"))
-                return self._caller_itemsize(dotted or "x.itemsize")
+                known = base.dtype_known  # else the caller's choice (host_calls.caller_itemsize)
+                return ELEMENT_BYTES.get(base.dtype, Opaque("itemsize")) if known else self.caller_itemsize(dotted)
             return ("method", base, e.attr)
         if isinstance(base, dict):
             return Opaque(e.attr)
@@ -476,14 +471,6 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             if e.attr in ("values", "indices"):  # `torch.sort(x, dim=-1).values`, `x.max(dim).indices`
                 return base[0] if e.attr == "values" else base[1]
         return Opaque(dotted or e.attr)
-
-    def _caller_itemsize(self, text: str) -> int:
-        """`arr.itemsize` of a tensor whose dtype the caller chooses: picked, named and varied
-        by the second probe (device_picks.caller_itemsize)."""
-        out = caller_itemsize(self.second_pick)
-        self.device_choices[text] = itemsize_choice(text, out)
-        self.device_uses[text] = self.device_uses.get(text, 0) + 1
-        return out
 
     def e_Lambda(self, e: ast.Lambda) -> Any:
         return ("lambda", e, dict(self.env))
@@ -498,8 +485,9 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
                 return out
         if isinstance(args, Opaque):
             return Opaque(fname or "call")  # `f(*xs)` of unknown length: arguments unknown
-        if isinstance(e.func, ast.Attribute) and e.func.attr in RUNTIME_READS and (read := runtime_read(e, self.expr(e.func.value))):
-            return read  # `t.item()`, `gen.get_state()`: known only to the run (runtime_values.py)
+        if isinstance(e.func, ast.Attribute) and e.func.attr in RUNTIME_READS:
+            if read := runtime_read(e, self.expr(e.func.value)):  # `t.item()`: the run's (runtime_values.py)
+                return read
         kwargs = {k.arg: self.expr(k.value) for k in e.keywords if k.arg}
         if isinstance(e.func, ast.Attribute) and e.func.attr == "get" and 1 <= len(args) <= 2 and not kwargs:
             held = self.expr(e.func.value)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from argus.analyzers.model.host_values import HostTensor, Opaque
+from argus.analyzers.model.host_values import Opaque
 
 # tensor methods that copy a tensor's contents to the host: the number is what the device holds
 DEVICE_READS = frozenset({"item", "tolist"})
@@ -44,12 +44,13 @@ class RunTimeValue(Opaque):
 
 
 def runtime_read(call: ast.Call, receiver: Any) -> RunTimeValue | None:
-    """`t.item()` of a tensor (or of a value the evaluator does not know), `gen.get_state()`:
-    the value read; None for any other call."""
+    """`t.item()`, `gen.get_state()`: the value read; None for any other call. `.item()` is a
+    tensor's (or an array's) whatever the evaluator took the receiver for: a launcher parameter
+    it bound as a size (`total` passed to no kernel) is a tensor when the code calls it so."""
     if not isinstance(call.func, ast.Attribute) or call.args or call.keywords:
         return None
     attr = call.func.attr
-    if attr in DEVICE_READS and isinstance(receiver, HostTensor | Opaque):
+    if attr in DEVICE_READS and not isinstance(receiver, list | tuple | dict | str):
         return RunTimeValue(f"`{_text(call)}`, a value the device computes")
     if attr in GENERATOR_READS and isinstance(receiver, Opaque):
         return RunTimeValue(f"`{_text(call)}`, a random generator's state")

@@ -237,3 +237,33 @@ def test_a_row_stride_wrong_for_every_itemsize_is_an_error() -> None:
     findings = check_source(_RADIX.format(stride="r * 16"), "radix.py")
     assert not [f for f in findings if f.code == "AR001"], _shown(findings)
     assert [f for f in findings if f.code == "MB002" and f.severity == Severity.ERROR], _shown(findings)
+
+
+_SLICED = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(src_ptr, dst_ptr, M, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=offs < M), mask=offs < M)
+
+
+def copy_unique(data, total):
+    sorted_data, _ = torch.sort(data)
+    uniq = sorted_data[: total.item()]
+    M = uniq.numel()
+    out = torch.empty_like(uniq)
+    copy_kernel[(triton.cdiv(M, 128),)](uniq, out, M, BLOCK=128)
+    return out
+"""
+
+
+def test_a_tensor_sliced_by_a_count_the_run_decides_has_a_size_of_its_own() -> None:
+    """`sorted_data[: total.item()]`: an extent of its own class, so `M = uniq.numel()` is a size
+    the probes choose rather than an unknown stand-in."""
+    findings = check_source(_SLICED, "copy_unique.py")
+    assert not [f for f in findings if f.code == "AR001"], _shown(findings)
+    assert not [f for f in findings if f.severity.fails_check and f.code != "MB003"], _shown(findings)
