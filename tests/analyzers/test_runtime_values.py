@@ -267,3 +267,31 @@ def test_a_tensor_sliced_by_a_count_the_run_decides_has_a_size_of_its_own() -> N
     findings = check_source(_SLICED, "copy_unique.py")
     assert not [f for f in findings if f.code == "AR001"], _shown(findings)
     assert not [f for f in findings if f.severity.fails_check and f.code != "MB003"], _shown(findings)
+
+
+_QUOTIENT = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rows_kernel(x_ptr, y_ptr, rows, MN, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < rows * MN), mask=offs < rows * MN)
+
+
+def lower(x, groups):
+    M, N = x.shape[-2:]
+    batch = int(torch.numel(x) / groups.item())
+    y = torch.empty_like(x)
+    rows_kernel[(triton.cdiv(batch * M * N, 128),)](x, y, batch, M * N, BLOCK=128)
+"""
+
+
+def test_a_quotient_by_a_count_read_back_is_a_pick_not_a_note() -> None:
+    """`int(numel / groups.item())`: the run's value carried through `/` and `int`, so the
+    size is a named pick; the tensors it bounds are not judged (no error at any pick)."""
+    findings = check_source(_QUOTIENT, "lower.py")
+    assert not [f for f in findings if f.code == "AR001"], _shown(findings)
+    assert not [f for f in findings if f.severity.fails_check], _shown(findings)
