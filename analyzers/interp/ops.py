@@ -38,6 +38,7 @@ from argus.analyzers.interp.ops_arith import cast
 from argus.analyzers.interp.ops_core import dtype_arg, to_val
 from argus.analyzers.interp.ops_dtype import dtype_method
 from argus.analyzers.interp.ops_memory import descriptor_method
+from argus.analyzers.interp.ops_random import MLU_PHILOX
 from argus.analyzers.interp.values import BlockPtr, Descriptor, DType, Ptr, PtrDType, Val, norm_dtype, scalar
 
 if TYPE_CHECKING:
@@ -102,6 +103,9 @@ _ALIAS_FAMILIES = ("math", "random")
 # `_experimental_` name, which takes the same arguments, by Triton version)
 _ALIASED_OPS = ("make_tensor_descriptor",)
 _TRITON_OWN = ("triton.language", "triton.language.random", "triton.language.math")
+# a vendor's random function of another signature than Triton's own of that name: its own op
+# (`from triton.language.extra.mlu.libdevice import philox as _philox`, flag-gems' Cambricon kernels)
+VENDOR_RANDOM = {("triton.language.extra.mlu.libdevice", "philox"): MLU_PHILOX}
 
 
 def imported_op_aliases(text: bytes) -> dict[str, tuple[str, str]]:
@@ -125,8 +129,11 @@ def imported_op_aliases(text: bytes) -> dict[str, tuple[str, str]]:
             op = REGISTRY.get(alias.name)
             if op is None or (op.family not in _ALIAS_FAMILIES and alias.name not in _ALIASED_OPS):
                 continue
+            if vendor and (st.module, alias.name) in VENDOR_RANDOM:
+                out[IMPORTED + (alias.asname or alias.name)] = ("tl", VENDOR_RANDOM[(st.module, alias.name)])
+                continue
             if op.family == "random" and (vendor or alias.asname not in (None, alias.name)):
-                continue  # `from triton.language.extra.mlu.libdevice import philox as _philox`: another signature
+                continue  # another vendor's `philox` under Triton's name: another signature
             out[IMPORTED + (alias.asname or alias.name)] = ("tl", alias.name)
     return out
 

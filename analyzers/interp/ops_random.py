@@ -16,6 +16,7 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from argus.analyzers.errors import Unevaluable
 from argus.analyzers.interp.opdecl import declare
 from argus.analyzers.interp.ops_core import bshape, derive, light_float, to_val
 from argus.analyzers.interp.values import Val
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from argus.analyzers.interp.context import OpContext
 
 _SEED = 7
+MLU_PHILOX = "mlu_philox"  # the op Cambricon's libdevice `philox` is imported as (ops.py)
 
 
 def _draw(shape: tuple[int, ...], salt: int) -> np.random.Generator:
@@ -56,6 +58,19 @@ def _philox(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: as
     vals = [to_val(args[i] if i < len(args) else kwargs[n], node) for i, n in enumerate(names)]
     shape = bshape(*(v.shape for v in vals[1:]))
     return tuple(_uints(vals, shape, 4))
+
+
+def _mlu_philox(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
+    """Cambricon's `libdevice.philox(n, seed_lo, seed_hi, c0, c1, c2, c3, n_rounds)` (flag-gems
+    imports it as `_philox`): `n` rows of four uint32 draws, one row per counter `c0 + i`, so a
+    `(n, 4)` block (its callers read `r[:, 0]` and reshape it to `4 * n` lanes)."""
+    n = args[0] if args else kwargs.get("n")
+    if isinstance(n, Val) and n.data.size == 1:
+        n = int(n.data.reshape(-1)[0])
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise Unevaluable("the row count of `libdevice.philox` (not a positive constant)", node)
+    vals = [to_val(a, node) for a in args[1:7]]
+    return _uints(vals, (n, 4), 1)[0]
 
 
 def _offsets(args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> list[Val]:
@@ -149,5 +164,6 @@ OPS = declare(
         "randn4x": _randn4x,
         "uint_to_uniform_float": _uint_to_uniform_float,
         "pair_uniform_to_normal": _pair_uniform_to_normal,
+        MLU_PHILOX: _mlu_philox,
     },
 )

@@ -33,6 +33,10 @@ def subscript(interp: OpContext, base: Any, sl: ast.expr, node: ast.AST, env: di
             index.append(slice(None))
         elif isinstance(it, ast.Name) and it.id == "None":
             index.append(None)
+        elif isinstance(it, ast.Constant) and type(it.value) is int and _beside_a_slice(items):
+            # `r[:, 0]`: one position of an axis, the axis dropped (Cambricon's Triton indexes a
+            # `libdevice.philox` block so); only beside a `:`, a literal position
+            index.append(it.value)
         else:
             raise Unevaluable(
                 f"the subscript `{ast.unparse(sl)}` (only `:` and `None` are tile indexing)", node
@@ -47,11 +51,18 @@ def subscript(interp: OpContext, base: Any, sl: ast.expr, node: ast.AST, env: di
         # indexes as the tile does
         return (arr if arr.shape == shape else np.broadcast_to(arr, shape))[idx]
 
-    if isinstance(base, Ptr):
-        return map_ptr(base, fn)
-    if isinstance(base, Val):
-        return transform(base, fn)
+    try:
+        if isinstance(base, Ptr):
+            return map_ptr(base, fn)
+        if isinstance(base, Val):
+            return transform(base, fn)
+    except IndexError as e:
+        raise Unevaluable(f"the subscript `{ast.unparse(sl)}` past the tile's extent", node) from e
     raise Unevaluable(f"subscript of {type(base).__name__}", node)
+
+
+def _beside_a_slice(items: list[ast.expr]) -> bool:
+    return any(isinstance(i, ast.Slice) for i in items)
 
 
 def reshape_val(v: Any, shape: tuple[int, ...], node: ast.AST) -> Any:

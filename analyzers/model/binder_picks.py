@@ -31,6 +31,7 @@ from argus.analyzers.model.binder_inputs import LauncherInputs
 from argus.analyzers.model.host_values import Opaque
 from argus.analyzers.model.nodes import subtree
 from argus.analyzers.model.pick_tests import branch_values, second_pick
+from argus.analyzers.model.runtime_values import RunTimeValue
 
 PICKED_TILE = 32  # a tuned `tl.arange` extent the configs do not show (>= 16 for `tl.dot`)
 PICKED_COUNT = 4  # a tuned count the configs do not show (warps per row, stages, a group size)
@@ -91,7 +92,7 @@ class PickedValues(LauncherInputs):
 
     def wants_second_pick(self) -> bool:
         """Whether the kernel's probes pick values a second probe should vary."""
-        return self.site is not None and bool(self.picked_params or self.input_choices)
+        return self.site is not None and bool(self.picked_params or self.input_choices or self.runtime_params)
 
     def named_picks(self, picks: dict[str, int], flags: dict[str, bool]) -> tuple[str, ...]:
         tuner = self.kernel.autotune
@@ -111,8 +112,10 @@ class PickedValues(LauncherInputs):
         self.picked_params = set(self._tuned_picks(kargs)) | set(self._flag_picks(kargs, True))
         for p in self.kernel.params:
             v = kargs.get(p.name)
-            if not p.constexpr and isinstance(v, Opaque) and p.name not in self.scan.pointers:
-                self.data_pick(p.name, v.what)
+            if isinstance(v, Opaque) and p.name not in self.scan.pointers:
+                data = None if p.constexpr else self.data_pick(p.name, v.what)
+                if data is None and isinstance(v, RunTimeValue) and p.name not in self.kernel.heuristics:
+                    self.runtime_params.add(p.name)  # picked and varied (runtime_values.py)
 
     def all_choices(self, picks: dict[str, int], flags: dict[str, bool]) -> tuple[str, ...]:
         """Every value this probe picked, named (ProbeLaunch.choices)."""

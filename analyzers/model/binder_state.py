@@ -13,6 +13,7 @@ from argus.analyzers.model.host_values import DimClasses
 from argus.analyzers.model.kernel import KernelModel
 from argus.analyzers.model.launch_args import keyword_exprs, positional_exprs
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.runtime_values import RunTimeValue, runtime_choice, runtime_pick_value
 from argus.analyzers.model.scan import KernelScan
 
 DATA_PICKS = (3, 5)  # a data-only runtime scalar (data_params.py): first probe, second probe
@@ -53,6 +54,8 @@ class BinderState:
         self.second_probe = False  # the probe being bound is the second pick (binder_picks.SECOND_PICK)
         self.input_choices: dict[str, str] = {}  # launcher inputs the probes pick, named (binder_inputs.py)
         self.data_picks: dict[str, int] = {}  # data-only runtime scalars the probes pick (data_params.py)
+        self.runtime_params: set[str] = set()  # params given values the run decides (runtime_values.py)
+        self.runtime_choices: dict[str, str] = {}  # their picks, named
 
     def symbol_name(self, sym: str) -> str:
         """A readable name for a dimension class (`(a.0*topk_ids.1)` -> `(T*top_k)`)."""
@@ -93,6 +96,15 @@ class BinderState:
         value = DATA_PICKS[1 if self.second_probe else 0]
         self.data_picks[name] = value
         return value
+
+    def runtime_pick(self, name: str, value: RunTimeValue, constexpr: bool) -> int:
+        """The value a probe picks for the parameter `name` that the launch passes a value only
+        the run knows (a count `.item()` reads back, a generator's seed) and that steers
+        something: named in the probe's choices and varied by the second probe, so a finding
+        that rests on it is at most a hint (runtime_values.py)."""
+        picked = runtime_pick_value(constexpr, self.second_probe)
+        self.runtime_choices[name] = runtime_choice(name, value, picked)
+        return picked
 
     def sizes_known(self) -> bool:
         return self.recorded

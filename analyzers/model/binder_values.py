@@ -15,6 +15,7 @@ from argus.analyzers.model.binder_heuristics import HeuristicValues
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
 from argus.analyzers.model.launch_shared import passed_before
 from argus.analyzers.model.persistent import grid_counts, persistent_strides
+from argus.analyzers.model.runtime_values import RunTimeValue
 from argus.analyzers.model.unsized_args import may_stand_in, unsized_tensor
 
 
@@ -55,6 +56,8 @@ class KernelValues(HeuristicValues):
                 picked = None if p.constexpr else self.data_pick(p.name, v.what)
                 if picked is not None:
                     v = picked  # only data derives from it: a pick the second probe varies
+                elif isinstance(v, RunTimeValue):
+                    v = self.runtime_pick(p.name, v, p.constexpr)  # a count `.item()` read back
                 else:
                     # a device property or a call's result (`num_sms(device)`): a small stand-in value
                     self.assumed_values[p.name] = (v.what, 4 if p.constexpr else 3)

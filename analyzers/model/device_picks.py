@@ -16,6 +16,11 @@ shows (rows walked twice) is not hidden behind a small pick, and a finding does 
 count the launch dropped (it is not named). Only the count itself is marked
 (DeviceCount); a value computed from it is a plain int.
 
+The same holds for `x.itemsize` of a tensor whose dtype the caller chooses (flag-gems' radix
+sorts: `num_bits = x.itemsize * 8`, `n_passes = cdiv(num_bits, k_bits)`): the launcher is
+written for every dtype it accepts, so the probe takes CALLER_ITEMSIZES[0] bytes (fp32), the
+second probe CALLER_ITEMSIZES[1] (fp16), each named (`caller_itemsize`).
+
 Only a call of a function named as a device count (DEVICE_COUNT_QUERIES, by its last dotted
 part) is picked; its arguments (a device index) are not read. Anything else the device says (a
 shared-memory size, an architecture test) keeps its unknown and its note.
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 DEVICE_COUNT = 4  # the first probe's count: small, and > 1 so that a split has several parts
 SECOND_DEVICE_COUNT = 3  # the second probe's: not a divisor of the first, so tails move
+CALLER_ITEMSIZES = (4, 2)  # bytes per element of a dtype the caller chooses: fp32, then fp16
 DEVICE_COUNT_QUERIES = frozenset({"get_multiprocessor_count", "get_num_sms", "get_sm_count"})
 
 
@@ -48,3 +54,13 @@ def device_query(fname: str) -> bool:
 def device_choice(fname: str, value: int) -> str:
     """The pick's name in a finding's sizes (ProbeLaunch.choices)."""
     return f"`{fname.rsplit('.', 1)[-1]}()` (the device's count, not known here) = {value}"
+
+
+def caller_itemsize(second: bool) -> int:
+    """The bytes per element a probe picks for a tensor whose dtype the caller chooses."""
+    return CALLER_ITEMSIZES[1 if second else 0]
+
+
+def itemsize_choice(text: str, value: int) -> str:
+    """The pick's name in a finding's sizes (`arr.itemsize`)."""
+    return f"`{text}` (the caller's dtype, not stated) = {value}"

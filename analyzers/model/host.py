@@ -42,6 +42,7 @@ from argus.analyzers.model.host_values import (
 )
 from argus.analyzers.model.launch_loops import first_yield_of, loop_text
 from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.runtime_values import RUNTIME_READS, RunTimeValue, carried, runtime_read
 
 
 class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
@@ -319,6 +320,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
         parts = [None if p is None else self._slice_bound(p) for p in (e.lower, e.upper, e.step)]
         if all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
             return slice(*parts)
+        if parts[0] in (None, 0) and isinstance(parts[1], RunTimeValue) and parts[2] in (None, 1):
+            return slice(None, parts[1])  # `idx[:out_size]` of a count the run decides (host_calls.py)
         return Opaque("slice")
 
     def _slice_bound(self, p: ast.expr) -> Any:
@@ -426,6 +429,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
                 return v[idx]
             except (IndexError, KeyError, TypeError):
                 return Opaque("subscript")
+        if isinstance(v, RunTimeValue):
+            return v  # `state.view(torch.int64)[-2]`: still the run's value
         if type(v) is Opaque and self.callee(v.what) is not None:
             return Opaque(v.what)  # `tile_shapes[0][0]` of a helper's unknown result: the helper's
         return Opaque("subscript")
@@ -439,6 +444,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
         if dotted in self.env:
             return self.env[dotted]  # `ctx.input_shape` the launcher stored (host_stores.py)
         base = self.expr(e.value)
+        if isinstance(base, RunTimeValue):
+            return base
         if isinstance(base, AttributeTable):  # `ctx.C` after the forward ran (binder_ctx.py)
             return base[e.attr] if e.attr in base else Opaque(dotted or e.attr)
         if e.attr == "value" and isinstance(base, int | float | bool):
@@ -453,7 +460,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             if e.attr == "ndim":
                 return len(base.shape)
             if e.attr == "itemsize":  # bytes per element, of a dtype the launcher establishes
-                return ELEMENT_BYTES.get(base.dtype, Opaque("itemsize")) if base.dtype_known else Opaque("itemsize")
+                known = base.dtype_known  # else the caller's choice (host_calls.caller_itemsize)
+                return ELEMENT_BYTES.get(base.dtype, Opaque("itemsize")) if known else self.caller_itemsize(dotted)
             return ("method", base, e.attr)
         if isinstance(base, dict):
             return Opaque(e.attr)
@@ -477,6 +485,9 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
                 return out
         if isinstance(args, Opaque):
             return Opaque(fname or "call")  # `f(*xs)` of unknown length: arguments unknown
+        if isinstance(e.func, ast.Attribute) and e.func.attr in RUNTIME_READS:
+            if read := runtime_read(e, self.expr(e.func.value)):  # `t.item()`: the run's (runtime_values.py)
+                return read
         kwargs = {k.arg: self.expr(k.value) for k in e.keywords if k.arg}
         if isinstance(e.func, ast.Attribute) and e.func.attr == "get" and 1 <= len(args) <= 2 and not kwargs:
             held = self.expr(e.func.value)
@@ -505,6 +516,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             out = self.invoke(fn, args, kwargs, e) if fn is not None else self.call(fname, args, kwargs, e)
         if isinstance(out, HostTensor) and any(self._unsized_shape(a) for a in e.args):
             out.sized = False  # `q.new_empty(NK, *v.shape)` of a `v` whose rank is unknown
+        if type(out) is Opaque:  # `state.view(torch.int64)`, `int(c0)` of a run-time value
+            out = base if isinstance(base, RunTimeValue) else carried(fname, [*args, *kwargs.values()]) or out
         return out
 
     def _unsized_shape(self, arg: ast.expr) -> bool:

@@ -7,7 +7,7 @@ import ast
 import math
 from typing import Any
 
-from argus.analyzers.model.device_picks import DeviceCount
+from argus.analyzers.model.device_picks import DeviceCount, caller_itemsize, itemsize_choice
 from argus.analyzers.model.host_einops import flatten_ranges
 from argus.analyzers.model.host_numbers import dtype_info, dtype_text, floor_quotient
 from argus.analyzers.model.host_tensor_ops import HostTensorOps
@@ -20,6 +20,7 @@ from argus.analyzers.model.host_values import (
     dotted_name,
     transpose,
 )
+from argus.analyzers.model.runtime_values import RunTimeValue
 
 # tensor methods that allocate a new tensor (shape given) with the receiver's dtype and device
 NEW_TENSOR_METHODS = {"new_empty": "empty", "new_zeros": "zeros", "new_ones": "ones", "new_full": "full"}
@@ -268,6 +269,15 @@ class HostCalls(HostTensorOps):
         return Opaque(f"tensor.{name}")
 
 
+    def caller_itemsize(self, text: str) -> int:
+        """`arr.itemsize` of a tensor whose dtype the caller chooses: picked, named and varied
+        by the second probe (device_picks.caller_itemsize)."""
+        text = text or "x.itemsize"
+        out = caller_itemsize(self.second_pick)  # type: ignore[attr-defined]
+        self.device_choices[text] = itemsize_choice(text, out)  # type: ignore[attr-defined]
+        self.device_uses[text] = self.device_uses.get(text, 0) + 1  # type: ignore[attr-defined]
+        return out
+
     def tensor_index(self, t: HostTensor, idx: Any) -> Any:
         """`o[..., 0]`, `x[:, 0]`, `x[None]`, `x[0]`: the view (shape, strides, classes) of an
         index that starts at the tensor's own first element; any other index (a nonzero
@@ -282,7 +292,7 @@ class HostCalls(HostTensorOps):
             at = items.index(Ellipsis)
             items[at : at + 1] = [slice(None)] * (len(t.shape) - named)
         items += [slice(None)] * (len(t.shape) - sum(1 for x in items if x is not None))
-        shape, strides, syms, dim, fresh = [], [], [], 0, False
+        shape, strides, syms, dim, fresh, unsized = [], [], [], 0, False, False
         for x in items:
             if x is None:
                 shape.append(1)
@@ -304,6 +314,15 @@ class HostCalls(HostTensorOps):
                 strides.append(t.strides[dim])
                 syms.append(part.symbols[0])
                 dim += 1
+            elif isinstance(x, slice) and isinstance(x.stop, RunTimeValue):
+                # `idx[:out_size]` of a count only the run knows: an extent of its own class,
+                # which nothing states, so the view's bounds are not judged (runtime_values.py)
+                part = self.dim(f"{t.name or 'tensor'}.{dim}:{self.storages}")
+                shape.append(int(part))
+                strides.append(t.strides[dim])
+                syms.append(part.sym)
+                unsized = True
+                dim += 1
             elif _trailing_slice(x):
                 # `ids[:, -L:]`: the last min(L, size) positions; it starts past the first
                 # element, so it is a storage of its own (how it overlaps `t` is not followed)
@@ -320,6 +339,8 @@ class HostCalls(HostTensorOps):
         out = t.view_of(shape, strides, syms)
         if fresh:
             out.storage = self._fresh_storage()
+        if unsized:
+            out.sized = False
         return out
 
     def _last_n(self, t: HostTensor, start: int) -> HostTensor | None:

@@ -11,6 +11,7 @@ from argus.analyzers.interp.budget import oversized_result
 from argus.analyzers.model.host_functions import MAX_CALLS
 from argus.analyzers.model.host_numbers import cancelled_factor
 from argus.analyzers.model.host_values import DimClasses, HostTensor, Opaque, SymInt, contiguous_strides
+from argus.analyzers.model.runtime_values import first_runtime
 
 
 class HostCore:
@@ -41,6 +42,7 @@ class HostCore:
         # the queries answered with it that the launch may rest on, named; each with the
         # times its count was used (`min(count, T)` drops one: device_picks.py)
         self.device_count: int | None = None
+        self.second_pick = False  # the probe is the second pick (binder_picks.SECOND_PICK)
         self.device_choices: dict[str, str] = {}
         self.device_uses: dict[str, int] = {}
         # storages the launcher allocates with a value in every element (`torch.zeros`): an
@@ -83,7 +85,8 @@ class HostCore:
 
     def binop(self, op: ast.operator, a: Any, b: Any) -> Any:
         if isinstance(a, Opaque | HostTensor) or isinstance(b, Opaque | HostTensor) or a is None or b is None:
-            return Opaque("binop")
+            read = first_runtime([a, b])  # `tile_sum[-1].item() + 1` (runtime_values.py)
+            return read if read is not None and not isinstance(a, HostTensor) and not isinstance(b, HostTensor) else Opaque("binop")
         fn = {
             ast.Add: lambda: a + b,
             ast.Sub: lambda: a - b,

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from argus.analyzers.model.host_values import HostTensor, Opaque, dotted_name
+from argus.analyzers.model.runtime_values import RunTimeValue
 
 
 class HostStores:
@@ -32,6 +33,9 @@ class HostStores:
             elif isinstance(v, tuple | list) and len(v) == len(target.elts):
                 for t, x in zip(target.elts, v, strict=True):
                     self.assign(t, x)
+            elif isinstance(v, RunTimeValue):  # `c0, c1 = state.view(torch.int64)`: each the run's
+                for t in target.elts:
+                    self.assign(t.value if isinstance(t, ast.Starred) else t, v)
             elif isinstance(v, Opaque) and v.what.endswith(".saved_tensors") and self.saved_tensor is not None:
                 for t in target.elts:
                     self.assign(t, self.saved_tensor(t.id) if isinstance(t, ast.Name) else Opaque("unpack"))

@@ -141,6 +141,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         if sizes is not None:
             ev.free_roots = {r for r in sizes if self._anonymous(r)}
         ev.device_count = SECOND_DEVICE_COUNT if self.second_probe else DEVICE_COUNT
+        ev.second_pick = self.second_probe
         ev.env.update(self.site.functions)  # the module's functions and constants; params shadow them
         self._ctx_table = self._replay_forward(ev)  # binder_ctx.py
         self._bind_params(ev)
@@ -409,13 +410,14 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             choices=self._named_choices(picks, flags)
             + helper_named
             + tuple(self.input_choices.values())
+            + tuple(self.runtime_choices.values())
             + self.heuristic_choices
             + self._constexpr_stand_ins(),
             guards=unsettled_guards(ev),
             loops=tuple(dict.fromkeys(ev.launch_loops)),
             grid_picks=tuple(grid_picks),
             counted_axes=frozenset(a for a in picked_axes if a in self._counted_axes()),
-            stand_ins=frozenset(self.assumed_values) | frozenset(self.grid_sized),
+            stand_ins=frozenset(self.assumed_values) | frozenset(self.grid_sized) | frozenset(self.runtime_choices),
         )
 
 
