@@ -27,7 +27,7 @@ NEW_TENSOR_METHODS = {"new_empty": "empty", "new_zeros": "zeros", "new_ones": "o
 
 # torch functions that allocate a tensor of a given shape, and of the shape of another
 _NEW_FUNCTIONS = frozenset({"empty", "zeros", "ones", "full", "randn", "rand", "empty_strided", "randint"})
-_AS_TENSOR = frozenset({"torch.as_tensor", "torch.tensor", "torch.scalar_tensor"})
+_AS_TENSOR = frozenset({"as_tensor", "tensor", "scalar_tensor"})  # (torch_new hands them to as_tensor)
 _LIKE_FUNCTIONS = frozenset({"empty_like", "zeros_like", "ones_like", "full_like", "randn_like"})
 
 
@@ -106,11 +106,7 @@ class HostCalls(HostTensorOps):
                 return {"len": len, "tuple": tuple, "list": list}[fname](args[0])
             if fname.startswith("math.") and all(isinstance(a, int | float) for a in args):
                 return getattr(math, last)(*args)
-            if fname in _AS_TENSOR and len(args) == 1:
-                made = self.as_tensor(args[0], kwargs)
-                if made is not None:
-                    return made
-            if fname.startswith("torch.") and last in _NEW_FUNCTIONS:
+            if fname.startswith("torch.") and last in _NEW_FUNCTIONS | _AS_TENSOR:
                 return self.torch_new(last, args, kwargs)
             if fname.startswith("torch.") and last in _LIKE_FUNCTIONS:
                 if args and isinstance(args[0], HostTensor):
@@ -186,6 +182,9 @@ class HostCalls(HostTensorOps):
         return out
 
     def torch_new(self, kind: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if kind in _AS_TENSOR:
+            made = self.as_tensor(args[0], kwargs) if len(args) == 1 else None
+            return Opaque(f"torch.{kind}") if made is None else made
         shape: list[Any]
         if kind == "randint":
             shape = list(kwargs.get("size", args[-1] if args else ()))

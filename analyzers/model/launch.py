@@ -220,16 +220,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         if self.site is None:
             self.recorded = True
             return
-        ev = self._run_host(None)
-        for _ in range(3):  # recorded again at the ranks and values the tests want
-            ranked = self._ranks is not None and apply_rank_wants(ev.rank_wants, self._ranks, self._rank_unknown)
-            func = self.site.host_func
-            pinned = func is not None and self._pins is not None and pin_computed(func, self._pins, self._ranks, ev)
-            if not (pinned or ranked):
-                break
-            self.dims, self.display = DimClasses(), {}
-            self.input_choices.clear()  # (a pinned input is no pick: the run names its own)
-            ev = self._run_host(None)
+        ev = self._rerecorded(self._run_host(None))
         self._unify_suffixed_names()
         self._unify_anonymous(ev)
         self.padded_layout = stride_users(self.site)
@@ -296,6 +287,21 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
                     if root not in self.tiled and root not in self.bare and root not in self.dims.allowed:
                         self.partitioned[root] = 2 * bmax
         self.recorded = True
+
+    def _rerecorded(self, ev: HostEval) -> HostEval:
+        """The first pass again, at the ranks and values the tests on the launch's path want
+        (guard_ranks.py, guard_pins.pin_computed), until they want no other (three times at most)."""
+        assert self.site is not None
+        for _ in range(3):
+            ranked = self._ranks is not None and apply_rank_wants(ev.rank_wants, self._ranks, self._rank_unknown)
+            func = self.site.host_func
+            pinned = func is not None and self._pins is not None and pin_computed(func, self._pins, self._ranks, ev)
+            if not (pinned or ranked):
+                break
+            self.dims, self.display = DimClasses(), {}
+            self.input_choices.clear()  # (a pinned input is no pick: the run names its own)
+            ev = self._run_host(None)
+        return ev
 
     def _size_driven_blocks(self, base_args: dict[str, Any]) -> dict[str, int]:
         """Tiled dimensions from which the launcher computes a constexpr (`BLOCK_V =
