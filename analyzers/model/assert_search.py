@@ -22,13 +22,14 @@ from argus.analyzers.model.host_values import SymInt
 
 # sizes tried past the probe's choice for one class; the host evaluation runs once per try
 WINDOW = 48
+JOINT = 8  # steps every class of a refusal over several is moved up together
 
 
-def assert_roots(ev: HostEval, test: ast.expr, sizes: dict[str, int]) -> list[str]:
-    """The dimension classes (with a chosen size) whose sizes the refused assert reads."""
+def assert_roots(ev: HostEval, test: ast.AST, sizes: dict[str, int]) -> list[str]:
+    """The dimension classes (with a chosen size) whose sizes the refused assert reads; of a
+    refusal (`if H < 2 or W < 2: raise`), those its comparisons read."""
     roots: list[str] = []
-    operands = [test.left, *test.comparators] if isinstance(test, ast.Compare) else []
-    for node in operands:
+    for node in _operands(test):
         for n in ast.walk(node):
             if not isinstance(n, ast.expr):
                 continue
@@ -43,16 +44,40 @@ def assert_roots(ev: HostEval, test: ast.expr, sizes: dict[str, int]) -> list[st
     return roots
 
 
+def _operands(test: ast.AST) -> list[ast.expr]:
+    """The operands of the comparisons a refused test makes: an assert's own, or each one
+    in an `if ...: raise` test's `or`/`and`."""
+    if isinstance(test, ast.If):
+        if not (test.body and isinstance(test.body[-1], ast.Raise)):
+            return []  # a guard the launch sits under: a choice of path, not a refusal
+        test = test.test
+    if isinstance(test, ast.BoolOp):
+        return [x for v in test.values for x in _operands(v)]
+    if isinstance(test, ast.Compare):
+        return [test.left, *test.comparators]
+    return []
+
+
 def accepted_sizes(
     sizes: dict[str, int], ev: HostEval, run: Callable[[dict[str, int]], HostEval]
 ) -> tuple[dict[str, Any], HostEval]:
     """Sizes at which no equality assert of the launcher fails: one class of the first refused
-    assert moved up by 1..WINDOW; the probe as it was where no such size is found."""
+    assert moved up by 1..WINDOW (of a refusal that raises, 1..JOINT), or (a refusal over several: `if H < 2 or W < 2: raise` at
+    the size-1 probe) all of them up together by 1..JOINT; the probe as it was where no such
+    size is found."""
     test = ev.broken_asserts[0]
-    for root in assert_roots(ev, test, sizes):
+    roots = assert_roots(ev, test, sizes)
+    window = JOINT if isinstance(test, ast.If) else WINDOW  # (a refusal's bound is near, if anywhere)
+    for root in roots:
         start = sizes[root]
-        for v in [*_solved(ev, test, root), *range(start + 1, start + 1 + WINDOW)]:
+        for v in [*_solved(ev, test, root), *range(start + 1, start + 1 + window)]:
             tried = {**sizes, root: v}
+            ev2 = run(tried)
+            if not ev2.broken_asserts:
+                return tried, ev2
+    if len(roots) > 1:
+        for step in range(1, JOINT + 1):
+            tried = {**sizes, **{r: sizes[r] + step for r in roots}}
             ev2 = run(tried)
             if not ev2.broken_asserts:
                 return tried, ev2

@@ -142,11 +142,58 @@ def _unpacked_length(func: ast.FunctionDef, name: str) -> int:
     lengths = {
         len(t.elts)
         for n in subtree(func)
-        if isinstance(n, ast.Assign) and _is_name(n.value, name)
+        if isinstance(n, ast.Assign) and (_is_name(n.value, name) or _maps_over(n.value, name))
         for t in n.targets
         if isinstance(t, ast.Tuple | ast.List) and all(isinstance(e, ast.Name) for e in t.elts)
     }
+    lengths |= _stated_lengths(func, name)
     return lengths.pop() if len(lengths) == 1 else 0
+
+
+def _stated_lengths(func: ast.FunctionDef, name: str) -> set[int]:
+    """`if ... or len(padding) != 2: raise` / `assert len(padding) == 2`: the one length the
+    launcher accepts for `name`."""
+    out: set[int] = set()
+    for n in subtree(func):
+        if isinstance(n, ast.If) and n.body and isinstance(n.body[-1], ast.Raise) and not n.orelse:
+            parts, op = _split(n.test, ast.Or), ast.NotEq
+        elif isinstance(n, ast.Assert):
+            parts, op = _split(n.test, ast.And), ast.Eq
+        else:
+            continue
+        for t in parts:
+            if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], op)):
+                continue
+            left, right = t.left, t.comparators[0]
+            if (
+                isinstance(left, ast.Call)
+                and isinstance(left.func, ast.Name)
+                and left.func.id == "len"
+                and len(left.args) == 1
+                and _is_name(left.args[0], name)
+                and isinstance(right, ast.Constant)
+                and type(right.value) is int
+                and 0 < right.value <= 8
+            ):
+                out.add(right.value)
+    return out
+
+
+def _split(test: ast.expr, op: type[ast.boolop]) -> list[ast.expr]:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, op):
+        return [x for v in test.values for x in _split(v, op)]
+    return [test]
+
+
+def _maps_over(e: ast.expr, name: str) -> bool:
+    """`[int(p) for p in padding]`: one item per item of `name` (flag-gems' pads unpack
+    `pad_left, pad_right = [int(p) for p in padding]`, the same length as `padding`)."""
+    return (
+        isinstance(e, ast.ListComp | ast.GeneratorExp)
+        and len(e.generators) == 1
+        and not e.generators[0].ifs
+        and _is_name(e.generators[0].iter, name)
+    )
 
 
 def _keyed_table(func: ast.FunctionDef, name: str, env: dict[str, Any]) -> tuple[str, dict] | None:

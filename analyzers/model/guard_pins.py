@@ -15,6 +15,7 @@ test is still evaluated at the probe: a parameter the launcher reassigns before 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 
@@ -54,6 +55,25 @@ def _tests_around(stmts: list[ast.stmt], call: ast.Call) -> list[ast.expr] | Non
     return None
 
 
+def computed_pins(test: ast.expr, value_of: Callable[[ast.expr], Any]) -> dict[str, int]:
+    """`elif dim == saved_v.ndim - 1: kernel[...]`: name -> the int the other side of an `==`
+    in a test holding the launch takes on the launch's path (the binder pins a launcher
+    parameter to it, as to a literal; host_guards.py notes it where the test is met)."""
+    pins: dict[str, int] = {}
+    for part in _conjuncts(test):
+        if not isinstance(part, ast.Compare) or len(part.ops) != 1 or not isinstance(part.ops[0], ast.Eq):
+            continue
+        for name, other in ((part.left, part.comparators[0]), (part.comparators[0], part.left)):
+            if not isinstance(name, ast.Name) or _literal(other) is not None:
+                continue  # a literal is pinned before the evaluation (guard_pins)
+            if any(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(other)):
+                continue  # `n == next_power_of_2(n)`: a property of n, not a value to take
+            v = value_of(other)
+            if type(v) is int:  # a plain number: not a size the probe chose (SymInt), not a bool
+                pins.setdefault(name.id, v)
+    return pins
+
+
 def _conjuncts(test: ast.expr) -> list[ast.expr]:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [p for v in test.values for p in _conjuncts(v)]
@@ -78,3 +98,18 @@ def _literal(node: ast.expr) -> Any:
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float | str | bool):
         return node.value
     return None
+
+
+def pin_computed(func: ast.FunctionDef, pins: dict[str, Any], ranks: dict[str, int] | None, ev: Any) -> bool:
+    """Pins the launcher's number parameters to the values the tests holding the launch
+    compare them with (`ev.pin_wants`, from computed_pins); True when one was pinned anew. A
+    parameter the launcher assigns is left: a test of it tests that value, not the argument."""
+    params = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs}
+    stored = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    new = {
+        k: v
+        for k, v in ev.pin_wants.items()
+        if k in params and k not in pins and k not in (ranks or {}) and k not in stored
+    }
+    pins.update(new)
+    return bool(new)

@@ -75,6 +75,9 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
                 self.record_assert(st.test)  # `if hc == 4: kernel[...]`: launched only at hc == 4
             self.launch_guards.append((st.test, inside, self.guard_value(st.test)))
             self._guard_contradicted(st, inside)
+            self.note_rank_test(st.test, inside)  # `if x.dim() == 1: kernel[...]` (guard_ranks.py)
+            if inside:
+                self.note_pin_test(st.test)  # `elif dim == v.ndim - 1: kernel[...]` (guard_pins.py)
             return self.run_block(st.body if inside else st.orelse, target)
         if isinstance(st, ast.With | ast.Try):
             return self.run_block(st.body, target)
@@ -127,6 +130,8 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
                 cur = self.expr(st.target)
                 self.assign(st.target, self.binop(st.op, cur, self.expr(st.value)))
             elif isinstance(st, ast.Assert):
+                if self.call_depth == 0:
+                    self.note_rank_test(st.test, True)
                 self.record_assert(st.test)
             elif isinstance(st, ast.If):
                 c = self.expr(st.test)
@@ -142,6 +147,7 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
                         self.undecided_branch(st)
                     return
                 if self.call_depth == 0 and st.body and isinstance(st.body[-1], ast.Raise):
+                    self.note_rank_test(st.test, False)  # `if x.dim() < 3: raise` (guard_ranks.py)
                     self.record_refusal(st, bool(c))
                 self.run_block(st.body if c else st.orelse)
             elif isinstance(st, ast.FunctionDef):

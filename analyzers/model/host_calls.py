@@ -28,6 +28,7 @@ NEW_TENSOR_METHODS = {"new_empty": "empty", "new_zeros": "zeros", "new_ones": "o
 
 # torch functions that allocate a tensor of a given shape, and of the shape of another
 _NEW_FUNCTIONS = frozenset({"empty", "zeros", "ones", "full", "randn", "rand", "empty_strided", "randint"})
+_AS_TENSOR = frozenset({"as_tensor", "tensor", "scalar_tensor"})  # (torch_new hands them to as_tensor)
 _LIKE_FUNCTIONS = frozenset({"empty_like", "zeros_like", "ones_like", "full_like", "randn_like"})
 
 
@@ -106,7 +107,7 @@ class HostCalls(HostTensorOps):
                 return {"len": len, "tuple": tuple, "list": list}[fname](args[0])
             if fname.startswith("math.") and all(isinstance(a, int | float) for a in args):
                 return getattr(math, last)(*args)
-            if fname.startswith("torch.") and last in _NEW_FUNCTIONS:
+            if fname.startswith("torch.") and last in _NEW_FUNCTIONS | _AS_TENSOR:
                 return self.torch_new(last, args, kwargs)
             if fname.startswith("torch.") and last in _LIKE_FUNCTIONS:
                 if args and isinstance(args[0], HostTensor):
@@ -147,6 +148,24 @@ class HostCalls(HostTensorOps):
         items = self.expr(inner.args[0])  # type: ignore[attr-defined]
         return list(items) if isinstance(items, list | tuple) else None
 
+    def as_tensor(self, value: Any, kwargs: dict[str, Any]) -> Any:
+        """`torch.as_tensor(values)` / `torch.tensor(values)`: a host tensor stays itself (its
+        shape; `torch.tensor` copies it, the shape is the same); a number becomes a 0-d tensor
+        holding it (flag-gems' `heaviside(input, values)` broadcasts a scalar `values` so). None
+        for anything else (a list: its nesting is not modelled)."""
+        if isinstance(value, HostTensor):
+            return value
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return None
+        dt = kwargs.get("dtype")
+        given = isinstance(dt, tuple) and bool(dt) and dt[0] == "dtype"
+        dtype = dt[1] if given else ("int64" if isinstance(value, int) else "fp32")
+        # (a number's dtype is torch's default only where the number is the caller's; the
+        # probe's stand-in for a value it does not know leaves it unknown)
+        t = self.new_tensor([], dtype, f"t{self.storages + 1}", given)
+        self.initialized.add(t.storage)  # it holds the number
+        return t
+
     def number_call(self, fname: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> Any:
         """`int(a / b)` of sizes, `torch.finfo(dtype)`, `str(dtype)`: host_numbers.py's value,
         or None."""
@@ -164,6 +183,9 @@ class HostCalls(HostTensorOps):
         return out
 
     def torch_new(self, kind: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        if kind in _AS_TENSOR:
+            made = self.as_tensor(args[0], kwargs) if len(args) == 1 else None
+            return Opaque(f"torch.{kind}") if made is None else made
         shape: list[Any]
         if kind == "randint":
             shape = list(kwargs.get("size", args[-1] if args else ()))
@@ -244,6 +266,11 @@ class HostCalls(HostTensorOps):
                 return HostTensor(
                     list(t.shape), contiguous_strides(t.shape), dt, list(t.symbols), t.storage, t.name, True
                 )
+            if name == "to" and any(isinstance(a, Opaque) for a in [*args, kwargs.get("dtype")]):
+                # `v.to(dtype=torch.result_type(x, v))`: a dtype not known, maybe not t's
+                out = t.view_of(list(t.shape), list(t.strides), list(t.symbols))
+                out.dtype_known = False
+                return out
             return t
         if name in ("view", "reshape", "flatten"):
             shaped = self._view(t, name, args)

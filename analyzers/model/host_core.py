@@ -38,6 +38,11 @@ class HostCore:
         self.launch_guards: list[tuple[ast.expr, bool, Any]] = []
         # loops the launch sits in whose items are not all known, named (launch_loops.py)
         self.launch_loops: list[str] = []
+        # tensor parameter -> (rank, exact, partner) the rank tests on the launch's path state, and
+        # the names the launcher assigns a rank to (guard_ranks.py)
+        self.rank_wants: dict[str, tuple[int, bool | None, str]] = {}
+        self.rank_alias_map: dict[str, ast.expr] = {}
+        self.pin_wants: dict[str, int] = {}  # name -> the int a test holding the launch wants (guard_pins.py)
         # the count a device query returns in this probe (device_picks.py; None: unknown), and
         # the queries answered with it that the launch may rest on, named; each with the
         # times its count was used (`min(count, T)` drops one: device_picks.py)

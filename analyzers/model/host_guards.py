@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS
+from argus.analyzers.model.guard_pins import computed_pins
+from argus.analyzers.model.guard_ranks import rank_wants
 from argus.analyzers.model.host_values import KnownTruth, Opaque
 
 
@@ -21,6 +23,41 @@ class HostGuards:
     undecided_depth: int
     broken_asserts: list[Any]
     expr: Callable[[ast.expr], Any]  # HostEval's
+    rank_wants: dict[str, tuple[int, bool | None, str]]
+    rank_alias_map: dict[str, ast.expr]
+    pin_wants: dict[str, int]
+
+    def note_pin_test(self, test: ast.expr) -> None:
+        """`elif dim == saved_v.ndim - 1:` holding the launch: the value `dim` must take there
+        (guard_pins.computed_pins), for the binder to pin a launcher parameter to."""
+        if self.undecided_depth:
+            return
+
+        def value(e: ast.expr) -> Any:
+            try:
+                return self.expr(e)
+            except (*HOST_ERRORS, RecursionError):
+                return None
+
+        for name, v in computed_pins(test, value).items():
+            self.pin_wants.setdefault(name, v)
+
+    def note_rank_test(self, test: ast.expr, holds: bool) -> None:
+        """Ranks a test on the launch's path states (guard_ranks.py): `== K` fixes one, a lower
+        bound raises a bound already noted, a fixed rank is kept over any bound."""
+        if self.undecided_depth:
+            return  # a test on a side of an undecided `if` may never run
+
+        def value(e: ast.expr) -> Any:
+            try:
+                return self.expr(e)
+            except (*HOST_ERRORS, RecursionError):
+                return None
+
+        for name, rank, exact, partner in rank_wants(test, holds, value, self.rank_alias_map):
+            old = self.rank_wants.get(name)
+            if old is None or _stronger(exact, rank, old):
+                self.rank_wants[name] = (rank, exact, partner)
 
     def guard_value(self, test: ast.expr) -> Any:
         """The value of a test the launch sits under, at these sizes (Opaque when unknown)."""
@@ -54,3 +91,15 @@ class HostGuards:
         )
         if any(isinstance(v, int) and not isinstance(v, bool) for v in numbers):
             self.broken_asserts.append(st)  # type: ignore[arg-type]
+
+
+def _stronger(exact: bool | None, rank: int, old: tuple[int, bool | None, str]) -> bool:
+    """Whether a rank wanted replaces the one noted: a fixed rank any other (the first fixed
+    one stays), a lower bound a smaller bound or a match."""
+    if old[1]:
+        return False
+    if exact:
+        return True
+    if exact is False:
+        return old[1] is None or old[0] < rank
+    return False

@@ -21,12 +21,14 @@ from argus.analyzers.model.binder_grid import GridBinding
 from argus.analyzers.model.binder_picks import SECOND_PICK, branch_flags
 from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
+from argus.analyzers.model.caller_literals import caller_literals, caller_pick
 from argus.analyzers.model.device_picks import DEVICE_COUNT, SECOND_DEVICE_COUNT
-from argus.analyzers.model.guard_pins import guard_pins
+from argus.analyzers.model.guard_pins import guard_pins, pin_computed
+from argus.analyzers.model.guard_ranks import apply_rank_wants, rank_aliases
 from argus.analyzers.model.helper_picks import HelperPicks
 from argus.analyzers.model.host import HostEval
 from argus.analyzers.model.host_caller_args import bind_caller_args, caller_input, caller_reads
-from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, contiguous_strides
+from argus.analyzers.model.host_values import DimClasses, HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.launch_args import evaluate_launch_args
 from argus.analyzers.model.launch_guards import empty_range, unsettled_guards
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
@@ -57,6 +59,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
     _ctx_table: AttributeTable | None = None  # a backward's `ctx`, as its forward filled it
     _forward: ast.FunctionDef | None = None  # that forward, rewritten (binder_ctx.forward_copy)
     _forward_ranks: dict[str, int] = {}
+    _rank_aliases: dict[str, ast.expr] | None = None  # names assigned a rank (guard_ranks.py)
+    _callers: dict[str, list[Any]] = {}  # literals the module's calls pass (caller_literals.py)
 
     def _bind_params(self, ev: HostEval) -> None:
         assert self.site is not None
@@ -93,11 +97,18 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         )
         ev.saved_tensor = lambda name: self._param_tensor(ev, name, ranks)
         if self._pins is None:  # `elif ord == 0: kernel[...]`: the probe takes ord = 0 (guard_pins.py)
+            # and the literal every call in the module passes (`unique_in0=False`, caller_literals.py)
+            self._callers = caller_literals(self.site)
             self._pins = guard_pins(self.site.body, self.site.call, {a.arg for a, _ in pairs})
         for a, d in pairs:
             name = a.arg
             if name in self._pins and name not in ranks and name not in kernel_ptr_args:
                 ev.env[name] = self._pins[name]
+                continue
+            if name in self._callers and name not in ranks and name not in kernel_ptr_args:
+                ev.env[name], chosen = caller_pick(name, self._callers[name])
+                if chosen is not None:
+                    self.input_choices[name] = chosen
                 continue
             if name == "ctx" and self._ctx_table is not None:
                 ev.env[name] = self._ctx_table  # what the forward stored (binder_ctx.py)
@@ -142,6 +153,9 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             ev.free_roots = {r for r in sizes if self._anonymous(r)}
         ev.device_count = SECOND_DEVICE_COUNT if self.second_probe else DEVICE_COUNT
         ev.second_pick = self.second_probe
+        if self._rank_aliases is None:
+            self._rank_aliases = rank_aliases(self.site.host_func)
+        ev.rank_alias_map = self._rank_aliases  # `ndim = x.dim()` (guard_ranks.py)
         ev.env.update(self.site.functions)  # the module's functions and constants; params shadow them
         self._ctx_table = self._replay_forward(ev)  # binder_ctx.py
         self._bind_params(ev)
@@ -208,7 +222,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         if self.site is None:
             self.recorded = True
             return
-        ev = self._run_host(None)
+        ev = self._rerecorded(self._run_host(None))
         self._unify_suffixed_names()
         self._unify_anonymous(ev)
         self.padded_layout = stride_users(self.site)
@@ -275,6 +289,21 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
                     if root not in self.tiled and root not in self.bare and root not in self.dims.allowed:
                         self.partitioned[root] = 2 * bmax
         self.recorded = True
+
+    def _rerecorded(self, ev: HostEval) -> HostEval:
+        """The first pass again, at the ranks and values the tests on the launch's path want
+        (guard_ranks.py, guard_pins.pin_computed), until they want no other (three times at most)."""
+        assert self.site is not None
+        for _ in range(3):
+            ranked = self._ranks is not None and apply_rank_wants(ev.rank_wants, self._ranks, self._rank_unknown)
+            func = self.site.host_func
+            pinned = func is not None and self._pins is not None and pin_computed(func, self._pins, self._ranks, ev)
+            if not (pinned or ranked):
+                break
+            self.dims, self.display = DimClasses(), {}
+            self.input_choices.clear()  # (a pinned input is no pick: the run names its own)
+            ev = self._run_host(None)
+        return ev
 
     def _size_driven_blocks(self, base_args: dict[str, Any]) -> dict[str, int]:
         """Tiled dimensions from which the launcher computes a constexpr (`BLOCK_V =

@@ -38,6 +38,8 @@ TENSOR_USES = (
     "transpose",
     "permute",
     "element_size",
+    "is_cuda",  # `if not (input.is_cuda and target.is_cuda): raise` (flag-gems' huber_loss)
+    "to",  # `target.to(result_dtype)`
 )
 
 
@@ -122,6 +124,7 @@ def _tensor_param_ranks(func: ast.FunctionDef, back_only: set[str], bounded_belo
     same: list[tuple[str, str]] = []
     aliases = shape_aliases(func, names)
     looped = _loop_aliases(func, names)  # `for grad in (dx, dw):` reads dx and dw as `grad`
+    looped += _plain_aliases(func, names)  # `x = input`: x's uses are input's
     names = names | {t for t, _ in looped}
     same.extend(looped)
     for n in subtree(func):
@@ -188,6 +191,30 @@ def _loop_aliases(func: ast.FunctionDef, names: set[str]) -> list[tuple[str, str
         items = n.iter.elts
         if items and all(isinstance(e, ast.Name) and e.id in names for e in items) and stored[n.target.id] == 1:
             out += [(n.target.id, e.id) for e in items if isinstance(e, ast.Name)]
+    return out
+
+
+def _plain_aliases(func: ast.FunctionDef, names: set[str]) -> list[tuple[str, str]]:
+    """(alias, parameter) of `x = input`, the alias assigned nowhere else and the parameter
+    never reassigned: each use of `x` is a use of the parameter (flag-gems' `floor_(input)`
+    measures only `x`)."""
+    stored: dict[str, int] = {}
+    for n in subtree(func):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stored[n.id] = stored.get(n.id, 0) + 1
+    out: list[tuple[str, str]] = []
+    for n in subtree(func):
+        if (
+            isinstance(n, ast.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name)
+            and isinstance(n.value, ast.Name)
+            and n.value.id in names
+            and n.value.id not in stored
+            and stored.get(n.targets[0].id) == 1
+            and n.targets[0].id not in names
+        ):
+            out.append((n.targets[0].id, n.value.id))
     return out
 
 
