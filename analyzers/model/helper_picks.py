@@ -27,6 +27,7 @@ from argus.analyzers.model.binder_picks import PICKED_TILE, PickedValues, branch
 from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_invoke import NoValue
 from argus.analyzers.model.host_values import Opaque
+from argus.analyzers.model.refusal_bounds import least_tile
 
 
 class HelperPicks(PickedValues):
@@ -48,7 +49,8 @@ class HelperPicks(PickedValues):
         if self.site is None:
             return {}
         return {
-            p.name: PICKED_TILE // divisor
+            # at least the bound a refusal the helper passed sets (`if D > BD: raise`)
+            p.name: least_tile(kargs.get(p.name), PICKED_TILE // divisor)
             for p in self.kernel.params
             if p.constexpr
             and p.name in self.scan.arange_params

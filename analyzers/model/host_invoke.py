@@ -16,6 +16,7 @@ from typing import Any
 from argus.analyzers.model.host_functions import MAX_CALL_DEPTH, HostFunction
 from argus.analyzers.model.host_loops import SEARCHED
 from argus.analyzers.model.host_values import Opaque
+from argus.analyzers.model.refusal_bounds import AtLeast, refused_bound, renamed
 
 
 class Returned(Exception):  # noqa: N818  (control flow, not an error)
@@ -34,6 +35,14 @@ class UnknownResult(Exception):  # noqa: N818
     def __init__(self, gives_value: bool = False) -> None:
         super().__init__()
         self.gives_value = gives_value
+
+
+class LoopJump(Exception):  # noqa: N818  (control flow, not an error)
+    """A `break` (`stop`) or `continue` reached in a loop `_search_loop` runs item by item."""
+
+    def __init__(self, stop: bool) -> None:
+        super().__init__("break" if stop else "continue")
+        self.stop = stop
 
 
 class NoValue(Opaque):
@@ -81,6 +90,7 @@ class HostInvoke:
     env: dict[str, Any]
     call_depth: int
     calls_left: int
+    search_loops: int = 0  # loops `_search_loop` is running: a `break` / `continue` has one to end
     broken_asserts: list[ast.expr]
 
     def callee(self, fname: str) -> Any:
@@ -104,8 +114,8 @@ class HostInvoke:
         bound = self._bind_call(node_def, scope, args, kwargs)
         if bound is None:
             return NoValue(name)
-        saved, asserts_before = self.env, len(self.broken_asserts)
-        self.env = bound
+        saved, asserts_before, loops = self.env, len(self.broken_asserts), self.search_loops
+        self.env, self.search_loops = bound, 0  # a `break` in the callee never ends the caller's loop
         self.call_depth += 1
         try:
             self.run_function(node_def.body)  # type: ignore[attr-defined]
@@ -117,12 +127,12 @@ class HostInvoke:
         except RecursionError:
             result = NoValue(name)
         finally:
-            self.env = saved
+            self.env, self.search_loops = saved, loops
             self.call_depth -= 1
         if isinstance(result, Opaque):
             # an unknown result is the helper's (`min(n, props.smem // k)` inside it): named
             # after the helper, as notes and helper_picks.py read it
-            result = NoValue(name) if isinstance(result, NoValue) else Opaque(name)
+            result = NoValue(name) if isinstance(result, NoValue) else renamed(result, name)
         elif isinstance(result, tuple) and any(_searched(x) for x in result):
             # `return block_n, block_k, block_m` with a size a device-dependent search picked
             # (`for bn in [128, 64, 32]: if cdiv(N, bn) >= cores: break`): that item is the
@@ -191,6 +201,10 @@ class HostInvoke:
             raise Returned(None if st.value is None else self.expr(st.value))  # type: ignore[attr-defined]
         if isinstance(st, ast.Raise):
             raise UnknownResult  # this path raises: no value comes back
+        if isinstance(st, ast.Break | ast.Continue):
+            if not self.search_loops:
+                raise UnknownResult  # a loop not run item by item: where it leaves is not known
+            raise LoopJump(isinstance(st, ast.Break))
         if isinstance(st, ast.For | ast.While | ast.AsyncFor):
             if exits(st.body + st.orelse):
                 self._search_loop(st)
@@ -213,29 +227,51 @@ class HostInvoke:
 
     def _search_loop(self, st: ast.For | ast.While | ast.AsyncFor) -> None:
         """A loop that returns from the function: `for mb in (4, 8, 16, 32): if n <= mb:
-        return mb` (liger's block-count helpers). Over items the evaluator knows, it is run
-        item by item, so the `return` the probe's sizes reach gives the value (host.py decides
-        each test; an undecided one raises UnknownResult as anywhere in a helper). A `break`,
-        `continue` or `yield`, or items not known, leave the result unknown."""
+        return mb` (liger's block-count helpers), `for BK in (128, 64, 32): if cap < BK:
+        continue` / `for BV in ...: if peak(BK, BV) <= budget: return BK, BV` (fla's Ascend
+        tile searches). Over items the evaluator knows, it is run item by item, so the `return`
+        the probe's sizes reach gives the value (host.py decides each test; an undecided one
+        raises UnknownResult as anywhere in a helper). A `break` or `continue` of this loop
+        reached at a decided test ends the item or the loop as in Python; one under an
+        undecided test makes the result unknown (undecided_branch). A `yield`, or items not
+        known, leave the result unknown."""
         items = self.known_items(self.expr(st.iter)) if isinstance(st, ast.For) else None  # type: ignore[attr-defined]
-        if items is None or _jumps(st.body) or len(items) > self.loop_steps_left:  # type: ignore[attr-defined]
+        if items is None or _yields(st.body) or len(items) > self.loop_steps_left:  # type: ignore[attr-defined]
             raise UnknownResult
+        self.search_loops += 1
         try:
             for item in items:
                 self.loop_steps_left -= 1  # type: ignore[attr-defined]
                 self.assign(st.target, item)  # type: ignore[attr-defined]
-                self.run_function(st.body)
-            self.run_function(st.orelse)
+                try:
+                    self.run_function(st.body)
+                except LoopJump as j:
+                    if j.stop:
+                        break
+            else:
+                self.run_function(st.orelse)
         except UnknownResult as u:
             # an undecided `return` inside: a value only where the body's ways out all return
             raise UnknownResult(u.gives_value and only_returns(st.body)) from u
+        finally:
+            self.search_loops -= 1
 
     def undecided_branch(self, st: ast.If) -> None:
         """An `if` whose condition is unknown, inside a called function."""
         if self.call_depth == 0:
             return
+        bound = None if st.orelse else refused_bound(st.test, st.body, self.expr)  # type: ignore[attr-defined]
+        if bound is not None:
+            # `if D > BD: raise` of an unknown BD: the launches that happen have BD >= D
+            name, low = bound
+            held = self.env.get(name)
+            if isinstance(held, Opaque):
+                self.env[name] = AtLeast(held.what, low)
+                return
         if exits(st.body) or exits(st.orelse):
             raise UnknownResult(gives_value=only_returns(st.body + st.orelse))
+        if _jumps_out(st.body + st.orelse):
+            raise UnknownResult  # `if ...: continue` undecided: which items the search skips is not known
         self.join_branches(st)  # type: ignore[attr-defined]  # names the sides leave different: unknown
 
 
@@ -243,11 +279,23 @@ def _searched(x: Any) -> bool:
     return type(x) is Opaque and x.what == SEARCHED
 
 
-def _jumps(stmts: list[ast.stmt]) -> bool:
-    """A `break`, `continue` or `yield` in `stmts` (a nested loop's or function's included:
-    counting them keeps the answer on the safe side)."""
-    return any(
-        isinstance(n, ast.Break | ast.Continue | ast.Yield | ast.YieldFrom)
-        for st in stmts
-        for n in ast.walk(st)
-    )
+def _yields(stmts: list[ast.stmt]) -> bool:
+    """A `yield` in `stmts` (a nested function's included: the safe side)."""
+    return any(isinstance(n, ast.Yield | ast.YieldFrom) for st in stmts for n in ast.walk(st))
+
+
+def _jumps_out(stmts: list[ast.stmt]) -> bool:
+    """A `break` or `continue` in `stmts` that leaves the loop around them (not one of a
+    loop or function nested in them)."""
+    todo: list[ast.AST] = list(stmts)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Break | ast.Continue):
+            return True
+        if isinstance(n, ast.For | ast.While | ast.AsyncFor):
+            todo.extend(n.orelse)  # a loop's `else` belongs to the loop around it
+            continue
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return False

@@ -9,6 +9,11 @@ size is (helper_picks.py), also when it comes back as an item of a returned tupl
 code still does not establish (a `break`, items not known, a path that may raise) keeps the
 stand-in and its note.
 
+A `break` or `continue` of the search reached at a decided test ends the item or the loop as
+in Python (fla's Ascend tile searches: `for BK in (128, 64, 32, 16): if k_cap < BK: continue`,
+then an inner search over BV that returns the first pair under the budget); under an
+undecided test it makes the value unknown.
+
 Also: `BLOCK = tiles[0][0]` of a helper's unknown result (`compute_default_tiling_strategy`),
 with a number as the fallback of an undecided `if`, is the helper's value: a named pick too.
 """
@@ -71,19 +76,19 @@ def block_for(n):
 
 _MAY_RAISE = """
 def block_for(n):
-    cores = get_core_count()
     for b in (128, 64, 32):
-        if triton.cdiv(n, b) >= cores:
+        if triton.cdiv(n, b) >= get_core_count():
             raise NotImplementedError
     return triton.next_power_of_2(n)
 """
 
-_SEARCH_WITH_BREAK = """
+_UNDECIDED_CONTINUE = """
 def block_for(n):
-    for b in (16, 32, 64):
-        if n <= b:
-            break
-        return b
+    cores = get_core_count()
+    for b in (64, 32, 16):
+        if triton.cdiv(n, b) < cores:
+            continue
+        return max(b, triton.next_power_of_2(n))
     return triton.next_power_of_2(n)
 """
 
@@ -138,7 +143,9 @@ def test_a_device_dependent_search_is_a_named_pick(helper: str, unpack: str) -> 
 
 
 @pytest.mark.parametrize(
-    "helper", [_MAY_RAISE, _SEARCH_WITH_BREAK, _UNKNOWN_ITEMS], ids=["may-raise", "break", "unknown-items"]
+    "helper",
+    [_MAY_RAISE, _UNDECIDED_CONTINUE, _UNKNOWN_ITEMS],
+    ids=["may-raise", "undecided-continue", "unknown-items"],
 )
 def test_what_the_search_does_not_establish_stays_a_noted_stand_in(helper: str) -> None:
     notes = _notes(_check(helper))
@@ -200,3 +207,78 @@ def test_a_tiling_item_or_its_fallback_is_a_named_pick(fallback: str) -> None:
 def test_a_fallback_that_is_no_number_keeps_the_stand_in() -> None:
     notes = _notes(_tiling("'auto'"))
     assert any("BLOCK" in m for m in notes), notes
+
+
+# ---- `continue` and `break` of a search (fla's Ascend tile searches) ----------------------------
+
+_PAIR_SOURCE = """
+import torch
+import triton
+import triton.language as tl
+
+_BK_CANDIDATES = (128, 64, 32, 16)
+_BV_CANDIDATES = (128, 64, 32, 16)
+_BUDGET = 196608
+
+
+def _peak_bytes(BK, BV):
+    return BK * BV * 4 * 4
+
+
+def _get_tiles(K, V):
+    budget = int(_BUDGET * 0.8)
+    k_cap = min(128, triton.next_power_of_2(K))
+    v_cap = min(128, triton.next_power_of_2(V))
+    for BK in _BK_CANDIDATES:
+        if k_cap < BK:
+            continue
+        for BV in _BV_CANDIDATES:
+            if v_cap < BV:
+                {skip}
+            if _peak_bytes(BK, BV) <= budget:
+                return BK, BV
+    return 16, 16
+
+
+@triton.jit
+def hk_kernel(h, o, K, V, BK: tl.constexpr, BV: tl.constexpr):
+    i_k, i_v = tl.program_id(0), tl.program_id(1)
+    o_k = i_k * BK + tl.arange(0, BK)
+    o_v = i_v * BV + tl.arange(0, BV)
+    m = (o_k[:, None] < K) & (o_v[None, :] < {bound})
+    b_h = tl.load(h + o_k[:, None] * V + o_v[None, :], mask=m, other=0.)
+    tl.store(o + o_k[:, None] * V + o_v[None, :], b_h * 2, mask=m)
+
+
+def hk(h):
+    K, V = h.shape
+    o = torch.empty_like(h)
+    BK, BV = _get_tiles(K, V)
+    hk_kernel[(triton.cdiv(K, BK), triton.cdiv(V, BV))](h, o, K, V, BK, BV)
+    return o
+"""
+
+
+def _pair(skip: str = "continue", bound: str = "V") -> list:
+    return check_source(_PAIR_SOURCE.format(skip=skip, bound=bound), "hk.py")
+
+
+def test_a_search_that_skips_items_with_continue_gives_the_pair_it_returns() -> None:
+    findings = _pair()
+    assert not _notes(findings), _notes(findings)
+    assert not _failing(findings), [(f.code, f.message) for f in findings]
+
+
+def test_an_off_by_one_mask_is_found_through_a_pair_the_search_returns() -> None:
+    bad = _pair(bound="V + 1")
+    mb = [f for f in bad if f.code == "MB001"]
+    assert mb and mb[0].severity == Severity.ERROR, [(f.code, f.severity, f.message) for f in bad]
+
+
+def test_a_break_ends_the_inner_search_as_python_does() -> None:
+    """`break` instead of `continue`: for V below 128 the inner search ends at its first item
+    and the outer one goes on to a smaller BK, until the fallback (16, 16): still a value the
+    code gives, so no note."""
+    findings = _pair(skip="break")
+    assert not _notes(findings), _notes(findings)
+    assert not _failing(findings), [(f.code, f.message) for f in findings]
