@@ -140,6 +140,12 @@ def tensor_param_ranks(
         # two, the code does not say (the rank taken below, counting them apart, is a guess;
         # flag-gems' per_token_group_quant_fp8 reads both of a 2-D `x`)
         bounded_below |= {name for name in front if name in back and name not in related}
+        # `N = x.shape[0]` alone counts x's rows, not its dimensions: fla's `initial_state`
+        # (N, D, W) and the Ascend layernorm's `x` (T, D) are read only so (a `numel()` read
+        # establishes the extent, a written-out shape the rank)
+        bounded_below |= {
+            name for name in front if front[name] == 1 and name not in back and name not in related | _numel_read(func)
+        }
     for name in sorted(used | set(front) | set(back) | set(ranks)):
         ranks[name] = max(ranks.get(name, 1 if name in used else 0), _indexed_rank(name, ranks, front, back))
     for _ in range(3):
