@@ -83,10 +83,9 @@ class OpContext(Protocol):
         node: ast.AST,
         global_: bool = False,
         related: list[tuple[ast.AST, str]] | None = None,
+        hold: bool = False,
         **data: Any,
     ) -> None: ...
-
-    def hold_axis_fact(self, node: ast.AST, **data: Any) -> None: ...
 
     def contents(self, t: TensorInfo, offsets: np.ndarray) -> np.ndarray: ...
 

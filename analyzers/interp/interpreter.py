@@ -91,8 +91,8 @@ class Interpreter:
         self.trusted_tensors: set[int] = set()
         self.complete = True  # all programs ran (coverage and races can be judged)
         self.grid_problem = False
-        # GR003 facts held until the probe's end: released unless every output was written whole
-        self.held_axis_facts: dict[int, Fact] = {}
+        # facts held until the probe's end (GR003's: released unless every output is written whole)
+        self.held_facts: dict[int, Fact] = {}
         self.oob_nodes: set[int] = set()
         self.dot_keys: dict[tuple[int, int], list[str]] = {}
         self.call_stack: list[tuple[ast.AST, SourceMap]] = []  # helper calls made from the kernel
@@ -139,7 +139,7 @@ class Interpreter:
             try:
                 self._run_programs()
             finally:  # a probe cut short (not evaluable, out of time) reports what it saw
-                for fact in self.held_axis_facts.values():
+                for fact in self.held_facts.values():
                     self.sink.add(fact)
 
     def _run_programs(self) -> None:
@@ -220,9 +220,15 @@ class Interpreter:
         node: ast.AST,
         global_: bool = False,
         related: list[tuple[ast.AST, str]] | None = None,
+        hold: bool = False,
         **data: Any,
     ) -> None:
-        self.sink.add(self._fact_of(fact_kind, node, global_, related, data))
+        """Add a fact to the sink; with `hold`, keep it until `finish` (GR003's `grid-axis`:
+        released unless every output is written whole; the first sighting per node)."""
+        if not hold:
+            self.sink.add(self._fact_of(fact_kind, node, global_, related, data))
+        elif id(node) not in self.held_facts:
+            self.held_facts[id(node)] = self._fact_of(fact_kind, node, global_, related, data)
 
     def _fact_of(
         self, fact_kind: str, node: ast.AST, global_: bool, related: list[tuple[ast.AST, str]] | None, data: dict
@@ -239,12 +245,6 @@ class Interpreter:
             data.setdefault("assumed", self.launch.notes[0])
         rel = [(n, self.smap, m) for n, m in (related or [])]
         return Fact(fact_kind, node, self.smap, data, rel, global_)
-
-    def hold_axis_fact(self, node: ast.AST, **data: Any) -> None:
-        """A `grid-axis` fact (GR003), kept until `finish` knows whether the missing axis
-        leaves any output unwritten (its first sighting per node; the sink keeps one too)."""
-        if id(node) not in self.held_axis_facts:
-            self.held_axis_facts[id(node)] = self._fact_of("grid-axis", node, False, None, data)
 
     # ---- memory and queries --------------------------------------------------------------
     def contents(self, t: TensorInfo, offsets: np.ndarray) -> np.ndarray:
@@ -270,7 +270,7 @@ class Interpreter:
 
     def finish(self) -> None:
         """After all programs: coverage of outputs (GR001) and reduction coverage (DF003)."""
-        held, self.held_axis_facts = list(self.held_axis_facts.values()), {}
+        held, self.held_facts = list(self.held_facts.values()), {}
         if self.launch.assumed or self.launch.grid_chosen:
             for fact in held:
                 self.sink.add(fact)
