@@ -35,6 +35,7 @@ from argus.analyzers.model.host_functions import LaunchFunctions, gather_functio
 from argus.analyzers.model.kernel import Helper, SourceMap, line_starts, parse_snippet
 from argus.analyzers.model.kernel_aliases import launches_of, module_aliases
 from argus.analyzers.model.launch import LaunchSite
+from argus.analyzers.model.launch_later import KernelWrites, module_kernel_writes, subscripted_names
 from argus.analyzers.statement_bindings import top_level_spans
 from argus.analyzers.unbound_names import module_bindings
 from tree_sitter import Node, Tree
@@ -99,6 +100,7 @@ class ModuleView:
     # each autograd `forward` parsed once: every kernel its backward launches shares the tree
     # (and what model/node_memo.py keeps on it)
     _forwards: dict[tuple[int, int], ast.FunctionDef | None] = field(default_factory=dict, repr=False)
+    _kernel_writes: KernelWrites | None = field(default=None, repr=False)
 
     def module_bindings(self) -> frozenset[str] | None:
         """Every name the module binds at its level (unbound_names.py), parsed once per view and
@@ -249,6 +251,11 @@ class ModuleView:
             # normalized, without its row: blank lines and moves leave the key alone (a finding
             # pointing into the forward moves with it: the pipeline keys it as a piece)
             found = {**found, f"{self.path}{FORWARD_TEXT}": piece_of(self.source, fwd)[0]}
+        # a later launch's kernel may write the rest of an output (launch_later.py)
+        launched = subscripted_names(node) - {kernel}
+        for k in self.sites:
+            if k.name in launched:
+                found = {**found, f"{self.path}#kernel:{k.name}": piece_of(self.source, k.node)[0]}
         self._other_texts[key] = found
         return found
 
@@ -292,9 +299,18 @@ class ModuleView:
             forward = self.autograd_forward(node, func)  # model/binder_ctx.py
             seeds = self.heuristic_seeds() + (forward.body if forward is not None else [])
             fns = self.launch_functions(node, body + seeds)
+            writes = self.kernel_writes()
             for call in calls:
-                out.append(LaunchSite(call, func, body, smap, functions=fns.table, forward=forward))
+                out.append(
+                    LaunchSite(call, func, body, smap, functions=fns.table, forward=forward, kernel_writes=writes)
+                )
         return out
+
+    def kernel_writes(self) -> KernelWrites:
+        """Each kernel of the file: its parameters and those it writes through (launch_later.py)."""
+        if self._kernel_writes is None:
+            self._kernel_writes = module_kernel_writes([(k.name, text_of(k.function)) for k in self.sites])
+        return self._kernel_writes
 
     def autograd_forward(self, node: Node, func: ast.FunctionDef | None) -> ast.FunctionDef | None:
         """The `forward` beside a `backward(ctx, ...)` launcher, parsed; None for any other."""
@@ -569,3 +585,4 @@ def _all_launchers(tree: Tree) -> dict[str, list[Node]]:
         if owner not in nodes:
             nodes.append(owner)
     return out
+

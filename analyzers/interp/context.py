@@ -83,6 +83,7 @@ class OpContext(Protocol):
         node: ast.AST,
         global_: bool = False,
         related: list[tuple[ast.AST, str]] | None = None,
+        hold: bool = False,
         **data: Any,
     ) -> None: ...
 

@@ -152,18 +152,24 @@ def judge_reduction_coverage(interp: RunContext) -> None:
         )
 
 
-def judge_output_coverage(interp: RunContext) -> None:
+def judge_output_coverage(interp: RunContext) -> bool:
     """GR001: every element of an output that must be written whole was written by some
-    program (plainly or atomically). Judged only when every program of the grid ran."""
+    program (plainly or atomically). Judged only when every program of the grid ran. True
+    when some output was judged and every one judged was written whole by plain stores alone."""
+    judged, whole = 0, True
     for tidx, writer in interp.mem.writer.items():
         t = _tensor_by_index(interp.launch, tidx)
         if t is None or not _must_be_covered(interp.mem, tidx, t):
             continue
-        written = (writer >= 0) | (interp.mem.atomic.get(tidx, np.full_like(writer, -1)) >= 0)
+        atomic = interp.mem.atomic.get(tidx, np.full_like(writer, -1))
+        written = (writer >= 0) | (atomic >= 0)
         offs = _valid_offsets(t)
         missing = offs[~written[offs]]
+        judged += 1
+        whole = whole and not missing.size and not (atomic >= 0).any()
         if missing.size:
             _report_uncovered(interp, tidx, t, offs, missing)
+    return bool(judged) and whole
 
 
 def _must_be_covered(mem: MemoryLog, tidx: int, t: TensorInfo) -> bool:

@@ -91,6 +91,8 @@ class Interpreter:
         self.trusted_tensors: set[int] = set()
         self.complete = True  # all programs ran (coverage and races can be judged)
         self.grid_problem = False
+        # facts held until the probe's end (GR003's: released unless every output is written whole)
+        self.held_facts: dict[int, Fact] = {}
         self.oob_nodes: set[int] = set()
         self.dot_keys: dict[tuple[int, int], list[str]] = {}
         self.call_stack: list[tuple[ast.AST, SourceMap]] = []  # helper calls made from the kernel
@@ -134,7 +136,11 @@ class Interpreter:
         # overflow, 0/0 and inf - inf are what the checks look for, not errors (binop and compare
         # rely on this instead of entering np.errstate for every operation)
         with np.errstate(all="ignore"):
-            self._run_programs()
+            try:
+                self._run_programs()
+            finally:  # a probe cut short (not evaluable, out of time) reports what it saw
+                for fact in self.held_facts.values():
+                    self.sink.add(fact)
 
     def _run_programs(self) -> None:
         self.program_ids = self.programs()
@@ -214,8 +220,19 @@ class Interpreter:
         node: ast.AST,
         global_: bool = False,
         related: list[tuple[ast.AST, str]] | None = None,
+        hold: bool = False,
         **data: Any,
     ) -> None:
+        """Add a fact to the sink; with `hold`, keep it until `finish` (GR003's `grid-axis`:
+        released unless every output is written whole; the first sighting per node)."""
+        if not hold:
+            self.sink.add(self._fact_of(fact_kind, node, global_, related, data))
+        elif id(node) not in self.held_facts:
+            self.held_facts[id(node)] = self._fact_of(fact_kind, node, global_, related, data)
+
+    def _fact_of(
+        self, fact_kind: str, node: ast.AST, global_: bool, related: list[tuple[ast.AST, str]] | None, data: dict
+    ) -> Fact:
         data.setdefault("pid", self.pid[: max(self.launch.grid_axes, 1)])
         data.setdefault("sizes", self.launch.describe_sizes())
         data.setdefault("probe", self.launch.kind)
@@ -227,7 +244,7 @@ class Interpreter:
         if self.launch.assumed:
             data.setdefault("assumed", self.launch.notes[0])
         rel = [(n, self.smap, m) for n, m in (related or [])]
-        self.sink.add(Fact(fact_kind, node, self.smap, data, rel, global_))
+        return Fact(fact_kind, node, self.smap, data, rel, global_)
 
     # ---- memory and queries --------------------------------------------------------------
     def contents(self, t: TensorInfo, offsets: np.ndarray) -> np.ndarray:
@@ -253,10 +270,20 @@ class Interpreter:
 
     def finish(self) -> None:
         """After all programs: coverage of outputs (GR001) and reduction coverage (DF003)."""
+        held, self.held_facts = list(self.held_facts.values()), {}
         if self.launch.assumed or self.launch.grid_chosen:
+            for fact in held:
+                self.sink.add(fact)
             return  # how many programs run is not known: what they cover is not either
+        whole = False
         if self.complete and not self.grid_problem:
-            judge_output_coverage(self)
+            whole = judge_output_coverage(self)
+        # `pid_z = tl.program_id(1)` on a 1-D grid is 0: where every output is still written
+        # whole, each element by one plain store, the kernel does its work with that axis at 0
+        # (flag-gems' Ascend mm: one K split); an output left unwritten keeps GR003 (over GR001)
+        if not whole:
+            for fact in held:
+                self.sink.add(fact)
         judge_reduction_coverage(self)
 
     def new_lineage(self, key: Any = None) -> frozenset[int]:

@@ -31,10 +31,10 @@ if TYPE_CHECKING:
 def _program_id(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:
     axis = int(to_val(args[0] if args else kwargs.get("axis"), node).item())
     if axis >= interp.launch.grid_axes and not interp.launch.assumed:
-        interp.grid_problem = True
         interp.fact(
             "grid-axis",
             node,
+            hold=True,
             axis=axis,
             grid_axes=interp.launch.grid_axes,
             grid=interp.launch.grid[: interp.launch.grid_axes],

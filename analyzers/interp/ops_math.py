@@ -195,20 +195,14 @@ def minmax(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast
     with np.errstate(all="ignore"):
         data = (np.maximum if is_max else np.minimum)(a.data, b.data).astype(np_dtype(dtype))
     out = derive([a, b], data, dtype)
-    if (
-        is_float(dtype)
-        and is_max
-        and (a.maxinfo is not None or b.maxinfo is not None or _all_neg_inf(a) or _all_neg_inf(b))
-    ):
+    # `m_new = tl.maximum(inp, m)` is a max of what both cover, a running max per lane
+    # included (gcu300's log_softmax keeps one per lane and reduces it with `tl.max(m, 1)`)
+    if is_float(dtype) and is_max:
         out.maxinfo = sm.merge_max(a.maxinfo, b.maxinfo, a.lineage, b.lineage)
         out.lineage = frozenset()
     if not is_float(dtype) and (b.runtime or a.runtime or a.constexpr or b.constexpr):
         out.loaded_from = frozenset()  # clamped: range-checked by construction
     return out
-
-
-def _all_neg_inf(v: Val) -> bool:
-    return is_float(v.dtype) and v.data.size > 0 and bool(np.all(np.isneginf(v.data)))
 
 
 def _fma(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Val:

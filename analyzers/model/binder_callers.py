@@ -53,16 +53,62 @@ def _guard_in_module(source: bytes, name: str) -> str | None:
     if callers is None:
         return None
     guards: list[str] = []
+    checks = _raising_checks(source)
     for func in callers.get(name, ()):
         if func.name == name:
             continue
         assigned = _local_values(func)
-        for _call, tests in _calls_with_guards(func.body, name, []):
+        for call, tests in _calls_with_guards(func.body, name, []):
             relation = next((t for t in tests if _size_relation(t, assigned)), None)
             if relation is None:
-                return None
-            guards.append(ast.unparse(relation))
+                refused = _refused_before(func, call, checks, assigned)
+                if refused is None:
+                    return None
+                guards.append(f"not ({refused})")
+            else:
+                guards.append(ast.unparse(relation))
     return guards[0] if guards else None
+
+
+def _refused_before(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, checks: dict[str, str], assigned: dict[str, ast.expr]
+) -> str | None:
+    """A size relation the caller refuses before it reaches `call`, in a statement of its own
+    body ahead of the one holding the call: `if C % r2 != 0: raise ...`, or a call of a module
+    function that raises so (flag-gems' `pixel_shuffle` calls `_check_and_get_shapes_strides`,
+    which raises unless `C_in % r2 == 0`, then the launch's function). The test as written."""
+    for stmt in func.body:
+        if any(n is call for n in ast.walk(stmt)):
+            return None
+        test = _raise_test(stmt)
+        if test is not None and _size_relation(test, assigned):
+            return ast.unparse(test)
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in checks:
+                return checks[n.func.id]
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def _raising_checks(source: bytes) -> dict[str, str]:
+    """Module functions whose own body raises under a size relation (`if C_in % r2 != 0:
+    raise ...` at its top level): name -> that test as written."""
+    tree = module_tree(source)
+    out: dict[str, str] = {}
+    for f in tree.body if tree is not None else []:
+        if isinstance(f, ast.FunctionDef):
+            assigned = _local_values(f)
+            test = next((t for t in map(_raise_test, f.body) if t is not None and _size_relation(t, assigned)), None)
+            if test is not None:
+                out[f.name] = ast.unparse(test)
+    return out
+
+
+def _raise_test(stmt: ast.stmt) -> ast.expr | None:
+    """`if T: raise ...` (nothing else in the branch, no else): T."""
+    if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Raise):
+        return stmt.test
+    return None
 
 
 @functools.lru_cache(maxsize=8)

@@ -50,6 +50,7 @@ class BinderState:
         self.fixed_runtime: set[str] = set()  # runtime numbers no problem size changes (MB003)
         self._contains_memo: dict[tuple[int, int], bool] = {}
         self._stand_in_bound: set[str] = set()  # bounding parameters with stand-in values (L2)
+        self._unnamed_sizes: dict[str, set[str]] = {}  # size arguments of unnamed dimensions (binder_values)
         self.picked_params: set[str] = set()  # constexprs the launch leaves to picks (binder_picks.py)
         self.second_probe = False  # the probe being bound is the second pick (binder_picks.SECOND_PICK)
         self.input_choices: dict[str, str] = {}  # launcher inputs the probes pick, named (binder_inputs.py)

@@ -13,6 +13,7 @@ from argus.analyzers.interp.values import TensorInfo, norm_dtype
 from argus.analyzers.model.binder_callers import caller_guard
 from argus.analyzers.model.binder_heuristics import HeuristicValues
 from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt
+from argus.analyzers.model.launch_later import written_later
 from argus.analyzers.model.launch_shared import passed_before
 from argus.analyzers.model.persistent import grid_counts, persistent_strides
 from argus.analyzers.model.runtime_values import RunTimeValue
@@ -30,6 +31,7 @@ class KernelValues(HeuristicValues):
         tensors: list[TensorInfo] = []
         established = self._passed_roots(kargs)
         self._stand_in_bound = self._guessed_bound(kargs, config)
+        self._unnamed_sizes = self._unnamed_size_roots(kargs)
         for p in self.kernel.params:
             if p.name in kargs:
                 v = kargs[p.name]
@@ -120,7 +122,8 @@ class KernelValues(HeuristicValues):
             # extents guessed together make reductions look short or transposed
             sized=t.sized
             and not self._stand_in_bound & self._pointer_params_used(name)
-            and all(self._extent_established(s, established) for s in t.symbols),
+            and all(self._extent_established(s, established) for s in t.symbols)
+            and not self._bound_by_other_unnamed(name, t),
             bounds_unjudged=self._bounds_unjudged(name),
             grid_tiled=grid
             and not self._passed_before(name)
@@ -130,9 +133,11 @@ class KernelValues(HeuristicValues):
         )
 
     def _passed_before(self, param: str) -> bool:
-        """An allocation an earlier call of the launcher received (model/launch_shared.py)."""
+        """An allocation an earlier call of the launcher received (model/launch_shared.py), or
+        one a later launch of it writes into too (model/launch_later.py): either may write
+        part of it, so this kernel alone need not write it whole."""
         arg = dict(self._call_pairs()).get(param) if self.site is not None else None
-        return isinstance(arg, ast.Name) and passed_before(self.site, arg.id)
+        return isinstance(arg, ast.Name) and (passed_before(self.site, arg.id) or written_later(self.site, arg.id))
 
     def _bounds_unjudged(self, pointer: str) -> str:
         """Why the bounds of the tensor passed as `pointer` are not judged though its shape is
@@ -202,6 +207,31 @@ class KernelValues(HeuristicValues):
         if not hasattr(self, "_guard_memo"):
             self._guard_memo = caller_guard(self.site)
         return self._guard_memo
+
+    def _unnamed_size_roots(self, kargs: dict[str, Any]) -> dict[str, set[str]]:
+        """Size arguments made of dimensions the launcher never names (`SIZE=dtable.numel()` of
+        a `dtable = torch.empty_like(readout_table)` never unpacked): param -> those roots."""
+        out: dict[str, set[str]] = {}
+        for name, v in kargs.items():
+            if isinstance(v, SymInt):
+                roots = {r for r in self._roots_of(v.sym) if self._unnamed(r)}
+                if roots:
+                    out[name] = roots
+        return out
+
+    def _unnamed(self, root: str) -> bool:
+        """A tensor's dimension no launcher variable names and no fixed value gives."""
+        fixed = len(self.dims.allowed.get(root, ())) == 1
+        return "." in root and not root.startswith("(") and root not in self.display and not fixed
+
+    def _bound_by_other_unnamed(self, pointer: str, t: HostTensor) -> bool:
+        """The addresses into `pointer` depend on a size made of another tensor's unnamed
+        dimensions: the kernel measures that tensor by it, but nothing the code says ties it
+        to this one's extents (fla's cyfa reduce: `partials` (S, H, C, M) walked in rows of
+        `SIZE = dtable.numel()`), so the probe's free choice of it is no bound of this tensor."""
+        own = {r for s in t.symbols for r in self._roots_of(s)}
+        used = self._pointer_params_used(pointer)
+        return any(roots - own for p, roots in self._unnamed_sizes.items() if p in used)
 
     def _passed_roots(self, kargs: dict[str, Any]) -> set[str]:
         """Dimension classes the launch passes to the kernel as sizes (`x.shape[1]` as `n_cols`):

@@ -31,6 +31,8 @@ class LaunchSite:
     functions: dict[str, Any] = field(default_factory=dict, kw_only=True)
     # an autograd `backward`'s `forward` beside it (model/binder_ctx.py): what `ctx` holds
     forward: ast.FunctionDef | None = field(default=None, kw_only=True)
+    # the module's kernels: name -> (parameters, those written through) (model/launch_later.py)
+    kernel_writes: dict[str, tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=dict, kw_only=True)
 
     @functools.cached_property
     def body_nodes(self) -> list[ast.AST]:

@@ -166,6 +166,12 @@ def _tensor_param_ranks(func: ast.FunctionDef, back_only: set[str], bounded_belo
         # two, the code does not say (the rank taken below, counting them apart, is a guess;
         # flag-gems' per_token_group_quant_fp8 reads both of a 2-D `x`)
         bounded_below |= {name for name in front if name in back and name not in related}
+        # `N = x.shape[0]` alone counts x's rows, not its dimensions: fla's `initial_state`
+        # (N, D, W) and the Ascend layernorm's `x` (T, D) are read only so (a `numel()` read
+        # establishes the extent, a written-out shape the rank, and a row count the launch
+        # passes to the kernel measures x there: `rows < n_rows` of a 1-D `rstd`)
+        kept = related | _numel_read(func) | _rows_passed(func)
+        bounded_below |= {name for name in front if front[name] == 1 and name not in back and name not in kept}
     for name in sorted(used | set(front) | set(back) | set(ranks)):
         ranks[name] = max(ranks.get(name, 1 if name in used else 0), _indexed_rank(name, ranks, front, back))
     for _ in range(3):
@@ -174,6 +180,37 @@ def _tensor_param_ranks(func: ast.FunctionDef, back_only: set[str], bounded_belo
             if r:
                 ranks[a] = ranks[b] = r
     return ranks
+
+
+def _rows_passed(func: ast.FunctionDef) -> set[str]:
+    """Names whose `x.shape[0]` (`x.size(0)`) a kernel launch (`k[grid](...)`) receives as an
+    argument, written there or through a name assigned from it (`n_rows = x.shape[0]`)."""
+    assigned: dict[str, set[str]] = {}
+    for n in subtree(func):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            assigned.setdefault(n.targets[0].id, set()).update(_rows_read(n.value))
+    out: set[str] = set()
+    for n in subtree(func):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript):
+            for a in [*n.args, *(k.value for k in n.keywords)]:
+                out |= _rows_read(a)
+                out |= {r for m in ast.walk(a) if isinstance(m, ast.Name) for r in assigned.get(m.id, ())}
+    return out
+
+
+def _rows_read(e: ast.AST) -> set[str]:
+    """The names `x` of the `x.shape[0]` and `x.size(0)` inside `e`."""
+    out: set[str] = set()
+    for n in ast.walk(e):
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "shape":
+            base, index = n.value.value, n.slice
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "size" and n.args:
+            base, index = n.func.value, n.args[0]
+        else:
+            continue
+        if isinstance(base, ast.Name) and isinstance(index, ast.Constant) and index.value == 0:
+            out.add(base.id)
+    return out
 
 
 def _loop_aliases(func: ast.FunctionDef, names: set[str]) -> list[tuple[str, str]]:
