@@ -177,27 +177,7 @@ DTYPE_NAMES = {
 }
 
 
-_MODULE_ATTRIBUTES: dict[str, Any] = {}  # module_attribute's answers that are not values
-
-
 def module_attribute(dotted: str, node: ast.AST) -> Any:
-    """`tl.float32`, `tl.arange`, `math.pi`: what a dotted name of a module is. A function of
-    the text alone, read for nearly every call of a kernel; the answers other than values are
-    remembered: a `DType` (frozen, compared by name) as it is, a `("tl", name)` pair rebuilt (a
-    new object per read, as before, for `is`); a value is made afresh (values are not shared
-    between evaluations)."""
-    out = _MODULE_ATTRIBUTES.get(dotted)
-    if out is None:
-        out = _module_attribute(dotted)
-        if isinstance(out, DType | tuple):
-            _MODULE_ATTRIBUTES[dotted] = out
-        return out
-    if isinstance(out, tuple):
-        return (out[0], out[1])
-    return out
-
-
-def _module_attribute(dotted: str) -> Any:
     last = dotted.split(".")[-1]
     if last in DTYPE_NAMES:
         return DType(norm_dtype(last))

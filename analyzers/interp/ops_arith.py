@@ -45,100 +45,76 @@ if TYPE_CHECKING:
     from argus.analyzers.interp.context import OpContext
 
 
-_ADD, _SUB, _MULT, _DIV = ast.Add, ast.Sub, ast.Mult, ast.Div
-_BITWISE = {ast.BitAnd: np.bitwise_and, ast.BitOr: np.bitwise_or, ast.BitXor: np.bitwise_xor}
-_SHIFTS = {ast.LShift: np.left_shift, ast.RShift: np.right_shift}
-_LIGHT = frozenset(LIGHT_OPS)
-_NP_DTYPES: dict[str, Any] = {}  # np_dtype's answers by dtype name (a function of the name alone)
-
-
 def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) -> Any:
-    # (the operator is read by its exact type: operator nodes are never subclassed, and this
-    # runs for nearly every expression of a kernel, where `isinstance(op, A | B)` builds a union)
-    t = type(op)
     if isinstance(a, Ptr) or isinstance(b, Ptr):
         return pointer_arith(interp, op, a, b, node)
-    if t is _ADD and isinstance(a, tuple) and isinstance(b, tuple):
+    if isinstance(a, tuple) and isinstance(b, tuple) and isinstance(op, ast.Add):
         return a + b
     a, b = to_val(a, node), to_val(b, node)
     check_combined(a.shape, b.shape, node)
-    add_sub = t is _ADD or t is _SUB
-    if add_sub and (a.src or b.src):
+    if isinstance(op, ast.Add | ast.Sub):
         for v, other in ((a, b), (b, a)):
             if v.src and is_float(v.dtype) and not is_float(other.dtype) and other.grows and not v.grows:
                 # `start + pid_m * BLOCK_M`, `base + tl.arange(...)`: a loaded value offset by a
                 # program or lane index is an index itself, so its tensor holds integers
                 raise Retype(v.src)
     dtype = promote(a, b)
-    if interp.address_only and t in _LIGHT and (is_float(a.dtype) or is_float(b.dtype)):
+    if interp.address_only and (is_float(a.dtype) or is_float(b.dtype)) and isinstance(op, LIGHT_OPS):
         return light_float(bshape(a.shape, b.shape), dtype if is_float(dtype) else "fp32")
     x, y = a.data, b.data
-    if t is _ADD:
+    if isinstance(op, ast.Add):
         data = x + y
-    elif t is _SUB:
+    elif isinstance(op, ast.Sub):
         data = x - y
-    elif t is _MULT:
+    elif isinstance(op, ast.Mult):
         data = x * y
-    else:
-        data, dtype = _other_op(t, a, b, dtype, node)
-    npd = _NP_DTYPES.get(dtype)
-    if npd is None:
-        npd = _NP_DTYPES[dtype] = np_dtype(dtype)
-    data = np.asarray(data, dtype=npd)
-    out = derive_with_constant(a, b, data, dtype) or derive([a, b], data, dtype)
-    if dtype == "int1":
-        out.checked = a.checked | b.checked
-        if out.undef is not None and (t is ast.BitAnd or t is ast.BitOr):
-            _decided_by_one_side(op, a, b, out)
-    _int_provenance(interp, op, a, b, out, node)
-    _float_semantics(interp, op, a, b, out, node)
-    if t is _MULT:
-        if a.data.ndim and b.data.ndim:  # (a scalar is never a selector, nor a tile it zeroes)
-            _zeroed_by_selector(a, b, out)
-        garbage.cancel_by_zero(out, a, b)
-    elif t is _DIV:
-        garbage.cancel_by_zero(out, a, b, divisor=True)
-    if add_sub and (a.kcover is not None or b.kcover is not None):
-        out.kcover = merge_cover(a.kcover, b.kcover)
-    elif (t is _MULT or t is _DIV) and (a.kcover is None) != (b.kcover is None):
-        out.kcover = a.kcover if a.kcover is not None else b.kcover  # scaling keeps what was summed
-    return out
-
-
-def _other_op(t: type, a: Val, b: Val, dtype: str, node: ast.AST) -> tuple[Any, str]:
-    """The data of `a op b` for the operators other than +, - and * (and the result's dtype,
-    which a true division of integers makes fp32)."""
-    x, y = a.data, b.data
-    if t is _DIV:
+    elif isinstance(op, ast.Div):
         if not is_float(dtype):
             dtype = "fp32"
-        return np.true_divide(x.astype(np.float64), y.astype(np.float64)), dtype
-    if t is ast.FloorDiv:
+        data = np.true_divide(x.astype(np.float64), y.astype(np.float64))
+    elif isinstance(op, ast.FloorDiv):
         for v, other in ((a, b), (b, a)):
             if v.src and is_float(v.dtype) and not is_float(other.dtype):
                 raise Retype(v.src)  # `seq_len // PAGE`: integer division of loaded data
-        if is_float(dtype):
-            return np.floor_divide(x, y), dtype
-        return trunc_div(x.astype(np.int64), y.astype(np.int64)), dtype
-    if t is ast.Mod:
-        if is_float(dtype):
-            return np.fmod(x, y), dtype
-        return trunc_mod(x.astype(np.int64), y.astype(np.int64)), dtype
-    if t is ast.Pow:
-        return np.power(x, y), dtype
-    fn = _BITWISE.get(t)
-    if fn is not None:
+        data = np.floor_divide(x, y) if is_float(dtype) else trunc_div(x.astype(np.int64), y.astype(np.int64))
+    elif isinstance(op, ast.Mod):
+        data = np.fmod(x, y) if is_float(dtype) else trunc_mod(x.astype(np.int64), y.astype(np.int64))
+    elif isinstance(op, ast.Pow):
+        data = np.power(x, y)
+    elif isinstance(op, ast.BitAnd | ast.BitOr | ast.BitXor):
         if is_float(a.dtype) or is_float(b.dtype):
             src = a.src if is_float(a.dtype) else b.src
             if src:
                 raise Retype(src)
+        fn = {ast.BitAnd: np.bitwise_and, ast.BitOr: np.bitwise_or, ast.BitXor: np.bitwise_xor}[type(op)]
         if dtype == "int1":
-            return fn(x.astype(bool), y.astype(bool)), dtype
-        return fn(x.astype(np.int64), y.astype(np.int64)), dtype
-    fn = _SHIFTS.get(t)
-    if fn is not None:
-        return fn(x.astype(np.int64), y.astype(np.int64)), dtype
-    raise Unevaluable(f"the operator {t.__name__}", node)
+            data = fn(x.astype(bool), y.astype(bool))
+        else:
+            data = fn(x.astype(np.int64), y.astype(np.int64))
+    elif isinstance(op, ast.LShift | ast.RShift):
+        data = (np.left_shift if isinstance(op, ast.LShift) else np.right_shift)(
+            x.astype(np.int64), y.astype(np.int64)
+        )
+    else:
+        raise Unevaluable(f"the operator {type(op).__name__}", node)
+    data = np.asarray(data, dtype=np_dtype(dtype))
+    out = derive_with_constant(a, b, data, dtype) or derive([a, b], data, dtype)
+    if dtype == "int1":
+        out.checked = a.checked | b.checked
+        if out.undef is not None and isinstance(op, ast.BitAnd | ast.BitOr):
+            _decided_by_one_side(op, a, b, out)
+    _int_provenance(interp, op, a, b, out, node)
+    _float_semantics(interp, op, a, b, out, node)
+    if isinstance(op, ast.Mult):
+        _zeroed_by_selector(a, b, out)
+        garbage.cancel_by_zero(out, a, b)
+    elif isinstance(op, ast.Div):
+        garbage.cancel_by_zero(out, a, b, divisor=True)
+    if isinstance(op, ast.Add | ast.Sub) and (a.kcover is not None or b.kcover is not None):
+        out.kcover = merge_cover(a.kcover, b.kcover)
+    elif isinstance(op, ast.Mult | ast.Div) and (a.kcover is None) != (b.kcover is None):
+        out.kcover = a.kcover if a.kcover is not None else b.kcover  # scaling keeps what was summed
+    return out
 
 
 def _decided_by_one_side(op: ast.operator, a: Val, b: Val, out: Val) -> None:
@@ -192,18 +168,19 @@ def _constant_selector(v: Val) -> bool:
 def _int_provenance(interp: OpContext, op: ast.operator, a: Val, b: Val, out: Val, node: ast.AST) -> None:
     if is_float(out.dtype):
         return
-    t = type(op)  # (operator nodes are never subclassed)
-    if t is _MULT and out.dtype == "int32":
-        if (a.runtime and not a.grows and _all_one(a.data)) or (b.runtime and not b.grows and _all_one(b.data)):
+    if isinstance(op, ast.Mult) and out.dtype == "int32":
+        if (a.runtime and not a.grows and (a.data == 1).all()) or (
+            b.runtime and not b.grows and (b.data == 1).all()
+        ):
             pass  # a unit (innermost) stride: the product is the index itself
         elif a.grows and b.runtime and b.param is not None and not b.grows:
             out.overflow_site = (node, interp.smap, "left", _operand_facts(a, b))
         elif b.grows and a.runtime and a.param is not None and not a.grows:
             out.overflow_site = (node, interp.smap, "right", _operand_facts(b, a))
-    if t is ast.Mod and b.runtime and not b.loaded_from:
+    if isinstance(op, ast.Mod) and b.runtime and not b.loaded_from:
         out.loaded_from = frozenset()  # wrapped into [0, size): range-checked by construction
     if (
-        (t is ast.FloorDiv or t is ast.Mod)
+        isinstance(op, ast.FloorDiv | ast.Mod)
         and a.pid_axis is not None
         and b.param is not None
         and b.runtime
@@ -226,14 +203,6 @@ def _int_provenance(interp: OpContext, op: ast.operator, a: Val, b: Val, out: Va
                 divisor_value=d,
                 op="//" if isinstance(op, ast.FloorDiv) else "%",
             )
-
-
-def _all_one(x: np.ndarray) -> bool:
-    """`(x == 1).all()`; a 0-d array (a stride, nearly always) compared as its one number, without
-    the two numpy calls."""
-    if x.ndim == 0:
-        return bool(x.item() == 1)
-    return bool((x == 1).all())
 
 
 def _operand_facts(grows: Val, factor: Val) -> dict[str, Any]:
@@ -427,15 +396,17 @@ def cast(interp: OpContext, x: Any, dtype: str, node: ast.AST, bitcast: bool = F
         raise Retype(x.src)
     if interp.address_only and is_float(x.dtype) and not is_float(dtype):
         raise FullRun()
-    if is_float(dtype):
-        data = x.data.astype(np.float64)
-    elif dtype == "int1":
-        data = x.data.astype(bool)
-    elif is_float(x.dtype):
-        with np.errstate(all="ignore"):  # (a float past int64 is what the cast warns of)
-            data = np.trunc(np.nan_to_num(x.data)).astype(np.int64)
-    else:
-        data = x.data.astype(np.int64)
+    with np.errstate(all="ignore"):
+        if is_float(dtype):
+            data = x.data.astype(np.float64)
+        elif dtype == "int1":
+            data = x.data.astype(bool)
+        else:
+            data = (
+                np.trunc(np.nan_to_num(x.data)).astype(np.int64)
+                if is_float(x.dtype)
+                else x.data.astype(np.int64)
+            )
     out = x.with_(data=np.asarray(data), dtype=dtype, constexpr=x.constexpr)
     if is_float(dtype) and not is_float(x.dtype):
         # integers made floats (`tl.load(X).to(tl.float32)` of an integer tensor): a later

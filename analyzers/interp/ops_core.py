@@ -53,21 +53,7 @@ def np_dtype(dtype: str) -> Any:
     return np.int64
 
 
-_PROMOTED: dict[tuple[str, str, bool, bool, bool, bool], str] = {}  # promote's answers
-
-
 def promote(a: Val, b: Val, op: ast.AST | None = None) -> str:
-    """The result dtype of an elementwise op of `a` and `b`, remembered: a function of the two
-    dtype names and of whether each operand is a constexpr and a scalar (`_promote` reads
-    nothing else), asked by nearly every elementwise operation of a kernel."""
-    key = (a.dtype, b.dtype, bool(a.constexpr), a.data.ndim == 0, bool(b.constexpr), b.data.ndim == 0)
-    out = _PROMOTED.get(key)
-    if out is None:
-        out = _PROMOTED[key] = _promote(a, b)
-    return out
-
-
-def _promote(a: Val, b: Val) -> str:
     da, db = a.dtype, b.dtype
     if a.constexpr and a.is_scalar and not b.constexpr:
         if is_float(da) and not is_float(db):
@@ -252,13 +238,17 @@ def _plain_constant(v: Val) -> bool:
     )
 
 
+def _union_terms(vals: list[Val]) -> frozenset[int] | None:
+    ts = [v.terms for v in vals if v.terms is not None]
+    return frozenset().union(*ts) if ts else None
+
+
 def derive_with_constant(a: Val, b: Val, data: np.ndarray, dtype: str) -> Val | None:
     """`x * 0.5`, `x + 1`: a tile and a literal. The tile's lanes, tags and provenance carry over
     unchanged (the common case, kept off derive()'s general merging)."""
-    plain_a, plain_b = _plain_constant(a), _plain_constant(b)  # (a pure test: asked once each)
-    if plain_b and not plain_a:
+    if _plain_constant(b) and not _plain_constant(a):
         v = a
-    elif plain_a and not plain_b:
+    elif _plain_constant(a) and not _plain_constant(b):
         v = b
     else:
         return None
@@ -307,59 +297,38 @@ def follow_nan(v: Val, data: np.ndarray) -> tuple[Any, ...]:
 
 
 def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
-    """A value computed elementwise from `vals`: flags and tags merge, provenance unions.
-
-    One pass over the operands (this runs for every elementwise operation): each field is
-    read once, the flags keep Python's `or`/`and` values, and the merges that need a helper
-    (masks, tags, padding, score terms, spoiled lanes) run only where an operand has one."""
+    """A value computed elementwise from `vals`: flags and tags merge, provenance unions."""
     shape = data.shape
     undef = None
-    any_tags = any_pad = any_held = grows = runtime = False
+    any_tags = any_pad = grows = runtime = False
     constexpr = True
-    index_tags = lineage = loaded_from = _NO_IDS
+    index_tags = lineage = loaded_from = frozenset()
     overflow_site = nan_site = unstable_exp = unknown = undef_site = None
     nan_from: Val | None = None
-    terms: frozenset[int] | None = None
-    src = None
-    one_src = True  # no two operands come from different pointer parameters
+    srcs = set()
+    # one pass over the operands (this runs for every elementwise operation)
     for v in vals:
         if v.undef is not None:
             undef = or_masks(undef, v.undef, shape)
-        if undef_site is None:
-            undef_site = v.undef_site
-        if v.tags:
-            any_tags = True
-        if v.pad is not None:
-            any_pad = True
+        undef_site = undef_site if undef_site is not None else v.undef_site
+        any_tags = any_tags or bool(v.tags)
+        any_pad = any_pad or v.pad is not None
         if v.index_tags:
             index_tags = index_tags | v.index_tags
         if v.lineage:
             lineage = lineage | v.lineage
         if v.loaded_from:
             loaded_from = loaded_from | v.loaded_from
-        if not grows:
-            grows = v.grows
-        if not runtime:
-            runtime = v.runtime
-        if constexpr:
-            constexpr = v.constexpr
-        if overflow_site is None:
-            overflow_site = v.overflow_site
+        grows = grows or v.grows
+        runtime = runtime or v.runtime
+        constexpr = constexpr and v.constexpr
+        overflow_site = overflow_site if overflow_site is not None else v.overflow_site
         if nan_site is None and v.nan_site is not None:
             nan_site, nan_from = v.nan_site, v
-        if unstable_exp is None:
-            unstable_exp = v.unstable_exp
-        if not unknown:
-            unknown = v.unknown
-        if v.terms is not None:
-            terms = frozenset(v.terms) if terms is None else terms.union(v.terms)
-        if v.held:
-            any_held = True
+        unstable_exp = unstable_exp if unstable_exp is not None else v.unstable_exp
+        unknown = unknown or v.unknown
         if v.src:
-            if src is None:
-                src = v.src
-            elif v.src != src:
-                one_src = False
+            srcs.add(v.src)
     out = Val(
         data,
         dtype,
@@ -377,17 +346,14 @@ def derive(vals: list[Val], data: np.ndarray, dtype: str, **kw: Any) -> Val:
         unstable_exp=unstable_exp,
         unknown=unknown,
         undef_site=undef_site,
-        terms=terms,
-        held=garbage.elementwise(vals, shape) if any_held else (),
+        terms=_union_terms(vals),
+        held=garbage.elementwise(vals, shape),
     )
-    if src is not None and one_src and is_float(dtype):
-        out.src = src  # `cdiv(seq_len, PAGE)`: still the loaded value, if it is an integer
+    if len(srcs) == 1 and is_float(dtype):
+        out.src = srcs.pop()  # `cdiv(seq_len, PAGE)`: still the loaded value, if it is an integer
     for k, x in kw.items():
         setattr(out, k, x)
     return out
-
-
-_NO_IDS: frozenset = frozenset()
 
 
 def map_ptr(p: Ptr, fn: Any) -> Ptr:
