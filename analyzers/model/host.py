@@ -18,6 +18,7 @@ from typing import Any
 from argus.analyzers.errors import HOST_ERRORS, NoLaunch
 from argus.analyzers.model.binder_ctx import AttributeTable
 from argus.analyzers.model.device_picks import DeviceCount, device_choice, device_query
+from argus.analyzers.model.guard_tests import literal_choices, size_fixed_by
 from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
@@ -71,7 +72,7 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
     def _enter_containing(self, st: ast.stmt, target: ast.AST) -> bool:
         if isinstance(st, ast.If):
             inside = any(self.contains(s, target) for s in st.body)
-            if inside and _size_fixed_by(st.test):
+            if inside and size_fixed_by(st.test):
                 self.record_assert(st.test)  # `if hc == 4: kernel[...]`: launched only at hc == 4
             self.launch_guards.append((st.test, inside, self.guard_value(st.test)))
             self._guard_contradicted(st, inside)
@@ -246,7 +247,7 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
             for v in test.values:
                 self.record_assert(v)
             return
-        choices = _literal_choices(test)
+        choices = literal_choices(test)
         if choices is not None:  # `H == 64 or H == 128` is `H in (64, 128)`
             subject, values = choices
             test = ast.copy_location(
@@ -562,34 +563,6 @@ __all__ = [
     "contiguous_strides",
     "dotted_name",
 ]
-
-
-def _literal_choices(test: ast.expr) -> tuple[ast.expr, list[ast.expr]] | None:
-    """`x == 64 or x == 128`: the one subject and its literal values; None for any other test."""
-    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)):
-        return None
-    subject, values = None, []
-    for v in test.values:
-        if not (isinstance(v, ast.Compare) and len(v.ops) == 1 and isinstance(v.ops[0], ast.Eq)):
-            return None
-        const = v.comparators[0]
-        if not (isinstance(const, ast.Constant) and type(const.value) is int):
-            return None
-        if subject is not None and ast.dump(subject) != ast.dump(v.left):
-            return None
-        subject = v.left
-        values.append(const)
-    return (subject, values) if subject is not None else None
-
-
-def _size_fixed_by(test: ast.expr) -> bool:
-    """`n == 4` / `4 == n`: a test fixing one value at a literal (the launch inside holds it)."""
-    return (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Eq)
-        and sum(isinstance(x, ast.Constant) and type(x.value) is int for x in (test.left, test.comparators[0])) == 1
-    )
 
 
 def _sizes_differ(a: Any, b: Any) -> bool:
