@@ -21,6 +21,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from argus.analyzers.model.guard_tests import conjuncts, disjuncts
 from argus.analyzers.model.host_values import HostTensor
 
 MAX_RANK = 8
@@ -34,7 +35,7 @@ def rank_wants(
     that raises). Exact (True): `== K`; False: a lower bound (`>= K`, `> K - 1`); None: the
     rank at which an equality of shapes holds (`_shape_matches`)."""
     out: list[tuple[str, int, bool | None, str]] = []
-    parts = _conjuncts(test) if holds else ([test] if isinstance(test, ast.Compare) else _disjuncts(test))
+    parts = conjuncts(test) if holds else ([test] if isinstance(test, ast.Compare) else disjuncts(test))
     for part in parts:
         if holds:
             out += _shape_matches(part, value_of)
@@ -188,17 +189,7 @@ def _int_literal(e: ast.expr) -> int | None:
     return None
 
 
-def _conjuncts(test: ast.expr) -> list[ast.expr]:
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return [p for v in test.values for p in _conjuncts(v)]
-    return [test]
 
-
-def _disjuncts(test: ast.expr) -> list[ast.expr]:
-    """The parts of a test that fails: `a or b` failing makes each part fail."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-        return [p for v in test.values for p in _disjuncts(v)]
-    return [test]
 
 
 def apply_rank_wants(

@@ -33,3 +33,17 @@ def size_fixed_by(test: ast.expr) -> bool:
         and isinstance(test.ops[0], ast.Eq)
         and sum(isinstance(x, ast.Constant) and type(x.value) is int for x in (test.left, test.comparators[0])) == 1
     )
+
+
+def conjuncts(test: ast.expr) -> list[ast.expr]:
+    """The parts of a test that holds: `a and b` holding makes each part hold."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [p for v in test.values for p in conjuncts(v)]
+    return [test]
+
+
+def disjuncts(test: ast.expr) -> list[ast.expr]:
+    """The parts of a test that fails: `a or b` failing makes each part fail."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return [p for v in test.values for p in disjuncts(v)]
+    return [test]

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import ast
 
+from argus.analyzers.model.guard_tests import conjuncts, disjuncts
+
 
 def asserted_ranks(func: ast.FunctionDef, names: set[str]) -> dict[str, int]:
     """Parameter -> the rank an assert (or an `if ...: raise`) of the launcher fixes."""
     out: dict[str, int] = {}
     for n in ast.walk(func):
         if isinstance(n, ast.Assert):
-            tests, want = _conjuncts(n.test), ast.Eq
+            tests, want = conjuncts(n.test), ast.Eq
         elif isinstance(n, ast.If) and n.body and isinstance(n.body[-1], ast.Raise) and not n.orelse:
-            tests, want = _disjuncts(n.test), ast.NotEq  # `if x.dim() != 3 or ...: raise`
+            tests, want = disjuncts(n.test), ast.NotEq  # `if x.dim() != 3 or ...: raise`
         else:
             continue
         for t in tests:
@@ -29,16 +31,7 @@ def asserted_ranks(func: ast.FunctionDef, names: set[str]) -> dict[str, int]:
     return out
 
 
-def _conjuncts(test: ast.expr) -> list[ast.expr]:
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return [x for v in test.values for x in _conjuncts(v)]
-    return [test]
 
-
-def _disjuncts(test: ast.expr) -> list[ast.expr]:
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-        return [x for v in test.values for x in _disjuncts(v)]
-    return [test]
 
 
 def _rank_test(t: ast.expr, names: set[str], op: type[ast.cmpop]) -> tuple[str, int] | None:
