@@ -5,30 +5,13 @@ it used to cause is now a named AR001 or nothing."""
 
 from __future__ import annotations
 
-from argus.analyzers import Severity, check_source
-
-HEADER = """
-import torch
-import triton
-import triton.language as tl
-
-"""
+from argus.analyzers import check_source
+from kernel_checks import HEADER, not_modelled
+from kernel_checks import failing_explained as failing
 
 
 def found(text: str) -> list[tuple[str, int]]:
     return [(f.code, f.line) for f in check_source(HEADER + text)]
-
-
-def failing(text: str) -> list[tuple[str, int, str]]:
-    return [
-        (f.code, f.line, f.message)
-        for f in check_source(HEADER + text)
-        if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"
-    ]
-
-
-def not_modelled(text: str) -> list[str]:
-    return [f.message for f in check_source(HEADER + text) if f.code == "AR001"]
 
 
 DTYPE_MIN = """

@@ -7,28 +7,9 @@ from __future__ import annotations
 import ast
 
 import numpy as np
-from argus.analyzers import Severity, check_source
 from argus.analyzers.interp.values import Val, scalar
-
-HEADER = """
-import torch
-import triton
-import triton.language as tl
-
-"""
-
-
-def failing(text: str) -> list[tuple[str, int, str]]:
-    return [
-        (f.code, f.line, f.message)
-        for f in check_source(HEADER + text)
-        if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"
-    ]
-
-
-def not_modelled(text: str) -> list[str]:
-    return [f.message for f in check_source(HEADER + text) if f.code == "AR001"]
-
+from kernel_checks import failing_explained as failing
+from kernel_checks import not_modelled
 
 # fla-core's idiom: the launcher's `scale: float = None` and `beta: torch.Tensor | None = None`
 # are defaults its public wrapper always overrides; the kernel multiplies by `scale` and offsets

@@ -7,34 +7,7 @@ from __future__ import annotations
 
 from argus.analyzers import Severity, check_source
 from argus.analyzers.project import SourceSet
-
-HEADER = """
-import torch
-import triton
-import triton.language as tl
-
-"""
-
-
-def findings(text: str, project: SourceSet | None = None, path: str = "<string>"):
-    return check_source(text if project is not None else HEADER + text, path, project=project)
-
-
-def failing(text: str, **kw) -> list[tuple[str, int]]:
-    return sorted(
-        (f.code, f.span.line)
-        for f in findings(text, **kw)
-        if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"
-    )
-
-
-def not_modelled(text: str, **kw) -> list[str]:
-    return [f.message for f in findings(text, **kw) if f.code == "AR001"]
-
-
-def codes(text: str, **kw) -> set[str]:
-    return {c for c, _ in failing(text, **kw)}
-
+from kernel_checks import HEADER, codes, failing, not_modelled
 
 # flag-gems' isin: the combine function is picked by a constexpr at compile time
 CHOSEN_COMBINE = """

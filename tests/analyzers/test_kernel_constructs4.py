@@ -9,36 +9,9 @@ import ast
 
 import numpy as np
 import pytest
-from argus.analyzers import Severity, check_source
 from argus.analyzers.interp.ops_core import int_promote, promote
 from argus.analyzers.interp.values import Val, scalar
-
-HEADER = """
-import torch
-import triton
-import triton.language as tl
-
-"""
-
-
-def findings(text: str):
-    return check_source(HEADER + text, "<string>")
-
-
-def failing(text: str) -> list[tuple[str, int]]:
-    return sorted(
-        (f.code, f.span.line)
-        for f in findings(text)
-        if f.severity in (Severity.ERROR, Severity.WARNING) and f.code != "MB003"
-    )
-
-
-def not_modelled(text: str) -> list[str]:
-    return [f.message for f in findings(text) if f.code == "AR001"]
-
-
-def codes(text: str) -> set[str]:
-    return {c for c, _ in failing(text)}
+from kernel_checks import codes, failing, not_modelled
 
 
 def tile(dtype: str) -> Val:

@@ -12,10 +12,11 @@ import ast
 
 import numpy as np
 import pytest
-from argus.analyzers import check_source, unbound_names
+from argus.analyzers import unbound_names
 from argus.analyzers.interp import ops_core, tag_chains
 from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.values import TensorInfo, Val
+from kernel_checks import everything as _findings
 
 
 def _reference_unravel(t: TensorInfo, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -194,10 +195,6 @@ def decay_scan(x):
     decay_scan_kernel[(triton.cdiv(D, 32),)](x, y, T, D, BD=32)
     return y
 """
-
-
-def _findings(text: str) -> list[tuple]:
-    return [(f.code, f.span, f.message, f.severity, repr(f.witness), f.related) for f in check_source(text, "k.py")]
 
 
 def test_a_kernel_whose_state_gains_a_link_per_iteration_keeps_its_findings(monkeypatch) -> None:

@@ -9,10 +9,10 @@ kernels find the same findings with either."""
 from __future__ import annotations
 
 import numpy as np
-from argus.analyzers import check_source
 from argus.analyzers.interp import ops_core, tag_chains
 from argus.analyzers.interp import tags as tagops
 from argus.analyzers.interp.values import Val
+from kernel_checks import everything as _findings
 
 
 def _old_merge_tags(vals: list[Val], shape: tuple[int, ...]) -> dict[str, np.ndarray]:
@@ -158,10 +158,6 @@ def delta_scan(x):
     delta_scan_kernel[(triton.cdiv(D, 32),)](x, y, T, D, BD=32)
     return y
 """
-
-
-def _findings(text: str) -> list[tuple]:
-    return [(f.code, f.span, f.message, f.severity, repr(f.witness), f.related) for f in check_source(text, "k.py")]
 
 
 def test_a_recurrent_kernel_keeps_its_findings_and_its_chains_short(monkeypatch) -> None:
