@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from argus.analyzers.interp.softmax import Inverse
 from argus.analyzers.interp.tags import varies
 from argus.analyzers.interp.values import Ptr, TensorInfo, Val
 
@@ -83,7 +84,9 @@ def describe_value(name: str, v: Any, sizes: str, pid: tuple[int, ...]) -> str:
             lines.append(f"- {int(np.sum(v.data))} of {v.data.size} lanes true")
         if v.grows and v.dtype.startswith(("int", "uint")) and v.dtype != "int1":
             lines.append("- grows with the problem size" + (" (int32)" if v.dtype == "int32" else ""))
-        if v.scale is not None and v.scale != "any":
+        if isinstance(v.scale, Inverse):
+            lines.append("- the reciprocal of a sum relative to a running max (online softmax scale tag)")
+        elif v.scale is not None and v.scale != "any":
             lines.append("- relative to a running max (online softmax scale tag)")
         return "\n".join(lines) + where
     if isinstance(v, TensorInfo):

@@ -261,7 +261,13 @@ def _float_semantics(interp: OpContext, op: ast.operator, a: Val, b: Val, out: V
     sa, sb = a.scale, b.scale
     if sa is None and sb is None:
         return
-    if isinstance(op, ast.Mult):
+    if isinstance(op, ast.Mult) and isinstance(sa, sm.Inverse) != isinstance(sb, sm.Inverse):
+        value, recip = (b, a) if isinstance(sa, sm.Inverse) else (a, b)
+        tile = value.terms is not None and value.terms == value.lineage
+        res, problem, norm = _div_scales(
+            value.scale, recip.scale.of, node, interp, value.terms, recip.terms, tile, by_reciprocal=True
+        )
+    elif isinstance(op, ast.Mult):
         res, problem, norm = sm.mul_scales(sa, sb)
     elif isinstance(op, ast.Add | ast.Sub):
         res, problem, norm = sm.add_scales(sa, sb)
@@ -282,9 +288,14 @@ def _div_scales(
     ta: Any = None,
     tb: Any = None,
     tile: bool = False,
+    by_reciprocal: bool = False,
 ) -> tuple[Any, str | None, Any]:
+    """The scale of `a / b` (or of `a * (1 / b)`, `by_reciprocal`). A plain number over a sum
+    relative to a max is that sum's reciprocal (`sm.Inverse`), which normalizes what it scales."""
     # an accumulator must hold the score blocks its sum holds; one block's exp tile (a second
     # pass over the row: `exp(x - m) / l`) needs only to be among them
+    if sa is None and sm.is_token(sb) and not by_reciprocal:
+        return sm.Inverse(sb), None, None
     held = ta is None or tb is None or ta == tb or (tile and ta <= tb)
     if not held and sm.is_token(sa) and sm.is_token(sb):
         return sm.ANY, "division", None  # the sum holds other score blocks than the accumulator

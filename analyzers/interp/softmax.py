@@ -42,6 +42,14 @@ class Normalized:
     smap: Any
 
 
+@dataclass(eq=False)
+class Inverse:
+    """`1 / l` with `l` a sum relative to the max `of`: a value relative to the same max times
+    it is normalized, as `value / l` is (a Sinkhorn row step: `p * (1.0 / sum(p))`)."""
+
+    of: MaxToken
+
+
 ANY = "any"  # zeros: compatible with every scale
 
 
@@ -73,13 +81,18 @@ def newer(a: Any, b: Any) -> Any:
 
 
 def add_scales(sa: Any, sb: Any) -> tuple[Any, str | None, Any]:
-    """Scale of a + b, and a problem: (result, kind or None, normalized site)."""
+    """Scale of a + b, and a problem: (result, kind or None, normalized site). A reciprocal
+    added to anything is no longer one (`1 / l + eps` scales nothing as `1 / l` does)."""
+    sa = None if isinstance(sa, Inverse) else sa
+    sb = None if isinstance(sb, Inverse) else sb
     if sa in (None, ANY):
         return sb, None, None
     if sb in (None, ANY) or sa is sb:
         return sa, None, None
     if isinstance(sa, Rescale) or isinstance(sb, Rescale):
         return sa if not isinstance(sa, Rescale) else sb, None, None
+    if isinstance(sa, Normalized) and isinstance(sb, Normalized):
+        return sa, None, None  # two values each over its own sum (a Sinkhorn column sum)
     if isinstance(sa, Normalized):
         return sb, "normalized", sa
     if isinstance(sb, Normalized):
