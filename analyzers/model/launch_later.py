@@ -12,6 +12,7 @@ reads the tensor changes nothing: this kernel's coverage is judged as before."""
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 
 from argus.analyzers.model.launch_shared import launcher_index
@@ -52,10 +53,13 @@ def subscripted_names(node: Node) -> set[str]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
 def kernel_writes(name: str, text: str) -> tuple[tuple[str, ...], frozenset[str]] | None:
     """One kernel's parameters and the ones its stores' addresses are based on: the names an
     address is formed from, followed through the kernel's assignments (`p = out + offs`,
-    `out += row * stride`), less those only inside a load (an index table read)."""
+    `out += row * stride`), less those only inside a load (an index table read). Kept per
+    text (an immutable answer): every check of a file asks it for each of its kernels, and the
+    cache key of a kernel launched beside it holds it (module_view.py)."""
     try:
         tree = ast.parse(textwrap.dedent(text))
     except SyntaxError:
