@@ -81,6 +81,19 @@ def test_blanks_typed_in_the_launcher_reuse_its_texts() -> None:
     assert (hits, misses) == (1, 0)
 
 
+def test_typing_in_the_docstring_of_a_helper_the_launcher_calls_re_analyzes_nothing() -> None:
+    documented = SETTINGS.replace("def calculate_settings(n):\n", 'def calculate_settings(n):\n    """Tile.\n\n    n: width"""\n')
+    cache = KernelCache()
+    found, _, _ = checked(source(helpers=documented), cache)
+    misses = cache.misses
+    edited = source(helpers=documented.replace("n: width", "n: the row width (elements)\n    "))
+    again, _, _ = checked(edited, cache)
+    assert cache.misses == misses  # the kernel's key holds the helper without its docstring
+    assert [f.code for f in again] == [f.code for f in found]
+    small, _, _ = checked(source(helpers=documented.replace("BLOCK = triton.next_power_of_2(n)", "BLOCK = 2")), cache)
+    assert cache.misses == misses + 1 and "GR001" in codes(small)  # its code still counts
+
+
 def test_an_edit_of_a_helper_the_launcher_calls_gathers_again() -> None:
     cache = KernelCache()
     found, _, _ = checked(source(), cache)
