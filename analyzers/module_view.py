@@ -35,7 +35,12 @@ from argus.analyzers.model.host_functions import LaunchFunctions, gather_functio
 from argus.analyzers.model.kernel import Helper, SourceMap, line_starts, parse_snippet
 from argus.analyzers.model.kernel_aliases import launches_of, module_aliases
 from argus.analyzers.model.launch import LaunchSite
-from argus.analyzers.model.launch_later import KernelWrites, module_kernel_writes, subscripted_names
+from argus.analyzers.model.launch_later import (
+    KernelWrites,
+    kernel_writes,
+    module_kernel_writes,
+    subscripted_names,
+)
 from argus.analyzers.statement_bindings import top_level_spans
 from argus.analyzers.unbound_names import module_bindings
 from tree_sitter import Node, Tree
@@ -251,20 +256,23 @@ class ModuleView:
             # normalized, without its row: blank lines and moves leave the key alone (a finding
             # pointing into the forward moves with it: the pipeline keys it as a piece)
             found = {**found, f"{self.path}{FORWARD_TEXT}": piece_of(self.source, fwd)[0]}
-        # a later launch's kernel may write the rest of an output (launch_later.py)
+        # a later launch's kernel may write the rest of an output (launch_later.py): what is read
+        # of it is its parameters and those it writes through, not its text
         launched = subscripted_names(node) - {kernel}
         for k in self.sites:
             if k.name in launched:
-                found = {**found, f"{self.path}#kernel:{k.name}": piece_of(self.source, k.node)[0]}
+                writes = repr(kernel_writes(k.name, text_of(k.function))).encode()
+                found = {**found, f"{self.path}#kernel-writes:{k.name}": writes}
         self._other_texts[key] = found
         return found
 
     def _memo_key(self, node: Node) -> str | None:
-        """A launcher function's memo key: this file and the function's text; None for a
-        script-style launch (the module statements before it are part of its body)."""
+        """A launcher function's memo key: this file and the function's text, normalized as the
+        kernel cache's key is (layout.py: trailing blanks and blank lines do not change what it
+        reads); None for a script-style launch (the module statements before it are its body)."""
         if node.type not in ("function_definition", "decorated_definition"):
             return None
-        return cache_key(self.path.encode(), self.source[node.start_byte : node.end_byte])
+        return cache_key(self.path.encode(), piece_of(self.source, node)[0])
 
     def parsed_launchers(
         self, kernel: str

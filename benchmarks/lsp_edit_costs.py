@@ -11,11 +11,14 @@ slowest edits with the kernels they re-analyzed, then every kernel's analysis ti
 is slow because one kernel is slow to interpret, that kernel is named here. `--verify` also checks
 every edited text cold (a fresh cache) and counts the edits whose cached result differs from it
 (there should be none; the kernel time budget is lifted for this, since a kernel near its budget
-could end differently in two runs)."""
+could end differently in two runs). The garbage collector is set up as in the server's check
+worker (`argus_lsp.gc_pause.freeze_start_up`; `--default-gc` leaves CPython's defaults), and
+`--gc-stats` counts the collections and their CPU."""
 
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import time
@@ -40,6 +43,18 @@ def _timed_analyze(view, site, recorded=None, should_stop=None, bound=None):  # 
         return _analyze(view, site, recorded, should_stop, bound)
     finally:
         analyzed.append((site.name, (time.thread_time() - t) * 1000))
+
+
+#: (generation, CPU ms) of each collection, with --gc-stats
+collections: list[tuple[int, float]] = []
+_started = [0.0]
+
+
+def _count_collection(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        _started[0] = time.process_time()
+    else:
+        collections.append((info["generation"], (time.process_time() - _started[0]) * 1000))
 
 
 def apply(text: str, line: int, col: int, insert: str) -> str:
@@ -75,8 +90,16 @@ def main() -> int:
     )
     ap.add_argument("--verify", action="store_true", help="compare every cached result with a cold check")
     ap.add_argument("--kinds", default="", help="only edits of these kinds (comma-separated, e.g. launcher-token)")
+    ap.add_argument("--default-gc", action="store_true", help="CPython's collector settings, not the server's")
+    ap.add_argument("--gc-stats", action="store_true", help="count the collections and their CPU")
     args = ap.parse_args()
     pipeline.analyze_kernel = _timed_analyze
+    if not args.default_gc:
+        from argus_lsp.gc_pause import freeze_start_up
+
+        freeze_start_up()
+    if args.gc_stats:
+        gc.callbacks.append(_count_collection)
     with kernel_timeout(1e6 if args.verify else None):
         return replay(args)
 
@@ -137,6 +160,10 @@ def replay(args: argparse.Namespace) -> int:
     print("slowest kernels (cold analysis, CPU ms):")
     for name, ms in sorted(kernel_ms.items(), key=lambda kv: -kv[1])[: args.top]:
         print(f"  {ms:7.1f}  {name}")
+    if args.gc_stats:
+        for g in range(3):
+            of = [ms for gen, ms in collections if gen == g]
+            print(f"collections of generation {g}: {len(of)}, {sum(of):.0f} ms CPU, longest {max(of, default=0):.0f} ms")
     if args.verify:
         print(f"\ncached result differs from a cold check: {len(wrong)} of {len(rows)} edits")
         for where in wrong:

@@ -18,6 +18,7 @@ all; each function keeps the table of its own module, so a name resolves where i
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -68,10 +69,22 @@ class LaunchFunctions:
         """Texts the launch depends on besides its own file's: the other modules whole, and the
         functions of its own file (an edit elsewhere in the file leaves the key alone)."""
         out = {k: v for k, v in self.texts.items() if k != home}
-        own = [ast.unparse(fn.node) for key, fn in self.functions if key == home]
+        own = [ast.unparse(_undocumented(fn.node)) for key, fn in self.functions if key == home]
         if own:
             out[f"{home}#host-functions"] = "\n".join(own).encode()
         return out
+
+
+def _undocumented(node: ast.AST) -> ast.AST:
+    """`node` without its docstring (a shallow copy; nothing reads a docstring, so typing in
+    one leaves the key alone)."""
+    body = getattr(node, "body", None)
+    if not (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)):
+        return node
+    out = copy.copy(node)
+    out.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+    return out
 
 
 def called_names(nodes: Iterable[ast.AST]) -> set[str]:

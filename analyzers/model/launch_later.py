@@ -12,9 +12,12 @@ reads the tensor changes nothing: this kernel's coverage is judged as before."""
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 
+from argus.analyzers.model.launch_shared import launcher_index
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.node_memo import on_node
 from argus.analyzers.model.nodes import subtree
 from tree_sitter import Node
 
@@ -50,10 +53,13 @@ def subscripted_names(node: Node) -> set[str]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
 def kernel_writes(name: str, text: str) -> tuple[tuple[str, ...], frozenset[str]] | None:
     """One kernel's parameters and the ones its stores' addresses are based on: the names an
     address is formed from, followed through the kernel's assignments (`p = out + offs`,
-    `out += row * stride`), less those only inside a load (an index table read)."""
+    `out += row * stride`), less those only inside a load (an index table read). Kept per
+    text (an immutable answer): every check of a file asks it for each of its kernels, and the
+    cache key of a kernel launched beside it holds it (module_view.py)."""
     try:
         tree = ast.parse(textwrap.dedent(text))
     except SyntaxError:
@@ -100,23 +106,21 @@ def written_later(site: LaunchSite | None, host_name: str) -> bool:
     between, passes it to a parameter its kernel writes through."""
     if site is None or site.host_func is None or not site.kernel_writes:
         return False
-    memo = site.host_func.__dict__.setdefault("_argus_written_later", {})
-    key = (site.call, host_name)
-    if key not in memo:
-        memo[key] = _written_later(site, host_name)
-    return memo[key]
+    # kept on the launcher's tree per launch call and name; the answer also reads the module's
+    # kernels' writes, so it is reused only while those are the same table (node_memo.py)
+    return on_node(
+        site.host_func, ("written_later", site.call, host_name), lambda: _written_later(site, host_name),
+        site.kernel_writes,
+    )
 
 
 def _written_later(site: LaunchSite, host_name: str) -> bool:
     assert site.host_func is not None
     line = site.call.lineno
-    rebound = [
-        n.lineno
-        for n in subtree(site.host_func)
-        if isinstance(n, ast.Name) and n.id == host_name and isinstance(n.ctx, ast.Store)
-    ]
-    for n in subtree(site.host_func):
-        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) and n.lineno > line):
+    _, stores, calls = launcher_index(site.host_func)
+    rebound = stores.get(host_name, [])
+    for n in calls:
+        if not (isinstance(n.func, ast.Subscript) and n.lineno > line):
             continue
         kernel = n.func.value.id if isinstance(n.func.value, ast.Name) else None
         params, writes = site.kernel_writes.get(kernel or "", ((), frozenset()))

@@ -30,19 +30,16 @@ def passed_before(site: LaunchSite | None, host_name: str) -> bool:
     in between, to another kernel launch or to a function of its package."""
     if site is None or site.host_func is None:
         return False
-    # asked for every tensor argument by every probe: answered once per launch call and name
-    memo = site.host_func.__dict__.setdefault("_argus_passed_before", {})
-    key = (site.call, host_name)
-    if key not in memo:
-        memo[key] = _passed_before(site, host_name)
-    return memo[key]
+    # asked for every tensor argument by every probe: answered once per launch call and name,
+    # kept on the launcher's tree (a rewritten copy of it starts without the answers)
+    return on_node(site.host_func, ("passed_before", site.call, host_name), lambda: _passed_before(site, host_name))
 
 
 def _passed_before(site: LaunchSite, host_name: str) -> bool:
     assert site.host_func is not None
     launch_line = site.call.lineno
     func = site.host_func
-    local_names, stores, calls = on_node(func, "passed_before", lambda: _launcher_index(func))
+    local_names, stores, calls = launcher_index(func)
     rebound = stores.get(host_name, [])
     for n in calls:
         if n is site.call or n.lineno >= launch_line:
@@ -55,10 +52,14 @@ def _passed_before(site: LaunchSite, host_name: str) -> bool:
     return False
 
 
-def _launcher_index(func: ast.FunctionDef) -> tuple[set[str], dict[str, list[int]], list[ast.Call]]:
+def launcher_index(func: ast.FunctionDef) -> tuple[set[str], dict[str, list[int]], list[ast.Call]]:
     """The launcher's local names (parameters and every name it stores), the rows where each is
     stored, and its calls in node order: the same for every launch of every kernel it makes, so
-    indexed once per launcher tree (node_memo.py)."""
+    indexed once per launcher tree (node_memo.py; launch_later.py reads it too)."""
+    return on_node(func, "launcher_index", lambda: _launcher_index(func))
+
+
+def _launcher_index(func: ast.FunctionDef) -> tuple[set[str], dict[str, list[int]], list[ast.Call]]:
     local_names = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
     stores: dict[str, list[int]] = {}
     calls: list[ast.Call] = []

@@ -10,7 +10,8 @@ import ast
 from argus.analyzers.interp.pointer_steps import _enclosing_loop, accumulating_dots, reset_each_iteration
 from argus.analyzers.model import binder_inputs
 from argus.analyzers.model.kernel import SourceMap
-from argus.analyzers.model.launch_shared import _passed_before, passed_before
+from argus.analyzers.model.launch_later import _written_later, written_later
+from argus.analyzers.model.launch_shared import _launcher_index, _passed_before, launcher_index, passed_before
 from argus.analyzers.model.launch_site import LaunchSite
 from argus.analyzers.model.nodes import subtree
 
@@ -129,8 +130,10 @@ def test_passed_before_answers_once_per_call_and_name_as_the_walk_does() -> None
         assert passed_before(site, name) == _passed_before(site, name), name
         assert passed_before(site, name) == _passed_before(site, name), name  # from the memo
     assert passed_before(site, "a") and not passed_before(site, "b")
-    memo = site.host_func.__dict__["_argus_passed_before"]
-    assert set(memo) == {(site.call, n) for n in ("a", "b", "x", "nothing")}
+    memo = site.host_func.__dict__["_argus_memo"]
+    assert {k for k in memo if k[0] == "passed_before"} == {
+        ("passed_before", site.call, n) for n in ("a", "b", "x", "nothing")
+    }
     # another tree with the same text keeps its own answers
     other = _site(_LAUNCHER.replace("helper(a)", "pass"))
     assert not passed_before(other, "a") and passed_before(site, "a")
@@ -151,3 +154,45 @@ def test_the_input_reads_are_the_three_tree_questions() -> None:
     assert binder_inputs._launcher_reads(func, call, "out")[0]  # launched under `out is None`
     assert binder_inputs._launcher_reads(func, call, "size")[1] == 2  # `OH, OW = size`
     assert binder_inputs._launcher_reads(func, call, "dim")[2]  # iterated
+
+
+_LATER = """
+def launch(x, n):
+    a = torch.empty(n + 1)
+    first[(n,)](a, x)
+    second[(1,)](a, x)
+    b = torch.empty(n)
+    first[(n,)](b, x)
+    b = torch.empty(n)
+    second[(1,)](b, x)
+    reader[(1,)](x, a)
+"""
+
+
+def test_the_launcher_is_indexed_once_and_written_later_reads_that_index() -> None:
+    site = _site(_LATER)
+    func = site.host_func
+    assert func is not None
+    index = launcher_index(func)
+    assert launcher_index(func) is index  # kept on the tree
+    assert index == _launcher_index(func)
+    writes = {"first": (("out", "x"), frozenset({"out"})), "second": (("out", "x"), frozenset({"out"})),
+              "reader": (("x", "src"), frozenset({"x"}))}
+    site.kernel_writes = writes
+    for name in ("a", "b", "x", "nothing"):
+        assert written_later(site, name) == _written_later(site, name), name
+        assert written_later(site, name) == _written_later(site, name), name  # from the memo
+    # `a`: `second` writes through it later; `x`: only `reader` (whose `x` it is) writes it, later
+    assert written_later(site, "a") and written_later(site, "x") and not written_later(site, "nothing")
+    # the answer reads the kernels' writes: another table is asked again, not answered from the memo
+    site.kernel_writes = {"first": writes["first"], "second": (("out", "x"), frozenset()), "reader": writes["reader"]}
+    assert not written_later(site, "a") and written_later(site, "x")
+    site.kernel_writes = writes
+    assert written_later(site, "a")
+
+
+def test_written_later_sees_the_rebinding_between_the_two_launches() -> None:
+    src = _LATER.replace("    first[(n,)](a, x)\n    second", "    first[(n,)](a, x)\n    a = x\n    second")
+    site = _site(src)
+    site.kernel_writes = {"first": (("out", "x"), frozenset({"out"})), "second": (("out", "x"), frozenset({"out"}))}
+    assert not written_later(site, "a") and not _written_later(site, "a")

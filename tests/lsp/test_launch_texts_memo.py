@@ -72,6 +72,28 @@ def test_an_edit_in_the_kernel_reuses_the_launchers_texts() -> None:
     assert (hits, misses) == (1, 0)
 
 
+def test_blanks_typed_in_the_launcher_reuse_its_texts() -> None:
+    cache = KernelCache()
+    checked(source(), cache)
+    spaced = source().replace("    y = torch.empty_like(x)\n", "    y = torch.empty_like(x)  \n\n")
+    assert spaced != source()
+    _, hits, misses = checked(spaced, cache)  # (a trailing blank and a blank line)
+    assert (hits, misses) == (1, 0)
+
+
+def test_typing_in_the_docstring_of_a_helper_the_launcher_calls_re_analyzes_nothing() -> None:
+    documented = SETTINGS.replace("def calculate_settings(n):\n", 'def calculate_settings(n):\n    """Tile.\n\n    n: width"""\n')
+    cache = KernelCache()
+    found, _, _ = checked(source(helpers=documented), cache)
+    misses = cache.misses
+    edited = source(helpers=documented.replace("n: width", "n: the row width (elements)\n    "))
+    again, _, _ = checked(edited, cache)
+    assert cache.misses == misses  # the kernel's key holds the helper without its docstring
+    assert [f.code for f in again] == [f.code for f in found]
+    small, _, _ = checked(source(helpers=documented.replace("BLOCK = triton.next_power_of_2(n)", "BLOCK = 2")), cache)
+    assert cache.misses == misses + 1 and "GR001" in codes(small)  # its code still counts
+
+
 def test_an_edit_of_a_helper_the_launcher_calls_gathers_again() -> None:
     cache = KernelCache()
     found, _, _ = checked(source(), cache)
@@ -80,6 +102,30 @@ def test_an_edit_of_a_helper_the_launcher_calls_gathers_again() -> None:
     found, hits, misses = checked(small, cache)
     assert (hits, misses) == (0, 1)
     assert "GR001" in codes(found)  # a 2-wide tile over rows of D: the result did change
+
+
+def test_undoing_an_edit_of_a_helper_finds_the_launchers_first_texts_again() -> None:
+    cache = KernelCache()
+    checked(source(), cache)
+    checked(source(helpers=SMALL), cache)  # the launcher's text is the same, what it calls not
+    found, hits, misses = checked(source(), cache)  # undone: the first answer still holds
+    assert (hits, misses) == (1, 0)
+    assert "GR001" not in codes(found)
+    found, hits, misses = checked(source(helpers=SMALL), cache)  # and the edit's answer too
+    assert (hits, misses) == (1, 0)
+    assert "GR001" in codes(found)
+
+
+def test_the_memo_keeps_a_few_answers_per_launcher_text() -> None:
+    cache = KernelCache()
+    cache.launch_texts.variants = 2
+    texts = [source(helpers=SETTINGS.replace("return BLOCK, 4", f"return BLOCK, {w}")) for w in (1, 2, 4)]
+    for text in texts:
+        checked(text, cache)
+    _, hits, misses = checked(texts[0], cache)  # the oldest of three answers is gone
+    assert (hits, misses) == (0, 1)
+    _, hits, misses = checked(texts[2], cache)
+    assert (hits, misses) == (1, 0)
 
 
 def test_an_edit_of_a_constant_the_launcher_reads_gathers_again() -> None:
