@@ -15,7 +15,7 @@ import pytest
 from argus.analyzers import check_source, kernel_timeout
 from argus.analyzers.interp.budget import TRITON_MAX_NUMEL, current_timeout, oversized_result
 from argus.analyzers.interp.programs import MAX_PROGRAMS, bare_axis_programs, spread_programs
-from argus.analyzers.module_view import _const_value
+from argus.analyzers.module_constants import _const_value
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "bounded"
 

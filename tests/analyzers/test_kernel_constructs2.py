@@ -210,7 +210,7 @@ def test_gather_finfo_constants_and_the_libdevice_shim() -> None:
 
 
 def test_finfo_module_constants() -> None:
-    from argus.analyzers.module_view import _const_value
+    from argus.analyzers.module_constants import _const_value
 
     def value(text: str) -> float:
         return _const_value(ast.parse(text).body[0].value).item()
