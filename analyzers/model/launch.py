@@ -4,18 +4,19 @@ dimension classes, tiling and layouts (`record`), then once per probe with concr
 
 Its parts, one job each: `binder_state` (what is known), `binder_unify` (classes that measure
 one extent), `binder_grid` (the grid), `binder_sizes` (sizes per probe kind), `binder_values`
-(kernel argument values, heuristics), `binder_assumed` (no launch site).
+(kernel argument values, heuristics), `binder_assumed` (no launch site), `binder_constexprs` (constexprs that move with the sizes,
+picks and stand-ins named).
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
 from typing import Any
 
 from argus.analyzers.errors import CANNOT_EVALUATE, Unevaluable
 from argus.analyzers.model.assert_search import accepted_sizes
 from argus.analyzers.model.binder_assumed import AssumedProbes
+from argus.analyzers.model.binder_constexprs import ConstexprChoices
 from argus.analyzers.model.binder_ctx import STORE_PREFIX, AttributeTable, ctx_param, forward_copy, table_from
 from argus.analyzers.model.binder_grid import GridBinding
 from argus.analyzers.model.binder_picks import SECOND_PICK, branch_flags
@@ -50,7 +51,7 @@ from argus.analyzers.model.persistent import (
 from argus.analyzers.model.shrunk_probe import shrunk_size
 
 
-class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, HelperPicks):
+class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, HelperPicks, ConstexprChoices):
     """Builds probe launches for one kernel from its launch site (or assumptions without one)."""
 
     # launcher parameters used as tensors outside any test of them (set with the ranks)
@@ -305,83 +306,6 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             ev = self._run_host(None)
         return ev
 
-    def _size_driven_blocks(self, base_args: dict[str, Any]) -> dict[str, int]:
-        """Tiled dimensions from which the launcher computes a constexpr (`BLOCK_V =
-        min(1024, next_power_of_2(V))`), with the capped block: at small sizes one tile covers
-        them and a loop over them never iterates twice, so a `big` probe makes them exceed
-        the cap (binder_sizes.py sizes them past twice the cap, no larger)."""
-        consts = {p.name for p in self.kernel.params if p.constexpr}
-        base = {k: v for k, v in base_args.items() if k in consts and isinstance(v, int)}
-        out: dict[str, int] = {}
-        if not base or not self.tiled:
-            return out
-        # one run with every tiled dimension large first: usually no constexpr moves at all
-        with contextlib.suppress(*CANNOT_EVALUATE):
-            args = self._kernel_args(self._run_host(dict.fromkeys(self.tiled, 5000)))
-            if all(args.get(k) == v for k, v in base.items()):
-                return out
-        for root in list(self.tiled):
-            try:
-                ev = self._run_host({root: 5000})
-                args = self._kernel_args(ev)
-            except CANNOT_EVALUATE:
-                continue
-            # only a capped block (at most half the dimension) makes the loop iterate twice
-            caps = [
-                args[k]
-                for k, v in base.items()
-                if isinstance(args.get(k), int)
-                and args.get(k) != v
-                and 0 < args[k] <= 2500
-                and args[k] & (args[k] - 1) == 0
-            ]
-            if caps:
-                out[root] = max(caps)
-        return out
-
-    def size_driven_constexprs(self) -> set[str] | None:
-        """Constexpr arguments whose launcher values change with the problem sizes
-        (`BLOCK_D=next_power_of_2(D)`, `EVEN_K=K % 32 == 0`); None when there is no launch to
-        ask."""
-        if self.site is None:
-            return None
-        try:
-            a = self._kernel_args(self._run_host(self.choose_sizes("ragged")))
-            b = self._kernel_args(self._run_host(self.choose_sizes("exact")))
-        except CANNOT_EVALUATE:
-            return None
-        consts = {p.name for p in self.kernel.params if p.constexpr}
-        return {k for k in consts if a.get(k) != b.get(k)}
-
-    def _named_choices(self, picks: dict[str, Any], flags: dict[str, bool]) -> tuple[str, ...]:
-        """The picks, named. A picked value the kernel only branches on (`if DIVISIBLE_K:`)
-        is named by the branch it selects, not the number: two probes picking 4 and 2 take
-        the same path, and a finding seen under both still rests on that pick."""
-        branching = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
-        # a pick already True/False (helper_picks, binder_inputs) is named by named_picks
-        as_flags = {
-            k: v for k, v in picks.items() if k in branching and isinstance(v, int) and not isinstance(v, bool)
-        }
-        out = list(self.named_picks({k: v for k, v in picks.items() if k not in as_flags}, flags))
-        out += [
-            f"`{k}` (autotune configs not readable) {'true' if v else 'false'}" for k, v in sorted(as_flags.items())
-        ]
-        return tuple(out)
-
-    def _constexpr_stand_ins(self) -> tuple[str, ...]:
-        """Constexpr flags the launch does not give (a heuristics table read at run time, a
-        missing argument) and the probe fills with a stand-in: the path they select is the
-        probe's choice, so what it shows is at most a hint naming them (cause L8)."""
-        consts = {p.name for p in self.kernel.params if p.constexpr}
-        # only a flag the kernel branches on: a tile size's stand-in does not choose a path,
-        # and what does not depend on it (a grid axis the launch lacks) stays judged
-        branching = self.kernel.cached("branch_flags", lambda: branch_flags(self.kernel.func))
-        return tuple(
-            _stand_in_text(name, what, value)
-            for name, (what, value) in sorted(self.assumed_values.items())
-            if name in consts and name in branching and name not in self.kernel.heuristics
-        )
-
     def probe(self, kind: str, config: dict[str, Any] | None) -> ProbeLaunch:
         if self.site is None:
             return self._assumed_probe(kind, config)
@@ -512,10 +436,6 @@ def _forward_and_ranks(
     for name, rank in ranks_unpacked_later(copied, backward, STORE_PREFIX).items():
         ranks[name] = max(ranks.get(name, 0), rank)  # `B, L = ctx.shape`
     return copied, ranks
-
-
-def _stand_in_text(name: str, what: str, value: Any) -> str:
-    return f"`{name}` ({what}) = {value}"
 
 
 def _refusal(node: ast.AST) -> str:
