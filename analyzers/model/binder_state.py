@@ -48,7 +48,7 @@ class BinderState:
         self.partitioned: dict[str, int] = {}  # rows split by a prefix-sum table -> rows to give them
         self.prefix_lengths: set[str] = set()  # lengths of prefix-sum tables (groups + 1)
         self.fixed_runtime: set[str] = set()  # runtime numbers no problem size changes (MB003)
-        self._contains_memo: dict[tuple[int, int], bool] = {}
+        self._contains_memo: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
         self._stand_in_bound: set[str] = set()  # bounding parameters with stand-in values (L2)
         self._unnamed_sizes: dict[str, set[str]] = {}  # size arguments of unnamed dimensions (binder_values)
         self.picked_params: set[str] = set()  # constexprs the launch leaves to picks (binder_picks.py)

@@ -64,10 +64,16 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
         return False
 
     def contains(self, st: ast.AST, target: ast.AST) -> bool:
+        """Whether `target` lies inside `st`, once per pair for the binder's host runs. The
+        entry keeps both nodes: keyed by `id()` alone, an entry outlived a tree the binder
+        parsed and dropped (a helper's body, a copied forward), and a new node given the same
+        address got its answer (which launch a file's kernels bind then depended on the hash
+        seed and on the files checked before it)."""
         key = (id(st), id(target))
-        if key not in self.contains_memo:
-            self.contains_memo[key] = _contains(st, target)
-        return self.contains_memo[key]
+        held = self.contains_memo.get(key)
+        if held is None or held[0] is not st or held[1] is not target:
+            held = self.contains_memo[key] = (st, target, _contains(st, target))
+        return held[2]
 
     def _enter_containing(self, st: ast.stmt, target: ast.AST) -> bool:
         if isinstance(st, ast.If):

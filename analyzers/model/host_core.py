@@ -22,7 +22,7 @@ class HostCore:
         dims: DimClasses,
         sizes: dict[str, int] | None,
         recording: bool,
-        contains_memo: dict[tuple[int, int], bool] | None = None,
+        contains_memo: dict[tuple[int, int], tuple[Any, Any, bool]] | None = None,
     ) -> None:
         self.dims = dims
         self.contains_memo = contains_memo if contains_memo is not None else {}

@@ -14,16 +14,20 @@ MEMORY_CALLS = op_names(lambda op: op.takes_pointer)
 _LOCAL = threading.local()  # per-thread subtree index: the language server checks off its loop
 
 
-def tables() -> tuple[dict[int, frozenset[str]], dict[int, frozenset[str]]]:
+def tables() -> tuple[dict[int, frozenset[str]], dict[int, frozenset[str]], dict[int, ast.AST]]:
+    """The index, keyed by `id()` of the node, and the nodes themselves: holding them keeps
+    every indexed node alive while its entry exists, so no other node can be given its address
+    and read its names (an expression built after the index, once a tree it indexed was
+    dropped, did: what a kernel's scan found then depended on the files checked before it)."""
     if not hasattr(_LOCAL, "names"):
-        _LOCAL.names, _LOCAL.calls = {}, {}
-    return _LOCAL.names, _LOCAL.calls
+        _LOCAL.names, _LOCAL.calls, _LOCAL.nodes = {}, {}, {}
+    return _LOCAL.names, _LOCAL.calls, _LOCAL.nodes
 
 
 def index_subtrees(root: ast.AST) -> None:
     """Names and call names under every node of `root`, in one post-order pass (the scan asks
     these of the same subtrees many times). A node with one named child shares its set."""
-    names_t, calls_t = tables()
+    names_t, calls_t, nodes_t = tables()
     empty: frozenset[str] = frozenset()
 
     def visit(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
@@ -45,6 +49,7 @@ def index_subtrees(root: ast.AST) -> None:
             calls = calls | {call_name(node)}
         names_t[id(node)] = names
         calls_t[id(node)] = calls
+        nodes_t[id(node)] = node
         return names, calls
 
     visit(root)
