@@ -34,6 +34,7 @@ from argus_lsp.discover import (
     missing_paths,
     read_regular,
 )
+from argus_lsp.gc_pause import freeze_once
 from argus_lsp.project_files import project_for_paths
 from argus_lsp.render import RENDERERS, STATISTICS, Report
 from argus_lsp.settings import Settings, code_problems, empty_selection_problem, split_codes, timeout_problem
@@ -404,6 +405,7 @@ def run(args: argparse.Namespace) -> int:
     except (UsageError, ValueError) as exc:
         _err(str(exc))
         return USAGE_ERROR
+    freeze_once()  # gc_pause.py: a check's temporaries die young; imported modules never rescanned
     check = CheckRun(args, selection, launches=launches)
     check.progress = Progress(progress_wanted(args, sys.stderr), len(cands))
     if not args.single_file:

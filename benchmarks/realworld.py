@@ -46,6 +46,7 @@ from argus.analyzers import check_source, list_kernels  # noqa: E402
 from argus.analyzers.project import SourceSet  # noqa: E402
 from realworld_fetch import PINS, FetchError, Pin, download, triton_files, unpack_sources  # noqa: E402
 
+from argus_lsp.gc_pause import freeze_start_up  # noqa: E402
 from argus_lsp.project_files import FileReader, modules_for_paths  # noqa: E402
 
 DEFAULT_DIR = HERE / ".realworld"
@@ -430,7 +431,14 @@ def main(argv: list[str] | None = None) -> int:
         help="check each file alone, without its package's other modules (the figures before cross-module resolution)",
     )
     ap.add_argument("--pip-arg", action="append", default=[], help="passed to pip download (repeatable)")
+    ap.add_argument(
+        "--default-gc",
+        action="store_true",
+        help="keep CPython's collector settings (default: set it up as `argus check` does, gc_pause.py)",
+    )
     args = ap.parse_args(argv)
+    if not args.default_gc and not args.from_json:
+        freeze_start_up()
     results: dict = {}
     if args.from_json:
         wanted = {n.strip() for n in args.packages.split(",") if n.strip()}
