@@ -265,3 +265,6 @@ def test_an_edit_of_a_text_with_errors_gives_the_tree_of_its_text() -> None:
     start = first_difference(old, new)
     doc.replace(start, start, new[start : start + len(new) - len(old)])
     assert doc.source == new and shape(doc.parse().root_node) == fresh
+    parsed = doc.tree
+    doc.parse()  # no edit since: the text with errors is not parsed from scratch again
+    assert doc.tree is parsed
