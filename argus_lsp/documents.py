@@ -36,6 +36,7 @@ class Document:
     tree: Tree | None = None  # None: the next parse starts from scratch
     revision: int = field(default_factory=lambda: next(_REVISIONS))
     _index: LineIndex | None = field(default=None, repr=False)
+    _parsed: bool = field(default=False, repr=False)  # `tree` is the tree of `source` (no edit since)
 
     @classmethod
     def open(cls, uri: str, version: int, text: str) -> Document:
@@ -54,7 +55,7 @@ class Document:
         """Apply one LSP content change (in the client's `encoding`) to the bytes and the tree."""
         if not isinstance(change, types.TextDocumentContentChangePartial):
             self.source = encode(change.text)
-            self.tree = None
+            self.tree, self._parsed = None, False
             self._index = None
             return
         index = self.index()
@@ -68,6 +69,7 @@ class Document:
         old = self.source
         self.source = old[:start] + new + old[end:]
         self._index = None
+        self._parsed = False
         if self.tree is not None:
             new_end = start + len(new)
             self.tree.edit(
@@ -80,8 +82,11 @@ class Document:
             )
 
     def parse(self) -> Tree:
-        """Re-parse (incrementally when a tree exists) and return a private copy for a worker."""
-        self.tree = parse(self.source, self.tree)
+        """Re-parse (incrementally when a tree exists) and return a private copy for a worker.
+
+        Not again while no edit came: `frontend.parse` parses a text with errors from scratch."""
+        if self.tree is None or not self._parsed:
+            self.tree, self._parsed = parse(self.source, self.tree), True
         return self.tree.copy()
 
 

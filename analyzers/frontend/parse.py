@@ -1,7 +1,11 @@
 """tree-sitter parsing of Python source, and the helpers every later stage uses on nodes.
 
 One parser per thread (tree-sitter parsers are not thread-safe); trees can be re-parsed
-incrementally by passing the old tree, which the language server does on each edit.
+incrementally by passing the old (edited) tree, which the language server does on each edit.
+Only a tree without ERROR or MISSING nodes is re-used, and only for a result without them: through
+error recovery tree-sitter (0.26) may re-use an old error subtree and recover differently from a
+fresh parse of the same text (issue 13: an ERROR node of 14 bytes instead of 43), so the tree
+would no longer be the tree of its text. Such a parse starts from scratch.
 """
 
 from __future__ import annotations
@@ -24,7 +28,11 @@ def parser() -> Parser:
 
 
 def parse(source: bytes, old_tree: Tree | None = None) -> Tree:
-    return parser().parse(source, old_tree) if old_tree is not None else parser().parse(source)
+    """The tree of `source`, re-using `old_tree` (already `Tree.edit`ed to `source`) where safe."""
+    if old_tree is None or old_tree.root_node.has_error:
+        return parser().parse(source)
+    tree = parser().parse(source, old_tree)
+    return parser().parse(source) if tree.root_node.has_error else tree
 
 
 def span_of(node: Node) -> Span:

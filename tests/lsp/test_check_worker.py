@@ -18,7 +18,7 @@ from typing import Any
 
 from argus.analyzers import KernelCache, describe_at
 from argus.analyzers.frontend.parse import parse
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lsp_support import mutant, server_env
 from lsprotocol import types
@@ -26,8 +26,9 @@ from rpc_client import RpcClient
 from test_lsp_scheduling import many_kernels, open_doc
 
 from argus_lsp.check_worker import DocState, reparse
-from argus_lsp.documents import DocumentStore
+from argus_lsp.documents import Document, DocumentStore
 from argus_lsp.features import traces
+from argus_lsp.features.carry import first_difference
 from argus_lsp.features.diagnostics import DiagnosticsScheduler
 from argus_lsp.settings import Settings
 
@@ -210,7 +211,18 @@ def shape(node) -> list[tuple[str, int, int, tuple[int, int]]]:
     return out
 
 
+# Found by the test below (issue 13): the first three edits leave a text with ERROR nodes, and
+# tree-sitter's re-parse of the fourth from that tree recovered differently from a fresh parse.
+ERROR_TREE_EDITS = [(452, 37, "(\n"), (4032, 3, " = 1\n"), (0, 12, ""), (8689, 0, " = 1\n")]
+
+
+def edited(source: bytes, at: int, cut: int, new: str) -> bytes:
+    start = at % (len(source) + 1)
+    return source[:start] + new.encode() + source[start + cut :]
+
+
 @settings(max_examples=60, deadline=None)
+@example(ERROR_TREE_EDITS)
 @given(
     st.lists(
         st.tuples(
@@ -226,8 +238,33 @@ def test_the_workers_incremental_tree_is_the_tree_of_its_text(edits) -> None:
     source = text.encode()
     state = DocState(source, parse(source), KernelCache())
     for at, cut, new in edits:
-        start = at % (len(source) + 1)
-        changed = source[:start] + new.encode() + source[start + cut :]
+        changed = edited(source, at, cut, new)
         tree = reparse(state, changed)
         assert shape(tree.root_node) == shape(parse(changed).root_node)
         state, source = DocState(changed, tree, state.cache), changed
+
+
+def error_tree_texts() -> tuple[bytes, bytes]:
+    """The text after ERROR_TREE_EDITS' first three edits (it has ERROR nodes), and after the fourth."""
+    text, _, _ = mutant("vector_add_v2")
+    source = text.encode()
+    for at, cut, new in ERROR_TREE_EDITS[:3]:
+        source = edited(source, at, cut, new)
+    return source, edited(source, *ERROR_TREE_EDITS[3])
+
+
+def test_an_edit_of_a_text_with_errors_gives_the_tree_of_its_text() -> None:
+    """One insertion into a text that does not parse, from that text's own fresh tree: tree-sitter
+    0.26's re-use of the old tree's error subtrees gave an ERROR node of 14 bytes, a fresh parse
+    one of 43. The worker and the server's documents both re-parse through frontend.parse."""
+    old, new = error_tree_texts()
+    assert parse(old).root_node.has_error and parse(new).root_node.has_error
+    fresh = shape(parse(new).root_node)
+    assert shape(reparse(DocState(old, parse(old), KernelCache()), new).root_node) == fresh
+    doc = Document("file:///k.py", 1, old, parse(old))
+    start = first_difference(old, new)
+    doc.replace(start, start, new[start : start + len(new) - len(old)])
+    assert doc.source == new and shape(doc.parse().root_node) == fresh
+    parsed = doc.tree
+    doc.parse()  # no edit since: the text with errors is not parsed from scratch again
+    assert doc.tree is parsed
