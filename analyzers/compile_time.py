@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from argus.analyzers.errors import UNPARSABLE
 from argus.analyzers.frontend.parse import first_error
 from argus.analyzers.frontend.queries import called_names, decorator_name
 from argus.analyzers.model.kernel import Helper, parse_snippet
@@ -33,7 +34,6 @@ COMPILE_TIME_DECORATORS = frozenset(
 )
 MAX_COMPILE_TIME_FUNCTIONS = 32  # a module of more is no worse off without the rest
 
-_UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError, RecursionError)
 
 
 def compile_time_functions(view: ModuleView, roots: list[Node]) -> dict[str, Helper]:
@@ -89,7 +89,7 @@ def _parse(view: ModuleView, node: Node) -> Helper | None:
         mod, smap = parse_snippet(
             view.source, node.start_byte, node.end_byte, view.starts, node.start_point[0]
         )
-    except _UNPARSABLE:
+    except UNPARSABLE:
         return None
     fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
     return None if fn is None else Helper(fn, smap)

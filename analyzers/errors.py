@@ -44,3 +44,6 @@ HOST_ERRORS: tuple[type[Exception], ...] = (
 CANNOT_EVALUATE: tuple[type[Exception], ...] = (Unevaluable, *HOST_ERRORS)
 
 __all__ = ["CANNOT_EVALUATE", "HOST_ERRORS", "Unevaluable"]
+
+# what `ast.parse` of a slice of someone's file can raise: that slice is skipped, never a crash
+UNPARSABLE: tuple[type[Exception], ...] = (SyntaxError, UnicodeDecodeError, ValueError, RecursionError)

@@ -11,7 +11,7 @@ import ast
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from argus.analyzers.errors import HOST_ERRORS
+from argus.analyzers.errors import HOST_ERRORS, UNPARSABLE
 from argus.analyzers.frontend.parse import first_error, text_of
 from argus.analyzers.imports import ImportRef
 from argus.analyzers.model.host import HostEval
@@ -24,7 +24,6 @@ if TYPE_CHECKING:  # both hold a ModuleFunctions: imported only for the annotati
     from argus.analyzers.module_view import ModuleView
     from argus.analyzers.project import SourceSet
 
-_UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError, RecursionError)
 MAX_REEXPORT_DEPTH = 4  # a constant re-exported through modules, as project.py follows functions
 
 
@@ -126,7 +125,7 @@ def _parse_def(source: bytes, node: Node) -> ast.FunctionDef | None:
         return None
     try:
         mod = ast.parse(textwrap.dedent(source[node.start_byte : node.end_byte].decode("utf-8")))
-    except (*_UNPARSABLE, MemoryError):
+    except (*UNPARSABLE, MemoryError):
         return None
     fn = mod.body[0] if mod.body else None
     return fn if isinstance(fn, ast.FunctionDef) else None

@@ -15,13 +15,11 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from argus.analyzers.errors import UNPARSABLE
 from argus.analyzers.interp.budget import MAX_INT_BITS, oversized_result
 from argus.analyzers.interp.ops import imported_op_aliases, math_alias
 from argus.analyzers.interp.values import scalar
 from tree_sitter import Node
-
-# what `ast.parse` of a slice of the file can raise: that slice is skipped
-_UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError, RecursionError)
 
 
 def read_module_constants(source: bytes, root: Node) -> tuple[dict[str, Any], dict[str, ast.expr], list[bytes]]:
@@ -46,7 +44,7 @@ def read_module_constants(source: bytes, root: Node) -> tuple[dict[str, Any], di
         text = source[child.start_byte : child.end_byte]
         try:
             mod = ast.parse(text.decode("utf-8"))
-        except _UNPARSABLE:
+        except UNPARSABLE:
             continue
         st = mod.body[0] if mod.body else None
         if isinstance(st, ast.Assign | ast.AnnAssign):
@@ -87,7 +85,7 @@ def _record_returning_function(
         return
     try:
         mod = ast.parse(text.decode("utf-8"))
-    except _UNPARSABLE:
+    except UNPARSABLE:
         return
     fn = mod.body[0] if mod.body and isinstance(mod.body[0], ast.FunctionDef) else None
     if fn is None or fn.args.args:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from argus.analyzers.cache import cache_key
+from argus.analyzers.errors import UNPARSABLE
 from argus.analyzers.frontend.parse import first_error, text_of
 from argus.analyzers.frontend.queries import (
     KernelSite,
@@ -45,8 +46,6 @@ from tree_sitter import Node, Tree
 if TYPE_CHECKING:  # project.py builds views itself: imported only for the annotations
     from argus.analyzers.project import ForeignLaunchSite, SourceSet
 
-# what `ast.parse` of a slice of the file can raise: that slice is skipped
-_UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError, RecursionError)
 
 
 @dataclass
@@ -178,7 +177,7 @@ class ModuleView:
                     self.starts,
                     other.node.start_point[0],
                 )
-            except _UNPARSABLE:
+            except UNPARSABLE:
                 continue
             fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
             if fn is not None:
@@ -283,7 +282,7 @@ class ModuleView:
                     self._parsed[key] = parse_snippet(
                         self.source, node.start_byte, node.end_byte, self.starts, node.start_point[0]
                     )
-                except _UNPARSABLE:
+                except UNPARSABLE:
                     self._parsed[key] = None
             parsed = self._parsed[key]
             if parsed is None:
@@ -332,7 +331,7 @@ class ModuleView:
     def _parsed_forward(self, fwd: Node) -> ast.FunctionDef | None:
         try:
             mod, _smap = parse_snippet(self.source, fwd.start_byte, fwd.end_byte, self.starts, fwd.start_point[0])
-        except _UNPARSABLE:
+        except UNPARSABLE:
             return None
         found = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
         return found if ctx_param(found) is not None else None
@@ -379,7 +378,7 @@ class ModuleView:
                 continue
             try:
                 mod = ast.parse(self.source[child.start_byte : child.end_byte].decode("utf-8"))
-            except _UNPARSABLE:
+            except UNPARSABLE:
                 continue
             out.extend(mod.body)
         return out

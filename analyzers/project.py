@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from argus.analyzers.errors import UNPARSABLE
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import PY_LANGUAGE, first_error, parse, text_of
 from argus.analyzers.frontend.queries import KernelSite, called_names
@@ -46,7 +47,6 @@ from tree_sitter import Node, Query, QueryCursor
 #: dotted references `a.f(...)` and `a.f` passed as an argument (a combine function)
 _DOTTED = Query(PY_LANGUAGE, "(call function: (attribute) @d) (argument_list (attribute) @d)")
 _SUBSCRIPTED = re.compile(rb"(?<![\w])([A-Za-z_]\w*)\s*\[")  # `name[` : a launch, or any subscript
-_UNPARSABLE = (SyntaxError, UnicodeDecodeError, ValueError, RecursionError)
 MAX_FOREIGN_HELPERS = 64  # per kernel: a helper library's whole call graph is never inlined
 MAX_REEXPORT_DEPTH = 4  # `__init__.py` re-exporting a re-export ...
 MAX_LAUNCH_FILES = 8  # other files that launch one kernel, tried in path order
@@ -312,7 +312,7 @@ def _parse_helper(owner: Loaded, site: KernelSite) -> ForeignHelper | None:
         mod, smap = parse_snippet(
             view.source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0]
         )
-    except _UNPARSABLE:
+    except UNPARSABLE:
         return None
     fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
     if fn is None:
