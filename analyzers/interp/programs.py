@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 Pid = tuple[int, int, int]
 
-MAX_PROGRAMS = 48
+MAX_PROGRAMS = 24
 MAX_TILED = 1 << 12  # more tiles at one batch corner than this: sampled like any large grid
 
 
@@ -80,6 +80,8 @@ class ProgramChoice:
 
 
 def choose_programs(kernel: KernelModel, scan: KernelScan, launch: ProbeLaunch) -> ProgramChoice:
+    if launch.assumed and not _persistent(kernel):
+        return ProgramChoice(_assumed_grid_programs(launch.grid, _data_dependent(scan)), set(), False)
     progs, complete = _sample(kernel, scan, launch)
     light = _light_programs(kernel, scan, launch, progs)
     if light and (launch.kind != "ragged" or launch.sampled):
@@ -89,6 +91,18 @@ def choose_programs(kernel: KernelModel, scan: KernelScan, launch: ProbeLaunch) 
         light = set()
         complete = False  # (coverage is the ragged probe's to judge)
     return ProgramChoice(progs, light, complete)
+
+
+def _assumed_grid_programs(g: Pid, data_dependent: bool) -> list[Pid]:
+    """A launch the checker could not bind runs on a grid it assumed, so what programs cover
+    and whether two of them race is not judged (interpreter.finish, access_checks): only what
+    each program does alone is. The origin (lowest addresses, no tail) and the last corner
+    (every axis at its tail) stand for the rest; where the work is read from memory, a second
+    program along each axis meets other contents as well (as in `bare_axis_programs`)."""
+    chosen = {(0, 0, 0), (g[0] - 1, g[1] - 1, g[2] - 1)}
+    if data_dependent:
+        chosen.add((min(1, g[0] - 1), min(1, g[1] - 1), min(1, g[2] - 1)))
+    return sorted(chosen, key=lambda p: (p[2], p[1], p[0]))
 
 
 def _persistent(kernel: KernelModel) -> bool:

@@ -24,6 +24,7 @@ from argus.analyzers.interp.ops_core import Retype
 from argus.analyzers.interp.ops_creation import dtype_read_off_unknown_tensor
 from argus.analyzers.interp.ops_dtype import raise_reached
 from argus.analyzers.interp.values import LOW_PRECISION, KernelReturn, Val, is_float, scalar
+from argus.analyzers.model.nodes import range_operands
 
 if TYPE_CHECKING:
     from argus.analyzers.interp.context import RunContext
@@ -162,7 +163,7 @@ def assign(interp: RunContext, target: ast.expr, v: Any, env: dict[str, Any], st
 def range_args(interp: RunContext, call: ast.Call, env: dict[str, Any]) -> tuple[list[int], bool, bool]:
     """The integer arguments of `range(...)`, and whether the bound depends on the launch
     (runtime) or grows with the problem size: the loop variable inherits both."""
-    vals = [evaluate(interp, a, env) for a in call.args]
+    vals = [evaluate(interp, a, env) for a in range_operands(call)]
     ints, runtime, grows = [], False, False
     for v in vals:
         if isinstance(v, Val):

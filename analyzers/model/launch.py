@@ -50,6 +50,9 @@ from argus.analyzers.model.persistent import (
 )
 from argus.analyzers.model.shrunk_probe import shrunk_size
 
+#: the "tile" of a size that only counts loop iterations: its ragged probe runs 5, 7, ... of them
+COUNT_BLOCK = 4
+
 
 class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, HelperPicks, ConstexprChoices):
     """Builds probe launches for one kernel from its launch site (or assumptions without one)."""
@@ -268,12 +271,16 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             # routed kernels (MoE) rely on padded index arrays: lengths are whole tiles
             for root, block in self.tiled.items():
                 self.dims.multiple_of[root] = max(self.dims.multiple_of.get(root, 1), block)
-        for p in self.scan.tiled:
+        for p in sorted(self.scan.tiled, key=lambda p: p in self.scan.counted):
             v = kargs.get(p)
             if isinstance(v, SymInt):
+                # an iteration count (`range(passes)`) walks its bound one unit at a time; tiled
+                # by the largest block, randperm's `passes = cdiv(bits, 4)` ran 257 passes of a
+                # 1024-lane tile in every program
+                block = COUNT_BLOCK if p in self.scan.counted else bmax
                 for root in self._roots_of(v.sym):
                     if root not in self.bare:  # a batch-like grid axis stays small
-                        self.tiled.setdefault(root, bmax)
+                        self.tiled.setdefault(root, block)
         self.block_driving = self._size_driven_blocks(kargs)
         if any(p.prefix for p in self.scan.policies.values()):
             # a prefix-sum table holds several groups (first, empty, one row, the rest) ...

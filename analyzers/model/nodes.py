@@ -41,3 +41,27 @@ def assignment_parts(node: ast.AST) -> tuple[list[ast.expr], ast.expr] | None:
     if isinstance(node, ast.For):
         return [node.target], node.iter
     return None
+
+
+def range_operands(call: ast.Call) -> list[ast.expr]:
+    """The (start, stop, step) operands of a `range`/`tl.range`/`tl.static_range` call as
+    positional expressions. Triton's ranges take `arg2` and `step` by keyword too
+    (`tl.range(0, n, step=BLOCK_N)`); a step given so with one positional bound counts from 0,
+    as Triton's own `range(arg1, arg2=None, step=None, ...)` does. The other keywords
+    (`num_stages`, `loop_unroll_factor`, ...) change how a loop is compiled, not its iterations.
+    Kept on the call: a loop header is read at every execution of the loop."""
+    cached = call.__dict__.get("_argus_range_operands")
+    if cached is not None:
+        return cached
+    ops = list(call.args)
+    by_name = {k.arg: k.value for k in call.keywords if k.arg}
+    if "arg1" in by_name and not ops:
+        ops.append(by_name["arg1"])
+    if "arg2" in by_name and len(ops) == 1:
+        ops.append(by_name["arg2"])
+    if "step" in by_name and len(ops) <= 2:
+        if len(ops) == 1:
+            ops.insert(0, ast.copy_location(ast.Constant(0), call))
+        ops.append(by_name["step"])
+    call._argus_range_operands = ops  # type: ignore[attr-defined]
+    return ops

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.nodes import range_operands, subtree
 
 ITERATIONS_PER_PROGRAM = 4  # a picked program count gives each program about this many tasks
 MAX_PICKED_PROGRAMS = 1 << 12
@@ -28,11 +28,11 @@ def persistent_strides(func: ast.FunctionDef) -> dict[str, str]:
     params = {a.arg for a in func.args.args}
     out: dict[str, str] = {}
     for n in subtree(func):
-        if not (isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and len(n.iter.args) == 3):
+        if not (isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and len(range_operands(n.iter)) == 3):
             continue
         if ast.unparse(n.iter.func).split(".")[-1] not in ("range", "static_range"):
             continue
-        _, stop, step = n.iter.args
+        _, stop, step = range_operands(n.iter)
         if isinstance(step, ast.Name) and isinstance(stop, ast.Name) and {step.id, stop.id} <= params:
             out[step.id] = stop.id
     return out

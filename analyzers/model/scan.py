@@ -10,7 +10,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from argus.analyzers.model.nodes import assignment_parts, subtree
+from argus.analyzers.model.nodes import assignment_parts, range_operands, subtree
 from argus.analyzers.model.scan_addresses import AddressTerms, address_ranks, pointer_shifts
 from argus.analyzers.model.scan_axes import axis_index_keys
 from argus.analyzers.model.scan_index import (
@@ -61,6 +61,9 @@ class KernelScan:
     # pointer params that are an address's only base somewhere (`tl.load(x)`, `x + offs`): a
     # number the launcher seems to pass for one is a value it did not follow (binder_values.py)
     sole_pointers: set[str] = field(default_factory=set)
+    # of `tiled`, the params that only bound unit-step loops (`for p in range(passes)`): a count
+    # of iterations, not an extent a block walks (the binder keeps their probe values small)
+    counted: set[str] = field(default_factory=set)
 
 
 def scan_kernel(
@@ -102,7 +105,18 @@ def scan_kernel(
     out = KernelScan(pointers, checks.tiled & pset, arange_params, policies, derived, ranks, axes)
     out.helpers = dict(helpers or {})
     out.sole_pointers = sole & pointers
+    out.counted = (checks.counted - checks.tiled) & pset
+    out.tiled |= out.counted  # (a loop bound is still a size the launch must make)
     return out
+
+
+def _unit_step(call: ast.Call) -> bool:
+    """`range(n)`, `range(a, b)`, `range(a, b, 1)`: one iteration per unit of the bound."""
+    operands = range_operands(call)
+    if len(operands) <= 2:
+        return True
+    step = operands[2]
+    return isinstance(step, ast.Constant) and step.value == 1
 
 
 @dataclass
@@ -299,6 +313,7 @@ class _Checks:
     load_derived: dict[str, set[str]]
     pid_vars: set[str]
     tiled: set[str] = field(default_factory=set)
+    counted: set[str] = field(default_factory=set)  # bounds of unit-step loops (added to `tiled` below)
     policies: dict[str, IndexPolicy] = field(default_factory=dict)
     asserted: set[int] = field(default_factory=set)  # ids of comparisons the kernel asserts
 
@@ -318,7 +333,13 @@ class _Checks:
                         if id(n) in self.asserted and pol.upper is not None:
                             pol.asserted = True
         if isinstance(n, ast.For) and isinstance(n.iter, ast.Call):
-            for a in n.iter.args:
+            unit = _unit_step(n.iter)
+            for a in range_operands(n.iter):
+                if unit and isinstance(a, ast.Name) and a.id in self.pset:
+                    # the parameter itself bounds the loop; a bound computed from sizes
+                    # (`tl.cdiv(K, BLOCK_K)`, a local `num_k`) tiles those sizes
+                    self.counted.add(a.id)
+                    continue
                 for name in names_of(a):
                     self._tile(name)
 

@@ -202,7 +202,8 @@ def test_a_kernel_whose_state_gains_a_link_per_iteration_keeps_its_findings(monk
     original = tag_chains._Chain.join
     monkeypatch.setattr(tag_chains._Chain, "join", lambda *a: joined.append(1) or original(*a))
     new = _findings(RECURRENT)
-    assert len(joined) > 50, "no tag joined a chain by its index: the test no longer covers it"
+    # (T only counts iterations, so its probes run 5 to 8 of them: 16 joins in all)
+    assert len(joined) > 10, "no tag joined a chain by its index: the test no longer covers it"
     monkeypatch.setattr(ops_core, "merge_tags", _reference_merge_tags)  # (only derive() calls it)
     assert new == _findings(RECURRENT)
     assert any(code == "MB002" for code, *_ in new)  # the row past the end is still found
