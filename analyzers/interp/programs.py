@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 Pid = tuple[int, int, int]
 
 MAX_PROGRAMS = 24
-MAX_TILED = 1 << 12  # more tiles at one batch corner than this: sampled like any large grid
+MAX_TILED = 24  # more tiles at one batch corner than this: sampled like any large grid
 
 
 def nth_program(g: Pid, i: int) -> Pid:
