@@ -139,6 +139,7 @@ class ModuleView:
                 self._assignments = alias_assignments(self.tree.root_node)
             found = alias_owners(self._assignments, kernel, set(self.launchers))
             nodes.extend(n for n in found if n not in nodes)
+            nodes.sort(key=lambda n: n.start_byte)  # the file's order, whatever found them
             self._launcher_nodes[kernel] = nodes
         return self._launcher_nodes[kernel]
 

@@ -40,6 +40,10 @@ def launch_calls(root: Node) -> list[tuple[str, Node]]:
         call = by_start.get(k.start_byte)
         if call is not None:
             out.append((text_of(k).split(".")[-1], call))
+    # in the file's order: a query's captures need not come in it (flag-gems' experimental
+    # diag.py listed `diag_out`'s launch before `diag`'s in some processes and not in others,
+    # and the first launch is the one a kernel is bound from)
+    out.sort(key=lambda pair: pair[1].start_byte)
     return out
 
 
