@@ -156,6 +156,13 @@ def _where(interp: OpContext, args: list[Any], kwargs: dict[str, Any], node: ast
             continue
         xa = bc(xa, shape) if xa is not None else np.zeros(shape, bool)
         ya = bc(ya, shape) if ya is not None else np.zeros(shape, bool)
+        if attr == "pad" and c.loaded_from:
+            # a test on loaded integers (`cur <= hi[:, None]`, a row's key window) picks the
+            # lanes: whether one past the data gets through rests on the contents' range, the
+            # caller's contract, which the probe's synthesized values do not honour; only a
+            # lane outside the data on both sides stays so
+            setattr(out, attr, xa & ya)
+            continue
         setattr(out, attr, np.where(cond, xa, ya))
     tags = {}
     # x's tags then y's others, in their own order (a set union's order changed with

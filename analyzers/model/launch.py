@@ -35,6 +35,7 @@ from argus.analyzers.model.launch_guards import empty_range, unsettled_guards
 from argus.analyzers.model.launch_site import LaunchSite, ProbeLaunch, find_launch_calls, padded_strides
 from argus.analyzers.model.launcher_reads import (
     ranks_through_calls,
+    rows_arguments,
     shape_read_names,
     stride_users,
     tensor_param_ranks,
@@ -73,7 +74,9 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             return
         if self._ranks is None:
             at_least: set[str] = set()  # ranks only bounded below by an index (`q.shape[2]`)
-            self._ranks = tensor_param_ranks(func, self._rank_unknown, at_least)
+            rows_kept: set[str] = set()  # ... save that the launch passes `x.shape[0]` on
+            self._ranks = tensor_param_ranks(func, self._rank_unknown, at_least, rows_kept)
+            at_least |= self._rows_not_measuring(func, rows_kept)
             self._unguarded = unguarded_tensor_uses(func)
             # a parameter only handed on to a host function: that function's uses say it is a tensor
             passed_unknown: set[str] = set()
@@ -137,6 +140,25 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         reads = caller_reads(func)
         if reads is not None:  # `def neg_(*args, **kwargs): x = args[0]` (host_caller_args.py)
             bind_caller_args(ev.env, reads, lambda n: caller_input(self, ev, n, ranks, kernel_ptr_args))
+
+    def _rows_not_measuring(self, func: ast.FunctionDef, rows_kept: set[str]) -> set[str]:
+        """Of the tensors read only as `x.shape[0]`, the ones whose row count this launch hands
+        only to constexprs and loop counts (`SPLIT=partial.shape[0]` for `tl.static_range(1,
+        SPLIT)`): no mask compares the kernel's offsets with it, so it says nothing of x's other
+        dimensions, and a rank of 1 would be a guess (unsloth's `_split_sum_kernel` read a
+        (split, M, N) buffer "out of bounds" of a 1-D one)."""
+        if not rows_kept or self.site is None:
+            return set()
+        params = [p.name for p in self.kernel.params]
+        constexprs = {p.name for p in self.kernel.params if p.constexpr}
+        out: set[str] = set()
+        for name, slots in rows_arguments(func, self.site.call).items():
+            if name not in rows_kept:
+                continue
+            got = [params[s] if isinstance(s, int) and s < len(params) else s for s in slots]
+            if got and all(isinstance(p, str) and (p in constexprs or p in self.scan.counted) for p in got):
+                out.add(name)
+        return out
 
     def _param_tensor(self, ev: HostEval, name: str, ranks: dict[str, int]) -> HostTensor:
         """The host tensor a launcher parameter (or a tensor `ctx.saved_tensors` gives) is."""

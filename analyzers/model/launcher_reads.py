@@ -92,25 +92,34 @@ def _shape_read_names(func: ast.FunctionDef) -> set[str]:
 
 
 def tensor_param_ranks(
-    func: ast.FunctionDef, back_only: set[str] | None = None, bounded_below: set[str] | None = None
+    func: ast.FunctionDef,
+    back_only: set[str] | None = None,
+    bounded_below: set[str] | None = None,
+    rows_kept: set[str] | None = None,
 ) -> dict[str, int]:
     """`_tensor_param_ranks`, once per launcher tree (node_memo.py: every kernel the launcher
-    launches asks); what it adds to `back_only` and `bounded_below` depends on `func` alone."""
+    launches asks); what it adds to `back_only`, `bounded_below` and `rows_kept` depends on
+    `func` alone."""
 
-    def compute() -> tuple[dict[str, int], set[str], set[str]]:
+    def compute() -> tuple[dict[str, int], set[str], set[str], set[str]]:
         back: set[str] = set()
         below: set[str] = set()
-        return _tensor_param_ranks(func, back, below), back, below
+        kept: set[str] = set()
+        return _tensor_param_ranks(func, back, below, kept), back, below, kept
 
-    ranks, back, below = on_node(func, "tensor_param_ranks", compute)
+    ranks, back, below, kept = on_node(func, "tensor_param_ranks", compute)
     if back_only is not None:
         back_only |= back
     if bounded_below is not None:
         bounded_below |= below
+    if rows_kept is not None:
+        rows_kept |= kept
     return dict(ranks)
 
 
-def _tensor_param_ranks(func: ast.FunctionDef, back_only: set[str], bounded_below: set[str]) -> dict[str, int]:
+def _tensor_param_ranks(
+    func: ast.FunctionDef, back_only: set[str], bounded_below: set[str], rows_kept: set[str] | None = None
+) -> dict[str, int]:
     """Host parameters used as tensors, with the rank their use implies. Each node of the
     launcher may raise a parameter's rank (never lower it); parameters whose shapes are
     compared equal share the larger rank. `back_only` collects the parameters whose only
@@ -170,8 +179,12 @@ def _tensor_param_ranks(func: ast.FunctionDef, back_only: set[str], bounded_belo
         # (N, D, W) and the Ascend layernorm's `x` (T, D) are read only so (a `numel()` read
         # establishes the extent, a written-out shape the rank, and a row count the launch
         # passes to the kernel measures x there: `rows < n_rows` of a 1-D `rstd`)
-        kept = related | _numel_read(func) | _rows_passed(func)
-        bounded_below |= {name for name in front if front[name] == 1 and name not in back and name not in kept}
+        measured = related | _numel_read(func)
+        rows_only = {name for name in front if front[name] == 1 and name not in back and name not in measured}
+        passed = _rows_passed(func)
+        bounded_below |= rows_only - passed
+        if rows_kept is not None:
+            rows_kept |= rows_only & passed  # (the binder asks which kernel parameter gets the count)
     for name in sorted(used | set(front) | set(back) | set(ranks)):
         ranks[name] = max(ranks.get(name, 1 if name in used else 0), _indexed_rank(name, ranks, front, back))
     for _ in range(3):
@@ -195,6 +208,23 @@ def _rows_passed(func: ast.FunctionDef) -> set[str]:
             for a in [*n.args, *(k.value for k in n.keywords)]:
                 out |= _rows_read(a)
                 out |= {r for m in ast.walk(a) if isinstance(m, ast.Name) for r in assigned.get(m.id, ())}
+    return out
+
+
+def rows_arguments(func: ast.FunctionDef, call: ast.Call) -> dict[str, list[int | str]]:
+    """For one launch `call` in `func`: tensor name -> the arguments (positions, keyword names)
+    that carry its `x.shape[0]`, written there or through a name assigned from it."""
+    assigned: dict[str, set[str]] = {}
+    for n in subtree(func):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            assigned.setdefault(n.targets[0].id, set()).update(_rows_read(n.value))
+    out: dict[str, list[int | str]] = {}
+    slots: list[tuple[int | str, ast.expr]] = [*enumerate(call.args)]
+    slots += [(k.arg, k.value) for k in call.keywords if k.arg is not None]
+    for slot, a in slots:
+        names = _rows_read(a) | {r for m in ast.walk(a) if isinstance(m, ast.Name) for r in assigned.get(m.id, ())}
+        for name in names:
+            out.setdefault(name, []).append(slot)
     return out
 
 

@@ -78,9 +78,9 @@ def test_the_launcher_ranks_are_computed_once_for_all_its_kernels(monkeypatch) -
     computed: list[str] = []
     real = launcher_reads._tensor_param_ranks
 
-    def counted(func, back_only, bounded_below):  # type: ignore[no-untyped-def]
+    def counted(func, back_only, bounded_below, rows_kept=None):  # type: ignore[no-untyped-def]
         computed.append(func.name)
-        return real(func, back_only, bounded_below)
+        return real(func, back_only, bounded_below, rows_kept)
 
     monkeypatch.setattr(launcher_reads, "_tensor_param_ranks", counted)
     check_source(SOURCE, "scale.py")
