@@ -198,34 +198,45 @@ def _tensor_param_ranks(
 def _rows_passed(func: ast.FunctionDef) -> set[str]:
     """Names whose `x.shape[0]` (`x.size(0)`) a kernel launch (`k[grid](...)`) receives as an
     argument, written there or through a name assigned from it (`n_rows = x.shape[0]`)."""
-    assigned: dict[str, set[str]] = {}
-    for n in subtree(func):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            assigned.setdefault(n.targets[0].id, set()).update(_rows_read(n.value))
     out: set[str] = set()
     for n in subtree(func):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript):
-            for a in [*n.args, *(k.value for k in n.keywords)]:
-                out |= _rows_read(a)
-                out |= {r for m in ast.walk(a) if isinstance(m, ast.Name) for r in assigned.get(m.id, ())}
+            for _slot, names in _row_slots(func, n):
+                out |= names
     return out
 
 
 def rows_arguments(func: ast.FunctionDef, call: ast.Call) -> dict[str, list[int | str]]:
     """For one launch `call` in `func`: tensor name -> the arguments (positions, keyword names)
     that carry its `x.shape[0]`, written there or through a name assigned from it."""
+    out: dict[str, list[int | str]] = {}
+    for slot, names in _row_slots(func, call):
+        if slot is None:
+            continue  # a `**mapping`: no parameter to name
+        for name in names:
+            out.setdefault(name, []).append(slot)
+    return out
+
+
+def _row_slots(func: ast.FunctionDef, call: ast.Call) -> list[tuple[int | str | None, set[str]]]:
+    """Each argument of `call` (its position, keyword, or None for `**m`) with the tensors
+    whose row count it carries."""
+    assigned = on_node(func, "row_counts_assigned", lambda: _row_counts_assigned(func))
+    slots: list[tuple[int | str | None, ast.expr]] = [*enumerate(call.args)]
+    slots += [(k.arg, k.value) for k in call.keywords]
+    return [
+        (slot, _rows_read(a) | {r for m in ast.walk(a) if isinstance(m, ast.Name) for r in assigned.get(m.id, ())})
+        for slot, a in slots
+    ]
+
+
+def _row_counts_assigned(func: ast.FunctionDef) -> dict[str, set[str]]:
+    """Local name -> the tensors whose row count is assigned to it (`n_rows = x.shape[0]`)."""
     assigned: dict[str, set[str]] = {}
     for n in subtree(func):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             assigned.setdefault(n.targets[0].id, set()).update(_rows_read(n.value))
-    out: dict[str, list[int | str]] = {}
-    slots: list[tuple[int | str, ast.expr]] = [*enumerate(call.args)]
-    slots += [(k.arg, k.value) for k in call.keywords if k.arg is not None]
-    for slot, a in slots:
-        names = _rows_read(a) | {r for m in ast.walk(a) if isinstance(m, ast.Name) for r in assigned.get(m.id, ())}
-        for name in names:
-            out.setdefault(name, []).append(slot)
-    return out
+    return assigned
 
 
 def _rows_read(e: ast.AST) -> set[str]:
