@@ -36,7 +36,7 @@ from typing import Any
 
 from argus.analyzers.constexpr_eval import NOT_NONE, UNKNOWN, const_value
 from argus.analyzers.model.nodes import subtree
-from argus.analyzers.module_ast import module_tree
+from argus.analyzers.module_ast import module_tree, part_answers, split_known
 from argus.analyzers.statement_bindings import bindings_by_statement, parse_alone, splittable, statement_texts
 
 #: text without a match holds no `global` statement and no star import (a `\` line join may
@@ -68,6 +68,8 @@ def module_bindings(source: bytes, statements: Sequence[tuple[int, int]] | None 
     statements an edit changed."""
     if any(marker in source for marker in _DYNAMIC):
         return None
+    if split_known(source):  # the parts every whole-module reader shares (module_ast.py)
+        return _bindings_of_parts(source)
     if statements is not None and splittable(source):
         return bindings_by_statement(statement_texts(source, statements), _contribution)
     tree = module_tree(source)  # (shared, read-only: module_ast.py)
@@ -86,14 +88,41 @@ def _declared(tree: ast.Module, source: bytes) -> set[str] | None:
     """The names `global` statements anywhere in `tree` declare; None at a star import. (A walk
     of the whole tree costs more than its parse: done only where the text has a `global` or a
     star import somewhere, in code, a comment or a string alike.)"""
+    return _declared_in(tree) if _MAY_DECLARE.search(source) is not None else set()
+
+
+def _declared_in(tree: ast.Module) -> set[str] | None:
     out: set[str] = set()
-    if _MAY_DECLARE.search(source) is not None:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Global):
-                out.update(node.names)
-            elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-                return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            out.update(node.names)
+        elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+            return None
     return out
+
+
+def _bindings_of_parts(source: bytes) -> frozenset[str] | None:
+    """`module_bindings` from the module's parts, each part's share kept on it (the statements
+    an edit did not change are not read again)."""
+    declares = _MAY_DECLARE.search(source) is not None
+    answers = part_answers(source, ("module_bindings", declares), lambda part: _part_bindings(part, declares))
+    if answers is None:
+        return None
+    out: set[str] = set()
+    for names, star in answers:
+        if star:
+            return None
+        out.update(names)
+    return frozenset(out)
+
+
+def _part_bindings(part: ast.Module, declares: bool) -> tuple[frozenset[str], bool]:
+    found = _declared_in(part) if declares else set()
+    if found is None:
+        return frozenset(), True
+    for stmt in part.body:
+        found.update(_bound_at_module_level(stmt))
+    return frozenset(found), False
 
 
 def _contribution(text: bytes) -> tuple[frozenset[str], bool] | None:

@@ -13,7 +13,7 @@ import functools
 import re
 
 from argus.analyzers.model.launch_site import LaunchSite
-from argus.analyzers.module_ast import module_tree
+from argus.analyzers.module_ast import Place, bfs_merged, part_answers, walk_places
 
 _MAX_SOURCE = 4 << 20  # a module larger than this is not parsed again for its callers
 
@@ -93,9 +93,15 @@ def _refused_before(
 def _raising_checks(source: bytes) -> dict[str, str]:
     """Module functions whose own body raises under a size relation (`if C_in % r2 != 0:
     raise ...` at its top level): name -> that test as written."""
-    tree = module_tree(source)
     out: dict[str, str] = {}
-    for f in tree.body if tree is not None else []:
+    for checks in part_answers(source, "raising_checks", _part_raising_checks) or []:
+        out.update(checks)
+    return out
+
+
+def _part_raising_checks(part: ast.Module) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for f in part.body:
         if isinstance(f, ast.FunctionDef):
             assigned = _local_values(f)
             test = next((t for t in map(_raise_test, f.body) if t is not None and _size_relation(t, assigned)), None)
@@ -111,55 +117,47 @@ def _raise_test(stmt: ast.stmt) -> ast.expr | None:
     return None
 
 
+Func = ast.FunctionDef | ast.AsyncFunctionDef
+
+
 @functools.lru_cache(maxsize=8)
 def _callers_index(source: bytes) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None:
     """For each name called in the module (plainly or as a method), the functions whose bodies
     call it (a nested function's calls count for the functions around it), in `ast.walk` order:
     a function calling no such name holds no call to judge, so `_guard_in_module` looks at these
-    alone, as a walk over every function would find them. Built in one breadth-first pass (the
-    order `ast.walk` visits in) rather than one walk per function and kernel."""
-    tree = module_tree(source)
-    if tree is None:
+    alone, as a walk over every function would find them. Each top-level statement's functions
+    are found once per text of it (module_ast.part_answers), and put in the whole walk's order."""
+    answers = part_answers(source, "callers_index", _part_functions)
+    if answers is None:
         return None
-    Func = ast.FunctionDef | ast.AsyncFunctionDef
-    funcs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
-    owner: dict[int, ast.AST | None] = {id(tree): None}  # node -> the innermost function around it
+    index: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    for func, called in bfs_merged(answers):
+        for name in called:
+            index.setdefault(name, []).append(func)
+    return index
+
+
+def _part_functions(part: ast.Module) -> list[tuple[Place, tuple[Func, frozenset[str]]]]:
+    """The functions of one part, each with its place in the walk and the names its body calls
+    (with those of the functions nested in it)."""
+    funcs: list[tuple[Place, Func]] = []
+    owner: dict[int, ast.AST | None] = {id(part): None}  # node -> the innermost function around it
     called: dict[int, set[str]] = {}
-    # breadth-first as ast.walk (a list read from its front); children in `iter_child_nodes`
-    # order, read off the fields without its generator per node (most of the pass's time)
-    todo: list[ast.AST] = [tree]
-    i = 0
-    while i < len(todo):
-        node = todo[i]
-        i += 1
-        around = owner[id(node)]
+    for place, node, parent in walk_places(part):  # (parents before children: theirs is known)
+        around = None if parent is None else parent if isinstance(parent, Func) else owner[id(parent)]
+        owner[id(node)] = around
         if isinstance(node, Func):
-            funcs.append(node)
+            funcs.append((place, node))
             called[id(node)] = set()
         elif around is not None and isinstance(node, ast.Call):
             name = _called_name(node)
             if name is not None:
                 called[id(around)].add(name)
-        inner = node if isinstance(node, Func) else around
-        for field in node._fields:
-            v = getattr(node, field, None)
-            if isinstance(v, list):
-                for child in v:
-                    if isinstance(child, ast.AST):
-                        owner[id(child)] = inner
-                        todo.append(child)
-            elif isinstance(v, ast.AST):
-                owner[id(v)] = inner
-                todo.append(v)
-    for func in reversed(funcs):  # innermost first: each adds its calls to the one around it
+    for _, func in reversed(funcs):  # innermost first: each adds its calls to the one around it
         around = owner[id(func)]
         if around is not None:
             called[id(around)] |= called[id(func)]
-    index: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    for func in funcs:
-        for name in called[id(func)]:
-            index.setdefault(name, []).append(func)
-    return index
+    return [(place, (func, frozenset(called[id(func)]))) for place, func in funcs]
 
 
 def _called_name(call: ast.Call) -> str | None:

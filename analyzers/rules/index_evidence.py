@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from argus.analyzers.module_ast import module_tree
+from argus.analyzers.module_ast import Place, bfs_merged, module_tree, part_answers, walk_places
 from argus.analyzers.rule_reads import host_read
 
 # a scalar kernel parameter that carries a sentinel or the count of valid entries
@@ -313,16 +313,20 @@ def _negative_fills(source: bytes) -> tuple[tuple[str, str], ...]:
     """Each negative fill of a tensor in host code, with the name of the tensor it fills:
     the receiver of `.fill_(-1)`, the name a `torch.full(..., -1)` is assigned to, the base
     of `t[i] = -1`."""
-    tree = module_tree(source)
-    if tree is None:
-        return ()
+    answers = part_answers(source, "negative_fills", _part_negative_fills)
+    return () if answers is None else tuple(bfs_merged(answers))
+
+
+def _part_negative_fills(part: ast.Module) -> list[tuple[Place, tuple[str, str]]]:
+    """`_negative_fills` of one part of the module, each with its place in the walk."""
     assigned_to: dict[int, str] = {}
-    for n in ast.walk(tree):
+    places = walk_places(part)
+    for _, n, _ in places:
         if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name):
             for inner in ast.walk(n.value):
                 assigned_to.setdefault(id(inner), n.targets[0].id)
-    found = []
-    for n in ast.walk(tree):
+    found: list[tuple[Place, tuple[str, str]]] = []
+    for place, n, _ in places:
         if isinstance(n, ast.Call) and _name(n.func) in _FILL_CALLS:
             values = list(n.args[1:]) + [k.value for k in n.keywords if k.arg in ("fill_value", "value")]
             if _name(n.func) in ("fill_", "masked_fill_") or _name(n.func) == "new_full":
@@ -330,13 +334,13 @@ def _negative_fills(source: bytes) -> tuple[tuple[str, str], ...]:
             filled = assigned_to.get(id(n), "")
             if _name(n.func) in ("fill_", "masked_fill_") and isinstance(n.func, ast.Attribute):
                 filled = _base_name(n.func.value) or filled
-            found += [(f"`{v}`", filled) for v in (_negative_int(x) for x in values) if v is not None]
+            found += [(place, (f"`{v}`", filled)) for v in (_negative_int(x) for x in values) if v is not None]
         elif isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) for t in n.targets):
             v = _negative_int(n.value)
             if v is not None:
                 target = next(t for t in n.targets if isinstance(t, ast.Subscript))
-                found.append((f"`{v}`", _base_name(target) or ""))
-    return tuple(found)
+                found.append((place, (f"`{v}`", _base_name(target) or "")))
+    return found
 
 
 def _base_name(e: ast.expr) -> str | None:
