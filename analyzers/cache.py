@@ -19,6 +19,7 @@ from typing import Any
 from argus.analyzers.findings import Finding, Span, TextEdit
 from argus.analyzers.launch_texts import LaunchTextMemo
 from argus.analyzers.layout import remap_findings
+from argus.analyzers.snippet_memo import SnippetMemo
 
 
 class KernelCache:
@@ -34,6 +35,8 @@ class KernelCache:
         self.bound_misses = 0
         #: each launcher's key texts, kept while what they were gathered from is unchanged
         self.launch_texts = LaunchTextMemo()
+        #: launcher trees, kept with what the binder learnt of them (snippet_memo.py)
+        self.snippets = SnippetMemo()
 
     def get(self, key: str) -> Any:
         """The entry for a kernel's text (a miss: the binding is looked up next)."""

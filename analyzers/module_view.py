@@ -38,7 +38,9 @@ from argus.analyzers.model.launch_later import (
     module_kernel_writes,
     subscripted_names,
 )
+from argus.analyzers.module_ast import remember_split
 from argus.analyzers.module_constants import read_module_constants
+from argus.analyzers.snippet_memo import SnippetMemo
 from argus.analyzers.statement_bindings import top_level_spans
 from argus.analyzers.unbound_names import module_bindings
 from tree_sitter import Node, Tree
@@ -88,6 +90,8 @@ class ModuleView:
     #: launchers' key texts kept between checks of one document (the cache's), and per launcher
     #: node in this view: its key texts and what they were gathered from
     memo: LaunchTextMemo | None = field(default=None, repr=False)
+    #: launcher trees kept between checks of one document (the cache's; snippet_memo.py)
+    snippets: SnippetMemo | None = field(default=None, repr=False)
     plain_defs: dict[str, Node] | None = field(default=None, repr=False)
     _other_texts: dict[tuple[int, int], dict[str, bytes]] = field(default_factory=dict, repr=False)
     _deps: dict[tuple[int, int], LaunchDeps] = field(default_factory=dict, repr=False)
@@ -280,9 +284,7 @@ class ModuleView:
             key = (node.start_byte, node.end_byte)
             if key not in self._parsed:
                 try:
-                    self._parsed[key] = parse_snippet(
-                        self.source, node.start_byte, node.end_byte, self.starts, node.start_point[0]
-                    )
+                    self._parsed[key] = self._parse_launcher(node)
                 except UNPARSABLE:
                     self._parsed[key] = None
             parsed = self._parsed[key]
@@ -290,6 +292,12 @@ class ModuleView:
                 continue
             mod, smap = parsed
             yield node, mod, smap, next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
+
+    def _parse_launcher(self, node: Node) -> tuple[ast.Module, SourceMap]:
+        """A launcher (or autograd `forward`) parsed alone: the tree of the document's last
+        check where its bytes and row are the same (snippet_memo.py)."""
+        parse = parse_snippet if self.snippets is None else self.snippets.parse
+        return parse(self.source, node.start_byte, node.end_byte, self.starts, node.start_point[0])
 
     def launch_sites(self, kernel: str) -> list[LaunchSite]:
         """Every `kernel[grid](...)` call, with the body of the function that makes it."""
@@ -331,7 +339,7 @@ class ModuleView:
 
     def _parsed_forward(self, fwd: Node) -> ast.FunctionDef | None:
         try:
-            mod, _smap = parse_snippet(self.source, fwd.start_byte, fwd.end_byte, self.starts, fwd.start_point[0])
+            mod, _smap = self._parse_launcher(fwd)
         except UNPARSABLE:
             return None
         found = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
@@ -395,6 +403,7 @@ def build_module_view(
     """Read the module-level constants and config-returning functions, and find the kernels.
     `project` (with this file's `path`) lets kernels reach helpers and launches in other modules."""
     consts, const_nodes, parts = read_module_constants(source, tree.root_node)
+    remember_split(source, top_level_spans(tree))  # (module_ast.py: whole-module readers, per statement)
     return ModuleView(
         source,
         line_starts(source),

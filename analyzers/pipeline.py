@@ -194,6 +194,7 @@ def analyze_module(
     being typed in is judged before the rest of the file)."""
     view = build_module_view(source, tree or parse(source), project, path)
     view.memo = cache.launch_texts if cache is not None else None
+    view.snippets = cache.snippets if cache is not None else None
     out: list[Finding] = []
     todo: list[_Todo] = []
     for site, recorded in _checked_sites(view, launches or {}):

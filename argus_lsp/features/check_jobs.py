@@ -82,6 +82,7 @@ class CheckpointCache(KernelCache):
         self.inner = inner
         self.cancelled = cancelled
         self.launch_texts = inner.launch_texts  # the document's, kept between its checks
+        self.snippets = inner.snippets
 
     def get(self, key: str) -> Any:
         if self.cancelled.is_set():

@@ -103,6 +103,7 @@ def describe(source: bytes, offset: int, tree: Tree | None, memo: KernelCache) -
         return None
     node, view, site = found
     view.memo = memo.launch_texts  # the launchers' key texts, kept between hovers (launch_texts.py)
+    view.snippets = memo.snippets
     key = trace_key(view, site)
     trace: Trace | None = memo.get(key)
     if trace is None:
