@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from argus.analyzers.findings import Finding, Fix, Related, Span, TextEdit
+from argus.analyzers.frontend.text_memo import by_text
 from tree_sitter import Node
 
 # a run that drops something: trailing blanks, or at least one blank line (a lone newline stays)
@@ -67,9 +68,17 @@ class Piece:
 
 
 def piece_of(source: bytes, node: Node) -> tuple[bytes, Piece]:
-    """The normalized text of `node` (what the key hashes) and its Piece."""
+    """The normalized text of `node` (what the key hashes) and its Piece; the normalization is
+    a function of the node's text, kept by it (frontend/text_memo.py: every check keys every
+    kernel, and an edit changes one definition)."""
     start, end = node.start_byte, node.end_byte
-    text = source[start:end]
+    norm, relative = by_text("piece", node, lambda: _normalized(source[start:end], node))
+    return norm, replace(relative, start=start, end=end, row=node.start_point[0])
+
+
+def _normalized(text: bytes, node: Node) -> tuple[bytes, Piece]:
+    """The normalized text and a Piece whose place (start, end, row) is left for the caller."""
+    start = node.start_byte
     cuts: list[tuple[int, int, int]] = []
     for m in _RUN.finditer(text):
         s, e = m.span()
@@ -77,7 +86,7 @@ def piece_of(source: bytes, node: Node) -> tuple[bytes, Piece]:
             continue
         cuts.append((s, e, text.count(b"\n", s, e)))
     if not cuts:
-        return text, Piece(start, end, node.start_point[0])
+        return text, Piece(0, 0, 0)
     parts, dropped, rows, norm_starts = [], [], [], []
     at = total = total_rows = 0
     for s, e, nl in cuts:
@@ -89,10 +98,7 @@ def piece_of(source: bytes, node: Node) -> tuple[bytes, Piece]:
         rows.append(total_rows)
         at = e
     parts.append(text[at:])
-    piece = Piece(
-        start, end, node.start_point[0], tuple(cuts), tuple(dropped), tuple(rows), tuple(norm_starts)
-    )
-    return b"".join(parts), piece
+    return b"".join(parts), Piece(0, 0, 0, tuple(cuts), tuple(dropped), tuple(rows), tuple(norm_starts))
 
 
 def _in_string(piece: Node, offset: int) -> bool:

@@ -295,7 +295,7 @@ def _origin(owner: Loaded, site: KernelSite) -> str:
 
 def _references(where: Loaded, fn: Node) -> set[str]:
     """Names a function calls (or passes on): bare ones and `module.name` ones."""
-    names = called_names(fn)
+    names = set(called_names(fn))
     caps = QueryCursor(_DOTTED).captures(fn)
     for node in caps.get("d", []):
         text = text_of(node)

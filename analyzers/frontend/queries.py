@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from argus.analyzers.frontend.parse import PY_LANGUAGE, text_of
+from argus.analyzers.frontend.text_memo import by_text
 from tree_sitter import Node, Query, QueryCursor
+
+T = TypeVar("T")
 
 # names a function calls or passes as an argument, positional or by keyword (helpers, combine
 # functions: `tl.reduce(x, 0, combine_fn=reduce_all)`) and launches
@@ -23,14 +28,25 @@ CALLS = Query(
 LAUNCHES = Query(PY_LANGUAGE, "(call function: (subscript value: (_) @kernel)) @launch")
 
 
-def called_names(node: Node) -> set[str]:
-    """Identifiers called or passed as arguments anywhere under `node` (one C-level query)."""
+def called_names(node: Node) -> frozenset[str]:
+    """Identifiers called or passed as arguments anywhere under `node` (one C-level query, once
+    per text of the node: text_memo.py)."""
+    return by_text("called_names", node, lambda: _called_names(node))
+
+
+def _called_names(node: Node) -> frozenset[str]:
     caps = QueryCursor(CALLS).captures(node)
-    return {text_of(n) for key in ("fn", "arg") for n in caps.get(key, [])}
+    return frozenset(text_of(n) for key in ("fn", "arg") for n in caps.get(key, []))
 
 
 def launch_calls(root: Node) -> list[tuple[str, Node]]:
-    """(kernel name, call node) for every `name[grid](...)` under `root`."""
+    """(kernel name, call node) for every `name[grid](...)` under `root` (a module's, found
+    per top-level statement: `_by_statement`)."""
+    found = _by_statement(root, "launch_calls", _launch_calls)
+    return found if found is not None else _launch_calls(root)
+
+
+def _launch_calls(root: Node) -> list[tuple[str, Node]]:
     caps = QueryCursor(LAUNCHES).captures(root)
     kernels = caps.get("kernel", [])
     calls = caps.get("launch", [])
@@ -99,13 +115,56 @@ def alias_assignments(root: Node) -> list[tuple[str, list[str], Node]]:
     """(bound name, the names its value may stand for, the assignment) for every `name = ...`
     under `root` whose value is a name, a subscripted name, a conditional of names or a dict
     of them. Which of those names are kernels is the caller's business."""
+    found = _by_statement(root, "alias_assignments", _alias_assignments)
+    pairs = found if found is not None else _alias_assignments(root)
+    return [(alias, list(names), node) for (alias, names), node in pairs]
+
+
+def _alias_assignments(root: Node) -> list[tuple[tuple[str, tuple[str, ...]], Node]]:
     out = []
     for _, caps in QueryCursor(ALIASES).matches(root):
         alias, value = caps["alias"][0], caps["value"][0]
         names = _named(value)
-        if names:
-            out.append((text_of(alias), names, alias.parent))
+        if names and alias.parent is not None:
+            out.append(((text_of(alias), tuple(names)), alias.parent))
     return out
+
+
+def _by_statement(root: Node, kind: str, find: Callable[[Node], list[tuple[T, Node]]]) -> list[tuple[T, Node]] | None:
+    """`find` over a module, one top-level statement at a time, each statement's answer kept
+    by its text (frontend/text_memo.py) as (payload, place relative to the statement, node
+    type) and its nodes found again in this tree by their place: the two whole-module queries
+    of every check cost 5 ms of a keystroke that re-analyzed nothing, and an edit changes one
+    statement. None (the caller queries the whole module) for another node than a module, a
+    tree with an error (a statement's subtree may then depend on what is before it), or a
+    node not found again."""
+    if root.type != "module" or root.has_error:
+        return None
+    out: list[tuple[T, Node]] = []
+    for child in root.children:
+        base = child.start_byte
+        held = by_text(kind, child, lambda child=child: _relative(find(child), child.start_byte))
+        for payload, start, end, node_type in held:
+            node = _node_at(child, base + start, base + end, node_type)
+            if node is None:
+                return None
+            out.append((payload, node))
+    return out
+
+
+def _relative(found: list[tuple[T, Node]], base: int) -> tuple[tuple[T, int, int, str], ...]:
+    return tuple((payload, n.start_byte - base, n.end_byte - base, n.type) for payload, n in found)
+
+
+def _node_at(within: Node, start: int, end: int, node_type: str) -> Node | None:
+    """The node of `node_type` spanning exactly `start`-`end` under `within` (the smallest
+    spanning node, or one around it with the same span)."""
+    node = within.descendant_for_byte_range(start, end)
+    while node is not None and node.start_byte == start and node.end_byte == end:
+        if node.type == node_type:
+            return node
+        node = node.parent
+    return None
 
 
 def _named(value: Node) -> list[str]:

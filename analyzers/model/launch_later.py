@@ -15,6 +15,7 @@ import ast
 import functools
 import textwrap
 
+from argus.analyzers.frontend.text_memo import by_text
 from argus.analyzers.model.launch_shared import launcher_index
 from argus.analyzers.model.launch_site import LaunchSite
 from argus.analyzers.model.node_memo import on_node
@@ -38,9 +39,14 @@ def module_kernel_writes(kernels: list[tuple[str, str]]) -> KernelWrites:
     return out
 
 
-def subscripted_names(node: Node) -> set[str]:
+def subscripted_names(node: Node) -> frozenset[str]:
     """The names subscripted in a tree-sitter `node` (a launch's `kernel[grid]` among them):
-    the kernels a launcher may launch, whose texts its cache key then holds."""
+    the kernels a launcher may launch, whose texts its cache key then holds (once per text of
+    the launcher: frontend/text_memo.py)."""
+    return by_text("subscripted_names", node, lambda: _subscripted_names(node))
+
+
+def _subscripted_names(node: Node) -> frozenset[str]:
     out: set[str] = set()
     stack = [node]
     while stack:
@@ -50,7 +56,7 @@ def subscripted_names(node: Node) -> set[str]:
             if value is not None and value.type == "identifier" and value.text is not None:
                 out.add(value.text.decode())
         stack.extend(n.children)
-    return out
+    return frozenset(out)
 
 
 @functools.lru_cache(maxsize=256)
@@ -84,11 +90,15 @@ def kernel_writes(name: str, text: str) -> tuple[tuple[str, ...], frozenset[str]
 
 def _address_names(e: ast.expr) -> set[str]:
     """Names an address expression is formed from, outside the loads it contains."""
-    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "load":
-        return set()
-    if isinstance(e, ast.Name):
-        return {e.id}
-    return {name for child in ast.iter_child_nodes(e) for name in _address_names(child)}  # type: ignore[arg-type]
+    out: set[str] = set()
+    todo: list[ast.AST] = [e]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "load"):
+            todo.extend(ast.iter_child_nodes(n))
+    return out
 
 
 def _closure(names: set[str], sources: dict[str, set[str]]) -> set[str]:
