@@ -99,7 +99,11 @@ class ModuleFunctions:
         if node is None:
             return None
         if name not in self._parsed:
-            self._parsed[name] = _parse_def(self.view.source, node)
+            memo = self.view.snippets  # (kept by text between checks of a document: snippet_memo.py)
+            if memo is None:
+                self._parsed[name] = _parse_def(self.view.source, node)
+            else:
+                self._parsed[name] = memo.function(node.text or b"", lambda: _parse_def(self.view.source, node))
         fn = self._parsed[name]
         return None if fn is None else (fn, self, f"{self.shown}:{node.start_point[0] + 1}")
 

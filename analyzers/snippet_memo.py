@@ -9,7 +9,8 @@ re-bound. `SnippetMemo` gives a check the tree the previous check parsed from th
 the same row (and a fresh source map over the new text), so those answers carry over an edit
 elsewhere. Keyed by the row too: two launchers of equal text stay two trees, and a launcher
 that moved is parsed again. The trees are read-only (node_memo.py's rule); rewritten copies are
-made with `fresh_copy`. Only launchers and autograd `forward`s are kept: kernels and jit helpers
+made with `fresh_copy`. Only launchers, autograd `forward`s and the host functions launchers
+call (`function`, by text alone: their positions are their own) are kept: kernels and jit helpers
 are rewritten in place after parsing (`qualify_triton_names`).
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import ast
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 
 from argus.analyzers.model.kernel import SourceMap, parse_snippet
 
@@ -30,6 +32,7 @@ class SnippetMemo:
 
     def __init__(self, capacity: int = MEMO_SNIPPETS) -> None:
         self._data: OrderedDict[tuple[int, bytes], tuple[ast.Module, int]] = OrderedDict()
+        self._functions: OrderedDict[bytes, ast.FunctionDef | None] = OrderedDict()
         self._lock = threading.Lock()
         self.capacity = capacity
 
@@ -51,3 +54,20 @@ class SnippetMemo:
                 while len(self._data) > self.capacity:
                     self._data.popitem(last=False)
         return held[0], SourceMap(source, starts, row0, held[1])
+
+    def function(
+        self, text: bytes, parse: Callable[[], ast.FunctionDef | None]
+    ) -> ast.FunctionDef | None:
+        """A host function a launcher calls, parsed alone (`parse()`; None: it does not parse
+        or is too long to follow): the tree of the last parse of the same text. Its positions
+        are its own (dedented, from its `def`), so a function that moved keeps its tree."""
+        with self._lock:
+            if text in self._functions:
+                self._functions.move_to_end(text)
+                return self._functions[text]
+        found = parse()
+        with self._lock:
+            self._functions[text] = found
+            while len(self._functions) > self.capacity:
+                self._functions.popitem(last=False)
+        return found
