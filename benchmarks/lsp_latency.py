@@ -3,7 +3,7 @@ or (`--real`) on ten real files from liger-kernel and fla-core, next to ruff's s
 
 Usage: python benchmarks/lsp_latency.py [--edits 100] [--debounce-ms 0] [--seed 0]
        python benchmarks/lsp_latency.py --real [--per-kind 5] [--seed 0] [--before TREE]
-                                        [--pause-after-open S] [--files N]
+                                        [--pause-after-open S] [--files N] [--slowest N]
 
 `--real` downloads the pinned wheels once (pip, into the git-ignored benchmarks/.realworld/) and
 is described in lsp_realworld.py. What follows is the generated-file mode.
@@ -215,11 +215,14 @@ def main() -> int:
     ap.add_argument(
         "--files", default=None, metavar="N|A:B", help="--real: only the first N files, or files A to B-1"
     )
+    ap.add_argument(
+        "--slowest", type=int, default=0, metavar="N", help="--real: list the N edits that cost the most CPU"
+    )
     args = ap.parse_args()
     if args.real:
         from lsp_realworld import main as real_main
 
-        return real_main(args.per_kind, args.seed, args.before, args.pause_after_open, args.files)
+        return real_main(args.per_kind, args.seed, args.before, args.pause_after_open, args.files, args.slowest)
 
     text = generate()
     lines = text.split("\n")

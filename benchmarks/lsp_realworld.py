@@ -49,9 +49,11 @@ class Samples:
     long_checks: list[float] = field(default_factory=list)
     rss: dict[str, float] = field(default_factory=dict)
     floods: list[tuple[float, float, int]] = field(default_factory=list)  # (final publish, hover) ms, edits
+    edits: list[tuple[float, float, str]] = field(default_factory=list)  # (CPU ms, first publish ms, edit)
 
     def add(self, kind: str, timed: tuple[float, float, float], where: str) -> None:
         wall, complete, cpu = timed
+        self.edits.append((cpu, wall, where))
         self.wall.setdefault(kind, []).append(wall)
         self.complete.setdefault(kind, []).append(complete)
         self.cpu.setdefault(kind, []).append(cpu)
@@ -238,6 +240,13 @@ def _row(name: str, values: list[float]) -> str:
     )
 
 
+def report_slowest(name: str, s: Samples, count: int) -> None:
+    """The `count` edits that cost the most CPU: those the p95 stands on (the 10th of 180)."""
+    print(f"\n{name}: the {count} edits of most CPU (CPU ms, first publish ms)")
+    for cpu, wall, where in sorted(s.edits, reverse=True)[:count]:
+        print(f"  {cpu:7.1f} {wall:7.1f}  {where}")
+
+
 def report(name: str, s: Samples) -> None:
     print(f"\n{name}: didChange -> publishDiagnostics, ms     median      p95    worst")
     tables = (
@@ -278,7 +287,12 @@ def tree_env(tree: Path) -> dict[str, str]:
 
 
 def main(
-    per_kind: int, seed: int, before: Path | None = None, pause: float = 0.0, count: str | None = None
+    per_kind: int,
+    seed: int,
+    before: Path | None = None,
+    pause: float = 0.0,
+    count: str | None = None,
+    slowest: int = 0,
 ) -> int:
     files = pick_files()
     if count is not None:
@@ -298,4 +312,6 @@ def main(
     runs.append(("ruff server", run_server([str(ruff_exe), "server"], files, per_kind, seed, cpu, False)))
     for name, samples in runs:
         report(name, samples)
+        if slowest:
+            report_slowest(name, samples, slowest)
     return 0
