@@ -15,6 +15,7 @@ from argus.analyzers.frontend.parse import span_of
 from argus.analyzers.frontend.queries import KernelSite
 from argus.analyzers.model.kernel import Helper, KernelModel, SourceMap, build_kernel_model, parse_snippet
 from argus.analyzers.model.launch import LaunchBinder, LaunchSite
+from argus.analyzers.model.node_memo import on_node
 from argus.analyzers.model.scan import KernelScan, scan_kernel
 from argus.analyzers.module_view import ModuleView
 from argus.analyzers.probes import probe_configs, probe_kinds
@@ -49,9 +50,23 @@ def set_up_kernel(view: ModuleView, site: KernelSite, func: ast.FunctionDef, sma
     roots = [site.function, *(s.function for s in view.sites if s.name in helpers)]
     for name, fn in compile_time_functions(view, roots).items():
         helpers.setdefault(name, fn)  # a jit helper of the same name wins
-    scan = scan_kernel(func, [p.name for p in kernel.params], {k: h.func for k, h in helpers.items()})
+    scan = kernel_scan(func, [p.name for p in kernel.params], {k: h.func for k, h in helpers.items()})
     sites = view.launch_sites(site.name) or foreign_launch(view, site, kernel, scan)
     return KernelSetup(site, func, smap, kernel, helpers, scan, sites)
+
+
+def kernel_scan(func: ast.FunctionDef, params: list[str], helpers: dict[str, ast.FunctionDef]) -> KernelScan:
+    """`scan_kernel`, kept on the kernel's tree while its helpers are the same trees
+    (model/node_memo.py): the document's trees outlive a check where their text did not change
+    (snippet_memo.py), and a launcher edit re-binds kernels whose scan it cannot change. The scan
+    is read, never changed, by the binder and the interpreter."""
+    names = sorted(helpers)
+    return on_node(
+        func,
+        ("kernel_scan", tuple(params), tuple(names)),
+        lambda: scan_kernel(func, params, helpers),
+        *[helpers[n] for n in names],
+    )
 
 
 def foreign_launch(

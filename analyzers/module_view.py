@@ -175,22 +175,32 @@ class ModuleView:
             if other is site or other.name not in wanted or first_error(other.node) is not None:
                 continue
             try:
-                mod, smap = parse_snippet(
-                    self.source,
-                    other.node.start_byte,
-                    other.node.end_byte,
-                    self.starts,
-                    other.node.start_point[0],
-                )
-            except UNPARSABLE:
+                fn, smap = self.jit_function(other.node)
+            except (*UNPARSABLE, StopIteration):
                 continue
-            fn = next((n for n in mod.body if isinstance(n, ast.FunctionDef)), None)
-            if fn is not None:
-                qualify_triton_names(fn, self.imports())
-                out[fn.name] = Helper(fn, smap)
+            out[fn.name] = Helper(fn, smap)
         for name, helper in self.kernel_context(site).helpers.items():
             out.setdefault(name, helper)  # the file's own function wins a clash of names
         return out
+
+    def jit_function(self, node: Node) -> tuple[ast.FunctionDef, SourceMap]:
+        """A `@triton.jit` definition (a kernel or a helper) parsed alone, its names rewritten by
+        the file's imports (`from triton.language.math import rsqrt`); raises as `parse_snippet`
+        does, or StopIteration when it defines no function. The document's last tree of the same
+        text, row and imports where there is one (snippet_memo.py)."""
+
+        def build() -> tuple[ast.FunctionDef, SourceMap]:
+            mod, smap = parse_snippet(self.source, node.start_byte, node.end_byte, self.starts, node.start_point[0])
+            fn = next(n for n in mod.body if isinstance(n, ast.FunctionDef))
+            qualify_triton_names(fn, self.imports())
+            return fn, smap
+
+        if self.snippets is None:
+            return build()
+        imports = repr(sorted(self.imports().items()))
+        return self.snippets.jit_function(
+            self.source, node.start_byte, node.end_byte, self.starts, node.start_point[0], imports, build
+        )
 
     def imports(self) -> dict[str, ImportRef]:
         """What the file's import statements bind (relative ones unresolved: no package here)."""

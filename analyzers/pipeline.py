@@ -25,11 +25,10 @@ from argus.analyzers.describe import describe_value
 from argus.analyzers.findings import Finding, Span
 from argus.analyzers.frontend.parse import first_error, parse, span_of
 from argus.analyzers.frontend.queries import KernelSite, find_kernels
-from argus.analyzers.imports import qualify_triton_names
 from argus.analyzers.interp.expressions import BUILTIN_NAMES, MODULE_NAMES
 from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
-from argus.analyzers.kernel_setup import KernelSetup, parse_kernel, set_up_kernel
+from argus.analyzers.kernel_setup import KernelSetup, set_up_kernel
 from argus.analyzers.layout import Piece
 from argus.analyzers.model.kernel import SourceMap
 from argus.analyzers.model.kernel_aliases import launches_of
@@ -257,14 +256,13 @@ def analyze_kernel(
         message = f"kernel `{site.name}` does not parse here; nothing else is reported for it"
         return [_finding("AR002", site.name, span_of(err), message)]
     try:
-        func, smap = parse_kernel(view, site)
+        func, smap = view.jit_function(site.node)  # (rewritten by the file's imports: `rsqrt` -> `tl.rsqrt`)
     except (SyntaxError, StopIteration, UnicodeDecodeError, ValueError) as e:
         line = getattr(e, "lineno", 1) or 1
         row = site.node.start_point[0] + line - 1
         start = view.starts[min(row, len(view.starts) - 1)]
         span = Span(start, start, (row, 0), (row, 0))
         return [_finding("AR002", site.name, span, f"kernel `{site.name}` does not parse: {e}")]
-    qualify_triton_names(func, view.imports())  # `from triton.language.math import rsqrt`
     unbound = _unbound_name(view, site, func, smap)
     if unbound is not None:
         return [unbound]

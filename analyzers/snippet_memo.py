@@ -9,9 +9,12 @@ re-bound. `SnippetMemo` gives a check the tree the previous check parsed from th
 the same row (and a fresh source map over the new text), so those answers carry over an edit
 elsewhere. Keyed by the row too: two launchers of equal text stay two trees, and a launcher
 that moved is parsed again. The trees are read-only (node_memo.py's rule); rewritten copies are
-made with `fresh_copy`. Only launchers, autograd `forward`s and the host functions launchers
-call (`function`, by text alone: their positions are their own) are kept: kernels and jit helpers
-are rewritten in place after parsing (`qualify_triton_names`).
+made with `fresh_copy`. Launchers, autograd `forward`s and the host functions launchers call
+(`function`, by text alone: their positions are their own) are kept as parsed; kernels and jit
+helpers (`jit_function`) as rewritten by the file's imports (`qualify_triton_names`, the one edit
+made to a tree after parsing), keyed by those imports too: the kernel scan and the unbound-name
+rule keep their answers on those trees, and a launcher edit re-binds kernels whose text it did not
+change.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class SnippetMemo:
     def __init__(self, capacity: int = MEMO_SNIPPETS) -> None:
         self._data: OrderedDict[tuple[int, bytes], tuple[ast.Module, int]] = OrderedDict()
         self._functions: OrderedDict[bytes, ast.FunctionDef | None] = OrderedDict()
+        self._jit: OrderedDict[tuple[int, bytes, str], tuple[ast.FunctionDef, int]] = OrderedDict()
         self._lock = threading.Lock()
         self.capacity = capacity
 
@@ -71,3 +75,24 @@ class SnippetMemo:
             while len(self._functions) > self.capacity:
                 self._functions.popitem(last=False)
         return found
+
+    def jit_function(
+        self, source: bytes, node_start: int, node_end: int, starts: list[int], row0: int, imports: str,
+        build: Callable[[], tuple[ast.FunctionDef, SourceMap]],
+    ) -> tuple[ast.FunctionDef, SourceMap]:
+        """A kernel or jit helper parsed alone and rewritten by the file's imports (`build()`, which
+        raises as `parse_snippet` does): the tree of the last check where its bytes, its row and
+        the imports (`imports`, their text) are the same, with a source map over the new text."""
+        key = (row0, source[starts[row0] : node_end], imports)
+        with self._lock:
+            held = self._jit.get(key)
+            if held is not None:
+                self._jit.move_to_end(key)
+        if held is None:
+            func, smap = build()
+            held = (func, smap.indent)
+            with self._lock:
+                self._jit[key] = held
+                while len(self._jit) > self.capacity:
+                    self._jit.popitem(last=False)
+        return held[0], SourceMap(source, starts, row0, held[1])
