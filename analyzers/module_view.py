@@ -39,10 +39,10 @@ from argus.analyzers.model.launch_later import (
     subscripted_names,
 )
 from argus.analyzers.module_ast import remember_split
+from argus.analyzers.module_bindings import module_bindings
 from argus.analyzers.module_constants import read_module_constants
 from argus.analyzers.snippet_memo import SnippetMemo
 from argus.analyzers.statement_bindings import top_level_spans
-from argus.analyzers.unbound_names import module_bindings
 from tree_sitter import Node, Tree
 
 if TYPE_CHECKING:  # project.py builds views itself: imported only for the annotations

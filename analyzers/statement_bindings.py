@@ -1,4 +1,4 @@
-"""A module's own bindings (unbound_names.module_bindings) gathered one top-level statement at a
+"""A module's own bindings (module_bindings.py) gathered one top-level statement at a
 time, each statement's answer remembered by its text.
 
 The answer for a whole module needs a parse of the whole module (8-13 ms on a 1,000-1,400-line

@@ -16,9 +16,9 @@ import pytest
 from argus.analyzers import module_ast
 from argus.analyzers.frontend.parse import parse
 from argus.analyzers.model import binder_callers
+from argus.analyzers.module_bindings import module_bindings
 from argus.analyzers.rules import index_evidence
 from argus.analyzers.statement_bindings import top_level_spans
-from argus.analyzers.unbound_names import module_bindings
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = sorted((REPO / "tests" / "corpus_own").rglob("*.py")) + sorted((REPO / "examples").rglob("*.py"))

@@ -19,11 +19,11 @@ from argus.analyzers.interp.values import Val
 
 
 def _reference_kernel_bindings(func: ast.FunctionDef) -> frozenset[str]:
-    """`_kernel_bindings` as it was (speed4): `_names_bound_by` of every node but `func`."""
+    """`_kernel_bindings` as it was (speed4): `names_bound_by` of every node but `func`."""
     out = {a.arg for a in ast.walk(func.args) if isinstance(a, ast.arg)}
     for node in ast.walk(func):
         if node is not func:
-            out.update(unbound_names._names_bound_by(node))
+            out.update(unbound_names.names_bound_by(node))
     return frozenset(out)
 
 

@@ -1,5 +1,5 @@
 """A module's bindings read one top-level statement at a time (analyzers/statement_bindings.py)
-give the whole-module answer (unbound_names.module_bindings), and an edit re-reads only the
+give the whole-module answer (module_bindings.module_bindings), and an edit re-reads only the
 statements it changed; the shared module tree (module_ast.py) is one object for every reader."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import pytest
 from argus.analyzers import statement_bindings
 from argus.analyzers.frontend.parse import parse
 from argus.analyzers.module_ast import module_tree
+from argus.analyzers.module_bindings import module_bindings
 from argus.analyzers.rules.untold_extent import parsed_module
 from argus.analyzers.statement_bindings import top_level_spans
-from argus.analyzers.unbound_names import module_bindings
 
 MODULES = {
     "plain": "import os\nfrom a.b import c as d\nX = 1; Y = 2\n\n@deco\ndef f(p):\n    q = p\n    return q\n",
@@ -50,7 +50,7 @@ def test_an_edit_reads_only_the_statement_it_changed(monkeypatch: pytest.MonkeyP
         read.append(text)
         return real(text)
 
-    monkeypatch.setattr("argus.analyzers.unbound_names.parse_alone", counting)
+    monkeypatch.setattr("argus.analyzers.module_bindings.parse_alone", counting)
     source = MODULES["plain"].encode()
     by_statement(source)
     assert len(read) == 5  # two imports, two statements of one line, one decorated definition
