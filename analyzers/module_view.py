@@ -198,9 +198,7 @@ class ModuleView:
         if self.snippets is None:
             return build()
         imports = repr(sorted(self.imports().items()))
-        return self.snippets.jit_function(
-            self.source, node.start_byte, node.end_byte, self.starts, node.start_point[0], imports, build
-        )
+        return self.snippets.jit_function(self.source, node.end_byte, self.starts, node.start_point[0], imports, build)
 
     def imports(self) -> dict[str, ImportRef]:
         """What the file's import statements bind (relative ones unresolved: no package here)."""

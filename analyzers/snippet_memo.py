@@ -22,77 +22,69 @@ from __future__ import annotations
 import ast
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 from argus.analyzers.model.kernel import SourceMap, parse_snippet
 
-MEMO_SNIPPETS = 256  # launcher trees kept per document
+MEMO_SNIPPETS = 512  # trees kept per document (launchers, host functions, kernels and helpers)
+
+T = TypeVar("T")
 
 
 class SnippetMemo:
-    """Parsed launcher snippets by (row, the bytes from the row's start to the snippet's end),
-    with the indent dedent removed; a small thread-safe LRU."""
+    """Trees of one document's definitions, each kind in a small thread-safe LRU: launchers by
+    (row, the bytes from the row's start to the snippet's end), host functions by their text,
+    jit code by (row, bytes, imports); a placed tree is held with the indent dedent removed."""
 
     def __init__(self, capacity: int = MEMO_SNIPPETS) -> None:
-        self._data: OrderedDict[tuple[int, bytes], tuple[ast.Module, int]] = OrderedDict()
-        self._functions: OrderedDict[bytes, ast.FunctionDef | None] = OrderedDict()
-        self._jit: OrderedDict[tuple[int, bytes, str], tuple[ast.FunctionDef, int]] = OrderedDict()
+        self._data: OrderedDict[Hashable, Any] = OrderedDict()  # (kind, key) -> what was built
         self._lock = threading.Lock()
         self.capacity = capacity
+
+    def _kept(self, key: Hashable, build: Callable[[], T]) -> T:
+        """`build()` (not kept when it raises), or what it gave for `key` before."""
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]  # type: ignore[no-any-return]
+        found = build()
+        with self._lock:
+            self._data[key] = found
+            while len(self._data) > self.capacity:
+                self._data.popitem(last=False)
+        return found
 
     def parse(
         self, source: bytes, start_byte: int, end_byte: int, starts: list[int], row0: int
     ) -> tuple[ast.Module, SourceMap]:
         """`parse_snippet`'s answer (it raises as that does), the tree shared with the last
         parse of the same bytes at the same row."""
-        key = (row0, source[starts[row0] : end_byte])
-        with self._lock:
-            held = self._data.get(key)
-            if held is not None:
-                self._data.move_to_end(key)
-        if held is None:
-            tree, smap = parse_snippet(source, start_byte, end_byte, starts, row0)
-            held = (tree, smap.indent)
-            with self._lock:
-                self._data[key] = held
-                while len(self._data) > self.capacity:
-                    self._data.popitem(last=False)
-        return held[0], SourceMap(source, starts, row0, held[1])
 
-    def function(
-        self, text: bytes, parse: Callable[[], ast.FunctionDef | None]
-    ) -> ast.FunctionDef | None:
+        def build() -> tuple[ast.Module, int]:
+            tree, smap = parse_snippet(source, start_byte, end_byte, starts, row0)
+            return tree, smap.indent
+
+        tree, indent = self._kept(("launcher", row0, source[starts[row0] : end_byte]), build)
+        return tree, SourceMap(source, starts, row0, indent)
+
+    def function(self, text: bytes, parse: Callable[[], ast.FunctionDef | None]) -> ast.FunctionDef | None:
         """A host function a launcher calls, parsed alone (`parse()`; None: it does not parse
         or is too long to follow): the tree of the last parse of the same text. Its positions
         are its own (dedented, from its `def`), so a function that moved keeps its tree."""
-        with self._lock:
-            if text in self._functions:
-                self._functions.move_to_end(text)
-                return self._functions[text]
-        found = parse()
-        with self._lock:
-            self._functions[text] = found
-            while len(self._functions) > self.capacity:
-                self._functions.popitem(last=False)
-        return found
+        return self._kept(("function", text), parse)
 
     def jit_function(
-        self, source: bytes, node_start: int, node_end: int, starts: list[int], row0: int, imports: str,
+        self, source: bytes, node_end: int, starts: list[int], row0: int, imports: str,
         build: Callable[[], tuple[ast.FunctionDef, SourceMap]],
     ) -> tuple[ast.FunctionDef, SourceMap]:
         """A kernel or jit helper parsed alone and rewritten by the file's imports (`build()`, which
         raises as `parse_snippet` does): the tree of the last check where its bytes, its row and
         the imports (`imports`, their text) are the same, with a source map over the new text."""
-        key = (row0, source[starts[row0] : node_end], imports)
-        with self._lock:
-            held = self._jit.get(key)
-            if held is not None:
-                self._jit.move_to_end(key)
-        if held is None:
+
+        def placed() -> tuple[ast.FunctionDef, int]:
             func, smap = build()
-            held = (func, smap.indent)
-            with self._lock:
-                self._jit[key] = held
-                while len(self._jit) > self.capacity:
-                    self._jit.popitem(last=False)
-        return held[0], SourceMap(source, starts, row0, held[1])
+            return func, smap.indent
+
+        func, indent = self._kept(("jit", row0, source[starts[row0] : node_end], imports), placed)
+        return func, SourceMap(source, starts, row0, indent)
