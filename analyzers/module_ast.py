@@ -34,7 +34,7 @@ from argus.analyzers.statement_bindings import splittable
 T = TypeVar("T")
 
 #: parsed statements kept (by row and text), across documents; about 2-4 per 100 lines of code
-MEMO_PARTS = 4096
+MEMO_PARTS = 2048
 #: module texts whose split is remembered (the views being checked, and a few before them)
 MEMO_SPLITS = 8
 
@@ -71,6 +71,18 @@ _PARTS = _PartMemo(MEMO_PARTS)
 _UNPLACED = _PartMemo(MEMO_PARTS)  # (row 0: for answers that read no position)
 _SPLITS: OrderedDict[bytes, tuple[tuple[int, bytes], ...]] = OrderedDict()
 _SPLITS_LOCK = threading.Lock()
+
+
+def forget() -> None:
+    """Drop every kept statement, split and tree (the language server's check worker, once its
+    last document is closed: nothing it keeps is needed again, and the memory goes back)."""
+    for memo in (_PARTS, _UNPLACED):
+        with memo._lock:
+            memo._data.clear()
+    with _SPLITS_LOCK:
+        _SPLITS.clear()
+    module_tree.cache_clear()
+    _whole_tree.cache_clear()
 
 
 def remember_split(source: bytes, spans: Sequence[tuple[int, int]] | None) -> None:

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from argus.analyzers import KernelCache, check_source, kernel_timeout
+from argus.analyzers import KernelCache, check_source, kernel_timeout, module_ast
+from argus.analyzers.frontend import text_memo
 from argus.analyzers.frontend.parse import parse
 from argus.analyzers.interp.budget import pausing
 from argus.analyzers.interpretation import Cancelled
@@ -47,6 +48,7 @@ from tree_sitter import Tree
 from argus_lsp import wire
 from argus_lsp.features.carry import common_suffix, first_difference
 from argus_lsp.gc_pause import freeze_start_up
+from argus_lsp.memory import release_memory
 
 NICE = 3  # checks are background work: the server's requests come first on a shared core
 #: a check tells the server of its kernels done so far at most this often, and not before it has
@@ -127,6 +129,10 @@ class Worker:
         elif kind == "drop":
             self.docs.pop(msg[1], None)
             self.untraced.pop(msg[1], None)
+            if not self.docs:  # the last document closed: what the checker keeps goes back too
+                module_ast.forget()
+                text_memo.forget()
+                release_memory()
         elif kind == "clear":  # a new kernel time budget: cached "budget exceeded" may not hold
             for doc in self.docs.values():
                 doc.cache = KernelCache()

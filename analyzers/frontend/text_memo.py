@@ -43,3 +43,9 @@ def by_text(kind: str, node: Node, compute: Callable[[], T]) -> T:
         while len(_DATA) > MEMO_TEXTS:
             _DATA.popitem(last=False)
     return found
+
+
+def forget() -> None:
+    """Drop every kept answer (the check worker, once its last document is closed)."""
+    with _LOCK:
+        _DATA.clear()

@@ -12,9 +12,6 @@ pauses at its next stopping point, for at most `MAX_PAUSE_S`.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
-import gc
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -246,16 +243,3 @@ def say_recorded(diags: list[types.Diagnostic], uri: str) -> None:
                 location=types.Location(uri=uri, range=d.range), message=f"recorded: {recorded}"
             )
             d.related_information = [*(d.related_information or []), note]
-
-
-def release_memory() -> None:
-    """Collect cycles and ask glibc to return free heap pages to the system (no-op elsewhere)."""
-    gc.collect()
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return
-    try:
-        trim = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):
-        return  # not glibc (musl, macOS): the memory stays reusable by this process
-    trim(0)

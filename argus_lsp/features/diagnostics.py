@@ -63,11 +63,11 @@ from argus_lsp.features.check_jobs import (
     job_payload,
     partial_analysis,
     path_of,
-    release_memory,
     run_job,
 )
 from argus_lsp.features.check_pool import CheckPool
 from argus_lsp.features.launches import WorkspaceLaunches
+from argus_lsp.memory import release_memory
 from argus_lsp.project_files import WorkspaceSources
 from argus_lsp.settings import Settings
 
