@@ -13,7 +13,7 @@ from argus.analyzers.compile_time import compile_time_functions
 from argus.analyzers.errors import CANNOT_EVALUATE, NoLaunch
 from argus.analyzers.frontend.parse import span_of
 from argus.analyzers.frontend.queries import KernelSite
-from argus.analyzers.model.kernel import Helper, KernelModel, SourceMap, build_kernel_model, parse_snippet
+from argus.analyzers.model.kernel import Helper, KernelModel, SourceMap, build_kernel_model
 from argus.analyzers.model.launch import LaunchBinder, LaunchSite
 from argus.analyzers.model.node_memo import on_node
 from argus.analyzers.model.scan import KernelScan, scan_kernel
@@ -36,12 +36,10 @@ class KernelSetup:
 
 
 def parse_kernel(view: ModuleView, site: KernelSite) -> tuple[ast.FunctionDef, SourceMap]:
-    """The kernel's definition as `ast`; raises SyntaxError, StopIteration, UnicodeDecodeError or
-    ValueError when it does not parse on its own."""
-    module, smap = parse_snippet(
-        view.source, site.node.start_byte, site.node.end_byte, view.starts, site.node.start_point[0]
-    )
-    return next(n for n in module.body if isinstance(n, ast.FunctionDef)), smap
+    """The kernel's definition as `ast`, its names rewritten by the file's imports (`rsqrt` ->
+    `tl.rsqrt`; the check and hover's traces read the same tree); raises SyntaxError,
+    StopIteration, UnicodeDecodeError or ValueError when it does not parse on its own."""
+    return view.jit_function(site.node)
 
 
 def set_up_kernel(view: ModuleView, site: KernelSite, func: ast.FunctionDef, smap: SourceMap) -> KernelSetup:

@@ -66,6 +66,10 @@ class _PartMemo:
                 self._data.popitem(last=False)
         return found
 
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
 
 _PARTS = _PartMemo(MEMO_PARTS)
 _UNPLACED = _PartMemo(MEMO_PARTS)  # (row 0: for answers that read no position)
@@ -76,9 +80,8 @@ _SPLITS_LOCK = threading.Lock()
 def forget() -> None:
     """Drop every kept statement, split and tree (the language server's check worker, once its
     last document is closed: nothing it keeps is needed again, and the memory goes back)."""
-    for memo in (_PARTS, _UNPLACED):
-        with memo._lock:
-            memo._data.clear()
+    _PARTS.clear()
+    _UNPLACED.clear()
     with _SPLITS_LOCK:
         _SPLITS.clear()
     module_tree.cache_clear()

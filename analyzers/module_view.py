@@ -90,8 +90,10 @@ class ModuleView:
     #: launchers' key texts kept between checks of one document (the cache's), and per launcher
     #: node in this view: its key texts and what they were gathered from
     memo: LaunchTextMemo | None = field(default=None, repr=False)
-    #: launcher trees kept between checks of one document (the cache's; snippet_memo.py)
+    #: launcher, host-function, kernel and helper trees kept between checks of one document
+    #: (the cache's; snippet_memo.py)
     snippets: SnippetMemo | None = field(default=None, repr=False)
+    _imports_key: str | None = field(default=None, repr=False)  # the imports' text, for that memo
     plain_defs: dict[str, Node] | None = field(default=None, repr=False)
     _other_texts: dict[tuple[int, int], dict[str, bytes]] = field(default_factory=dict, repr=False)
     _deps: dict[tuple[int, int], LaunchDeps] = field(default_factory=dict, repr=False)
@@ -197,8 +199,11 @@ class ModuleView:
 
         if self.snippets is None:
             return build()
-        imports = repr(sorted(self.imports().items()))
-        return self.snippets.jit_function(self.source, node.end_byte, self.starts, node.start_point[0], imports, build)
+        if self._imports_key is None:
+            self._imports_key = repr(sorted(self.imports().items()))
+        return self.snippets.jit_function(
+            self.source, node.end_byte, self.starts, node.start_point[0], self._imports_key, build
+        )
 
     def imports(self) -> dict[str, ImportRef]:
         """What the file's import statements bind (relative ones unresolved: no package here)."""

@@ -28,7 +28,7 @@ from argus.analyzers.frontend.queries import KernelSite, find_kernels
 from argus.analyzers.interp.expressions import BUILTIN_NAMES, MODULE_NAMES
 from argus.analyzers.interpretation import Cancelled, ProbeRun, StopCheck
 from argus.analyzers.judge import judge
-from argus.analyzers.kernel_setup import KernelSetup, set_up_kernel
+from argus.analyzers.kernel_setup import KernelSetup, parse_kernel, set_up_kernel
 from argus.analyzers.layout import Piece
 from argus.analyzers.model.kernel import SourceMap
 from argus.analyzers.model.kernel_aliases import launches_of
@@ -256,7 +256,7 @@ def analyze_kernel(
         message = f"kernel `{site.name}` does not parse here; nothing else is reported for it"
         return [_finding("AR002", site.name, span_of(err), message)]
     try:
-        func, smap = view.jit_function(site.node)  # (rewritten by the file's imports: `rsqrt` -> `tl.rsqrt`)
+        func, smap = parse_kernel(view, site)
     except (SyntaxError, StopIteration, UnicodeDecodeError, ValueError) as e:
         line = getattr(e, "lineno", 1) or 1
         row = site.node.start_point[0] + line - 1

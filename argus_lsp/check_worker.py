@@ -12,7 +12,8 @@ it never runs workspace code either (the checker only parses and interprets abst
 Protocol (`wire.py`'s frames, pickles between the server and its own child): the server sends
 ("check", payload), ("drop", uri), ("clear",), ("invalidate",) and ("exit",) on stdin, and one
 job at a time; the worker answers ("progress", id, findings, pending) after an analyzed kernel
-when asked (at most every `PROGRESS_EVERY_S`, and not in a check's first), then exactly one of ("done", id, findings, rss), ("cancelled", id, rss) or
+when asked (at most every `PROGRESS_EVERY_S`, and not in a check's first), then exactly one of
+("done", id, findings, rss), ("cancelled", id, rss) or
 ("failed", id, message, rss). A cancel is an 8-byte job id written on a pipe of its own (argv[1]),
 which the check reads between kernels and programs (`should_stop`), so a superseded check stops
 within one program without the worker ever reading its stdin mid-check.
