@@ -76,18 +76,13 @@ class LauncherInputs(BinderState):
 
 
 def _launcher_reads(func: ast.FunctionDef, call: ast.AST, name: str) -> tuple[bool, int, bool]:
-    """(`_launched_when_none`, `_unpacked_length`, `_used_as_sequence`) of `name`: questions about
-    the launcher's tree alone, asked again by every probe and config, so answered once per
-    launch call and name (kept on the function node, which lives as long as its tree)."""
-    memo = func.__dict__.setdefault("_argus_input_reads", {})
-    key = (call, name)
-    if key not in memo:
-        # (the last two read the function alone: once per name for all its launches, node_memo.py)
-        memo[key] = (
-            _launched_when_none(func, call, name),
-            *on_node(func, ("input_reads", name), lambda: (_unpacked_length(func, name), _used_as_sequence(func, name))),
-        )
-    return memo[key]
+    """(launched where `name` is None, how many names it is unpacked into, used as a
+    sequence): questions about the launcher's tree alone, asked again by every probe and config
+    for every parameter, so each is answered for all names in one pass, once per launcher tree
+    (and the first once per launch call), kept on the nodes (node_memo.py)."""
+    none_at = on_node(call, "launched_when_none", lambda: _launched_when_none(func, call), func)
+    unpacked, sequences = on_node(func, "input_reads", lambda: (_unpacked_lengths(func), _sequence_names(func)))
+    return name in none_at, unpacked.get(name, 0), name in sequences
 
 
 def _shape_of(t: HostTensor) -> list[Any]:
@@ -98,30 +93,27 @@ def _is_none(e: ast.expr) -> bool:
     return isinstance(e, ast.Constant) and e.value is None
 
 
-def _used_as_sequence(func: ast.FunctionDef, name: str) -> bool:
-    """Whether the launcher iterates `name`, takes its length or items, spreads it, or
-    allocates or views a tensor of that shape (`torch.empty(size)`, `x.view(shape)`)."""
+def _sequence_names(func: ast.FunctionDef) -> frozenset[str]:
+    """The names the launcher iterates, takes the length or items of, spreads, or allocates or
+    views a tensor of that shape with (`torch.empty(size)`, `x.view(shape)`)."""
+    out: set[str] = set()
     for n in subtree(func):
-        if isinstance(n, ast.For) and _is_name(n.iter, name):
-            return True
-        if isinstance(n, ast.comprehension) and _is_name(n.iter, name):
-            return True
-        if isinstance(n, ast.Subscript) and _is_name(n.value, name):
-            return True
-        if isinstance(n, ast.Starred) and _is_name(n.value, name):
-            return True
-        if (
-            isinstance(n, ast.Compare)
-            and any(isinstance(op, ast.In | ast.NotIn) for op in n.ops)
-            and any(_is_name(c, name) for c in n.comparators)
-        ):
-            return True
-        if isinstance(n, ast.Call) and n.args and _is_name(n.args[0], name):
+        if isinstance(n, ast.For | ast.comprehension):
+            out.update(_name_id(n.iter))
+        elif isinstance(n, ast.Subscript | ast.Starred):
+            out.update(_name_id(n.value))
+        elif isinstance(n, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn) for op in n.ops):
+            out.update(i for c in n.comparators for i in _name_id(c))
+        elif isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name):
             callee = dotted_name(n.func)
             last = callee.rpartition(".")[2] if callee else getattr(n.func, "attr", "")
             if callee in _SEQUENCE_BUILTINS or last in _FACTORIES or last in ("view", "reshape", "expand"):
-                return True
-    return False
+                out.add(n.args[0].id)
+    return frozenset(out)
+
+
+def _name_id(e: ast.expr) -> tuple[str, ...]:
+    return (e.id,) if isinstance(e, ast.Name) else ()
 
 
 def _allocates_from(func: ast.FunctionDef, name: str) -> bool:
@@ -136,24 +128,26 @@ def _allocates_from(func: ast.FunctionDef, name: str) -> bool:
     return False
 
 
-def _unpacked_length(func: ast.FunctionDef, name: str) -> int:
-    """`OH, OW = output_size`: how many names the launcher unpacks `name` into (0: none, or
-    unpacks of different lengths)."""
-    lengths = {
-        len(t.elts)
-        for n in subtree(func)
-        if isinstance(n, ast.Assign) and (_is_name(n.value, name) or _maps_over(n.value, name))
-        for t in n.targets
-        if isinstance(t, ast.Tuple | ast.List) and all(isinstance(e, ast.Name) for e in t.elts)
-    }
-    lengths |= _stated_lengths(func, name)
-    return lengths.pop() if len(lengths) == 1 else 0
+def _unpacked_lengths(func: ast.FunctionDef) -> dict[str, int]:
+    """`OH, OW = output_size`: name -> how many names the launcher unpacks it into (a name
+    unpacked to different lengths, or stated two, is left out)."""
+    lengths: dict[str, set[int]] = {}
+    for n in subtree(func):
+        if not isinstance(n, ast.Assign):
+            continue
+        source = _name_id(n.value) or _mapped_name(n.value)
+        for t in n.targets if source else ():
+            if isinstance(t, ast.Tuple | ast.List) and all(isinstance(e, ast.Name) for e in t.elts):
+                lengths.setdefault(source[0], set()).add(len(t.elts))
+    for name, stated in _stated_lengths(func).items():
+        lengths.setdefault(name, set()).update(stated)
+    return {name: next(iter(of)) for name, of in lengths.items() if len(of) == 1}
 
 
-def _stated_lengths(func: ast.FunctionDef, name: str) -> set[int]:
-    """`if ... or len(padding) != 2: raise` / `assert len(padding) == 2`: the one length the
-    launcher accepts for `name`."""
-    out: set[int] = set()
+def _stated_lengths(func: ast.FunctionDef) -> dict[str, set[int]]:
+    """`if ... or len(padding) != 2: raise` / `assert len(padding) == 2`: name -> the lengths
+    the launcher accepts for it."""
+    out: dict[str, set[int]] = {}
     for n in subtree(func):
         if isinstance(n, ast.If) and n.body and isinstance(n.body[-1], ast.Raise) and not n.orelse:
             parts, op = _split(n.test, ast.Or), ast.NotEq
@@ -170,12 +164,12 @@ def _stated_lengths(func: ast.FunctionDef, name: str) -> set[int]:
                 and isinstance(left.func, ast.Name)
                 and left.func.id == "len"
                 and len(left.args) == 1
-                and _is_name(left.args[0], name)
+                and isinstance(left.args[0], ast.Name)
                 and isinstance(right, ast.Constant)
                 and type(right.value) is int
                 and 0 < right.value <= 8
             ):
-                out.add(right.value)
+                out.setdefault(left.args[0].id, set()).add(right.value)
     return out
 
 
@@ -185,15 +179,12 @@ def _split(test: ast.expr, op: type[ast.boolop]) -> list[ast.expr]:
     return [test]
 
 
-def _maps_over(e: ast.expr, name: str) -> bool:
-    """`[int(p) for p in padding]`: one item per item of `name` (flag-gems' pads unpack
+def _mapped_name(e: ast.expr) -> tuple[str, ...]:
+    """`[int(p) for p in padding]`: ("padding",), one item per item of it (flag-gems' pads unpack
     `pad_left, pad_right = [int(p) for p in padding]`, the same length as `padding`)."""
-    return (
-        isinstance(e, ast.ListComp | ast.GeneratorExp)
-        and len(e.generators) == 1
-        and not e.generators[0].ifs
-        and _is_name(e.generators[0].iter, name)
-    )
+    if isinstance(e, ast.ListComp | ast.GeneratorExp) and len(e.generators) == 1 and not e.generators[0].ifs:
+        return _name_id(e.generators[0].iter)
+    return ()
 
 
 def _keyed_table(func: ast.FunctionDef, name: str, env: dict[str, Any]) -> tuple[str, dict] | None:
@@ -226,37 +217,32 @@ def _is_name(e: ast.expr, name: str) -> bool:
     return isinstance(e, ast.Name) and e.id == name
 
 
-def _launched_when_none(func: ast.FunctionDef, call: ast.AST, name: str) -> bool:
-    """Whether the launch sits where `name` is None: in the body of `if name is None:` (or
+def _launched_when_none(func: ast.FunctionDef, call: ast.AST) -> frozenset[str]:
+    """The names the launch sits where they are None: in the body of `if name is None:` (or
     `if not name:`), or in the `else` of `if name is not None:` (or `if name:`)."""
+    out: set[str] = set()
     for n in subtree(func):
         if not isinstance(n, ast.If):
             continue
-        in_body = any(call is m for s in n.body for m in subtree(s))
-        in_else = any(call is m for s in n.orelse for m in subtree(s))
-        if not (in_body or in_else):
+        side = _none_side(n.test)
+        if side is None:
             continue
-        none_side = _none_side(n.test, name)
-        if none_side == "body" and in_body or none_side == "else" and in_else:
-            return True
-    return False
+        block = n.body if side[0] == "body" else n.orelse
+        if any(call is m for s in block for m in subtree(s)):
+            out.add(side[1])
+    return frozenset(out)
 
 
-def _none_side(test: ast.expr, name: str) -> str | None:
-    """Which side of `if test:` runs when `name` is None ("body", "else"), if the test is
-    only about that."""
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_name(test.left, name):
-        right = test.comparators[0]
-        if _is_none(right):
-            return (
-                "body"
-                if isinstance(test.ops[0], ast.Is)
-                else "else"
-                if isinstance(test.ops[0], ast.IsNot)
-                else None
-            )
-    if _is_name(test, name):
-        return "else"
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _is_name(test.operand, name):
-        return "body"
+def _none_side(test: ast.expr) -> tuple[str, str] | None:
+    """(which side of `if test:` runs when the name is None, "body" or "else"; the name), if the
+    test is only about one name."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name):
+        if _is_none(test.comparators[0]):
+            op = test.ops[0]
+            side = "body" if isinstance(op, ast.Is) else "else" if isinstance(op, ast.IsNot) else None
+            return None if side is None else (side, test.left.id)
+    if isinstance(test, ast.Name):
+        return "else", test.id
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name):
+        return "body", test.operand.id
     return None

@@ -18,11 +18,16 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from argus.analyzers.model.node_memo import on_node
+from argus.analyzers.model.nodes import subtree
+
 
 def guard_pins(body: list[ast.stmt], call: ast.Call, params: set[str]) -> dict[str, Any]:
     """Parameter name -> the literal the tests around `call` in `body` compare it with."""
     pins: dict[str, Any] = {}
-    for test in _tests_around(body, call) or []:
+    # (kept on the call while its body is the same: every check binds the launch again)
+    tests = on_node(call, "tests_around", lambda: _tests_around(body, call), body)
+    for test in tests or []:
         for part in _conjuncts(test):
             pin = _pinned(part, params)
             if pin is not None and pin[0] not in pins:
@@ -34,7 +39,7 @@ def _tests_around(stmts: list[ast.stmt], call: ast.Call) -> list[ast.expr] | Non
     """The tests of the `if`s whose body (not `else`) holds `call`, outer first; None when
     `call` is not in `stmts`."""
     for st in stmts:
-        if not any(n is call for n in ast.walk(st)):
+        if not any(n is call for n in subtree(st)):
             continue
         if isinstance(st, ast.If):
             inner = _tests_around(st.body, call)
@@ -105,7 +110,7 @@ def pin_computed(func: ast.FunctionDef, pins: dict[str, Any], ranks: dict[str, i
     compare them with (`ev.pin_wants`, from computed_pins); True when one was pinned anew. A
     parameter the launcher assigns is left: a test of it tests that value, not the argument."""
     params = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs}
-    stored = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    stored = on_node(func, "stored_names", lambda: _stored_names(func))
     new = {
         k: v
         for k, v in ev.pin_wants.items()
@@ -113,3 +118,7 @@ def pin_computed(func: ast.FunctionDef, pins: dict[str, Any], ranks: dict[str, i
     }
     pins.update(new)
     return bool(new)
+
+
+def _stored_names(func: ast.FunctionDef) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))

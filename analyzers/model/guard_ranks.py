@@ -23,6 +23,7 @@ from typing import Any
 
 from argus.analyzers.model.guard_tests import conjuncts, disjuncts
 from argus.analyzers.model.host_values import HostTensor
+from argus.analyzers.model.node_memo import on_node
 
 MAX_RANK = 8
 
@@ -107,6 +108,11 @@ def rank_aliases(func: ast.FunctionDef | None) -> dict[str, ast.expr]:
     test of the name is a test of that rank."""
     if func is None:
         return {}
+    # (kept on the launcher: every kernel it launches is bound with it, in every check)
+    return on_node(func, "rank_aliases", lambda: _rank_aliases(func))
+
+
+def _rank_aliases(func: ast.FunctionDef) -> dict[str, ast.expr]:
     stores: dict[str, int] = {}
     ranks: dict[str, ast.expr] = {}
     for n in ast.walk(func):

@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from argus.analyzers.model.node_memo import on_node
+
 MAX_HOST_FUNCTIONS = 48  # per launch site: a utility module's whole call graph is never followed
 MAX_CALL_DEPTH = 6  # helpers calling helpers (and recursion) stop here: the result is opaque
 MAX_CALLS = 400  # calls per evaluation of a launcher (a helper called in a loop of helpers...)
@@ -91,12 +93,7 @@ def called_names(nodes: Iterable[ast.AST]) -> set[str]:
     """`f` in `f(...)` and `m.f` in `m.f(...)`, anywhere under `nodes`."""
     out: set[str] = set()
     for root in nodes:
-        for n in ast.walk(root):
-            if isinstance(n, ast.Call):
-                if isinstance(n.func, ast.Name):
-                    out.add(n.func.id)
-                elif isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
-                    out.add(f"{n.func.value.id}.{n.func.attr}")
+        out |= _names_under(root)[0]
     return out
 
 
@@ -104,12 +101,30 @@ def read_names(nodes: Iterable[ast.AST]) -> set[str]:
     """Names read under `nodes` (`x`, and `m.x` where `m` is a bare name): constants to look up."""
     out: set[str] = set()
     for root in nodes:
-        for n in ast.walk(root):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-                out.add(n.id)
-            elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
-                out.add(f"{n.value.id}.{n.attr}")
+        out |= _names_under(root)[1]
     return out
+
+
+def _names_under(root: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+    """(called, read) under one statement, kept on it: every launch site gathers its functions
+    again in every check, mostly from statements whose trees the snippet memo kept."""
+    return on_node(root, "called_and_read", lambda: _scan_names(root))
+
+
+def _scan_names(root: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+    called: set[str] = set()
+    read: set[str] = set()
+    for n in ast.walk(root):
+        if isinstance(n, ast.Call):
+            if isinstance(n.func, ast.Name):
+                called.add(n.func.id)
+            elif isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
+                called.add(f"{n.func.value.id}.{n.func.attr}")
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            read.add(n.id)
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+            read.add(f"{n.value.id}.{n.attr}")
+    return frozenset(called), frozenset(read)
 
 
 def gather_functions(body: list[ast.stmt], home: FunctionSource) -> LaunchFunctions:

@@ -139,21 +139,38 @@ def test_passed_before_answers_once_per_call_and_name_as_the_walk_does() -> None
     assert not passed_before(other, "a") and passed_before(site, "a")
 
 
-def test_the_input_reads_are_the_three_tree_questions() -> None:
+_MORE_READS = """
+def launch(x, pad=None, shape=None, flag=None, sizes=None):
+    assert len(pad) == 2
+    a, b = [int(p) for p in shape]
+    if flag:
+        pass
+    else:
+        k[(1,)](x)
+    y = torch.empty(sizes)
+    c, d, e = shape
+"""
+
+
+def test_the_input_reads_answer_every_name_of_the_launcher_at_once() -> None:
     site = _site(_LAUNCHER)
     func, call = site.host_func, site.call
     assert func is not None
-    for name in ("dim", "size", "out", "x"):
-        want = (
-            binder_inputs._launched_when_none(func, call, name),
-            binder_inputs._unpacked_length(func, name),
-            binder_inputs._used_as_sequence(func, name),
-        )
-        assert binder_inputs._launcher_reads(func, call, name) == want
-        assert binder_inputs._launcher_reads(func, call, name) == want
-    assert binder_inputs._launcher_reads(func, call, "out")[0]  # launched under `out is None`
-    assert binder_inputs._launcher_reads(func, call, "size")[1] == 2  # `OH, OW = size`
-    assert binder_inputs._launcher_reads(func, call, "dim")[2]  # iterated
+    reads = {name: binder_inputs._launcher_reads(func, call, name) for name in ("dim", "size", "out", "x")}
+    assert reads["out"] == (True, 0, False)  # launched under `out is None`
+    assert reads["size"] == (False, 2, False)  # `OH, OW = size`
+    assert reads["dim"] == (False, 0, True)  # iterated
+    assert reads["x"] == (False, 0, False)  # (`b.copy_(x)`: a call's first argument is not a sequence use)
+    memo = func.__dict__["_argus_memo"]["input_reads"]
+    assert binder_inputs._launcher_reads(func, call, "size") == reads["size"]
+    assert func.__dict__["_argus_memo"]["input_reads"] is memo  # one pass for all names, kept
+    more = _site(_MORE_READS)
+    assert more.host_func is not None
+    got = {n: binder_inputs._launcher_reads(more.host_func, more.call, n) for n in ("pad", "shape", "flag", "sizes")}
+    assert got["pad"] == (False, 2, True)  # `assert len(pad) == 2` states the one length (and takes it)
+    assert got["shape"] == (False, 0, True)  # unpacked into 2 and into 3 names: no one length
+    assert got["flag"] == (True, 0, False)  # in the `else` of `if flag:`
+    assert got["sizes"] == (False, 0, True)  # `torch.empty(sizes)` allocates from it
 
 
 _LATER = """
