@@ -33,10 +33,12 @@ def caller_guard(site: LaunchSite | None) -> str | None:
     return _guard_in_module(source, name)
 
 
+@functools.lru_cache(maxsize=32)  # (a few texts of the module being edited, each a few names)
 def _named_besides_its_def(source: bytes, name: str) -> bool:
     """Whether `name` occurs as a word of the module's text other than in `def name`: a call
     of it needs its name written there (each `def name` match is one of the word's matches, so
-    more matches than defs means one elsewhere). A name outside ASCII is not looked for: True."""
+    more matches than defs means one elsewhere). A name outside ASCII is not looked for: True.
+    Kept per module text and name: every probe asks it for every tensor it launches with."""
     if not name.isascii():
         return True
     word = re.escape(name.encode())

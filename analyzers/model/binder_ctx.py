@@ -20,6 +20,7 @@ import ast
 from typing import Any
 
 from argus.analyzers.model.node_memo import fresh_copy
+from argus.analyzers.model.nodes import subtree
 
 _PREFIX = "__argus_ctx__"
 _SAVED = _PREFIX + "saved_tensors"
@@ -36,7 +37,7 @@ def forward_copy(forward: ast.FunctionDef, ctx_name: str) -> ast.FunctionDef:
     an assignment of the saved tuple (the original tree is left alone: it is shared)."""
     stored = {
         n.attr
-        for n in ast.walk(forward)
+        for n in subtree(forward)  # (the forward is shared: its node list serves the other readers)
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)
         and n.value.id == ctx_name
     }

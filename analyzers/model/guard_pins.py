@@ -121,4 +121,4 @@ def pin_computed(func: ast.FunctionDef, pins: dict[str, Any], ranks: dict[str, i
 
 
 def _stored_names(func: ast.FunctionDef) -> frozenset[str]:
-    return frozenset(n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return frozenset(n.id for n in subtree(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))

@@ -24,6 +24,7 @@ from typing import Any
 from argus.analyzers.model.guard_tests import conjuncts, disjuncts
 from argus.analyzers.model.host_values import HostTensor
 from argus.analyzers.model.node_memo import on_node
+from argus.analyzers.model.nodes import subtree
 
 MAX_RANK = 8
 
@@ -115,7 +116,7 @@ def rank_aliases(func: ast.FunctionDef | None) -> dict[str, ast.expr]:
 def _rank_aliases(func: ast.FunctionDef) -> dict[str, ast.expr]:
     stores: dict[str, int] = {}
     ranks: dict[str, ast.expr] = {}
-    for n in ast.walk(func):
+    for n in subtree(func):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
             stores[n.id] = stores.get(n.id, 0) + 1
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 
 from argus.analyzers.model.launch_site import find_launch_calls
 from argus.analyzers.model.node_memo import fresh_copy, on_node
+from argus.analyzers.model.nodes import subtree
 
 
 def module_aliases(const_nodes: dict[str, ast.expr], kernels: Iterable[str]) -> dict[str, list[str]]:
@@ -81,7 +82,7 @@ def _has_local_alias(mod: ast.Module, kernel: str) -> bool:
 
 
 def _single_assignments(mod: ast.Module) -> list[ast.expr]:
-    return [n.value for n in ast.walk(mod) if isinstance(n, ast.Assign) and len(n.targets) == 1]
+    return [n.value for n in subtree(mod) if isinstance(n, ast.Assign) and len(n.targets) == 1]
 
 
 def _own_statements(scope: ast.AST) -> list[ast.stmt]:

@@ -213,12 +213,9 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         if fwd is None or fwd_ctx is None or ctx_param(self.site.host_func) is None:
             return None
         if self._forward is None:
-            backward, functions = self.site.host_func, self.site.functions
-            # the same for every kernel the backward launches (node_memo.py); never edited
-            self._forward, ranks = on_node(
-                fwd, "forward_replay", lambda: _forward_and_ranks(fwd, fwd_ctx, backward, functions), backward, functions
-            )
-            self._forward_ranks = dict(ranks)
+            backward = self.site.host_func
+            assert backward is not None
+            self._forward, self._forward_ranks = _forward_and_ranks(fwd, fwd_ctx, backward, self.site.functions)
         outer = ev.env
         ev.env = dict(outer)
         try:
@@ -453,16 +450,18 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
 
 
 def _forward_and_ranks(
-    fwd: ast.FunctionDef, fwd_ctx: str, backward: ast.FunctionDef | None, functions: dict[str, Any]
+    fwd: ast.FunctionDef, fwd_ctx: str, backward: ast.FunctionDef, functions: dict[str, Any]
 ) -> tuple[ast.FunctionDef, dict[str, int]]:
     """The forward rewritten for the replay (binder_ctx.forward_copy) and the ranks of its
-    tensor parameters, as the backward's ctx reads them."""
-    copied = forward_copy(fwd, fwd_ctx)
+    tensor parameters, as the backward's ctx reads them. Each part is kept on the trees it
+    reads (node_memo.py): the copy on the forward, so that an edit of the backward, or of
+    anything else, neither copies the forward again nor reads its ranks again; never edited."""
+    copied = on_node(fwd, ("forward_copy", fwd_ctx), lambda: forward_copy(fwd, fwd_ctx))
     ranks = tensor_param_ranks(copied, set(), set())
     for name, rank in ranks_through_calls(copied, functions, set()).items():
         ranks.setdefault(name, rank)
-    assert backward is not None
-    for name, rank in ranks_unpacked_later(copied, backward, STORE_PREFIX).items():
+    later = on_node(copied, "unpacked_later", lambda: ranks_unpacked_later(copied, backward, STORE_PREFIX), backward)
+    for name, rank in later.items():
         ranks[name] = max(ranks.get(name, 0), rank)  # `B, L = ctx.shape`
     return copied, ranks
 

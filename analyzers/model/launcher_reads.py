@@ -529,15 +529,26 @@ def _unguarded_tensor_uses(func: ast.FunctionDef) -> set[str]:
 def ranks_through_calls(
     func: ast.FunctionDef, functions: dict[str, object], back_only: set[str]
 ) -> dict[str, int]:
-    """`_ranks_through_calls`, once per launcher tree and function table (node_memo.py)."""
+    """`_ranks_through_calls`, once per launcher tree and the trees of the functions it calls
+    by name (node_memo.py): all it reads of the table, which is made again in every check while
+    an unchanged function keeps its tree."""
 
     def compute() -> tuple[dict[str, int], set[str]]:
         back: set[str] = set()
         return _ranks_through_calls(func, functions, back), back
 
-    ranks, back = on_node(func, "ranks_through_calls", compute, functions)
+    callees = [getattr(functions.get(name), "node", None) for name in _called_by_name(func)]
+    ranks, back = on_node(func, "ranks_through_calls", compute, *callees)
     back_only |= back
     return dict(ranks)
+
+
+def _called_by_name(func: ast.FunctionDef) -> tuple[str, ...]:
+    return on_node(
+        func,
+        "called_by_name",
+        lambda: tuple(sorted({n.func.id for n in subtree(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)})),
+    )
 
 
 def _ranks_through_calls(

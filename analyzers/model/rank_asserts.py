@@ -12,12 +12,13 @@ from __future__ import annotations
 import ast
 
 from argus.analyzers.model.guard_tests import conjuncts, disjuncts
+from argus.analyzers.model.nodes import subtree
 
 
 def asserted_ranks(func: ast.FunctionDef, names: set[str]) -> dict[str, int]:
     """Parameter -> the rank an assert (or an `if ...: raise`) of the launcher fixes."""
     out: dict[str, int] = {}
-    for n in ast.walk(func):
+    for n in subtree(func):
         if isinstance(n, ast.Assert):
             tests, want = conjuncts(n.test), ast.Eq
         elif isinstance(n, ast.If) and n.body and isinstance(n.body[-1], ast.Raise) and not n.orelse:
