@@ -16,8 +16,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from argus.analyzers.model.binder_callers import _callers_index, _calls_in
+from argus.analyzers.model.binder_callers import _callers_index
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.nodes import subtree
 
 _UNSET = object()
 _MAX_SOURCE = 4 << 20  # a module larger than this is not parsed again for its callers
@@ -34,13 +35,13 @@ def caller_literals(site: LaunchSite | None) -> dict[str, list[Any]]:
     index = _callers_index(site.smap.source)
     if index is None:
         return {}
-    calls = [
+    calls = [  # (the callers' node lists are kept on their trees, which outlive an edit elsewhere)
         call
         for caller in index.get(func.name, ())
         if caller is not func
-        for call, _tests in _calls_in(caller, func.name, [])
-        if isinstance(call.func, ast.Name)  # a method of the same name is another function
-    ]
+        for call in subtree(caller)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == func.name
+    ]  # (a method of the same name is another function)
     if not calls:
         return {}
     params = [a.arg for a in func.args.posonlyargs + func.args.args]
