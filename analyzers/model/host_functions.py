@@ -71,10 +71,16 @@ class LaunchFunctions:
         """Texts the launch depends on besides its own file's: the other modules whole, and the
         functions of its own file (an edit elsewhere in the file leaves the key alone)."""
         out = {k: v for k, v in self.texts.items() if k != home}
-        own = [ast.unparse(_undocumented(fn.node)) for key, fn in self.functions if key == home]
+        own = [_key_text(fn.node) for key, fn in self.functions if key == home]
         if own:
             out[f"{home}#host-functions"] = "\n".join(own).encode()
         return out
+
+
+def _key_text(node: ast.FunctionDef) -> str:
+    """A function's text for a cache key, docstring left out; kept on its tree (the snippet memo
+    keeps an unchanged function's tree, and every check asks again for every kernel)."""
+    return on_node(node, "key_text", lambda: ast.unparse(_undocumented(node)))
 
 
 def _undocumented(node: ast.AST) -> ast.AST:
