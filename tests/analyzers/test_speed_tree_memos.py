@@ -9,10 +9,13 @@ import ast
 
 from argus.analyzers.interp.pointer_steps import _enclosing_loop, accumulating_dots, reset_each_iteration
 from argus.analyzers.model import binder_inputs
+from argus.analyzers.model.host_functions import _key_text
 from argus.analyzers.model.kernel import SourceMap
+from argus.analyzers.model.launch import _forward_and_ranks
 from argus.analyzers.model.launch_later import _written_later, written_later
 from argus.analyzers.model.launch_shared import _launcher_index, _passed_before, launcher_index, passed_before
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.launcher_reads import ranks_through_calls
 from argus.analyzers.model.nodes import subtree
 
 
@@ -213,3 +216,78 @@ def test_written_later_sees_the_rebinding_between_the_two_launches() -> None:
     site = _site(src)
     site.kernel_writes = {"first": (("out", "x"), frozenset({"out"})), "second": (("out", "x"), frozenset({"out"}))}
     assert not written_later(site, "a") and not _written_later(site, "a")
+
+
+_THROUGH = """
+def launch(x, y):
+    z = prep(x)
+    k[(1,)](z, y)
+
+
+def prep(a):
+    m, n = a.shape
+    return a
+
+
+def prep2(a):
+    b, m, n = a.shape
+    return a
+"""
+
+
+def test_ranks_through_calls_follow_the_callee_trees_not_the_table_object() -> None:
+    mod = ast.parse(_THROUGH)
+    launch, prep, prep2 = (n for n in mod.body if isinstance(n, ast.FunctionDef))
+
+    class Fn:  # (a host_functions.HostFunction stand-in: only `.node` is read)
+        def __init__(self, node: ast.FunctionDef) -> None:
+            self.node = node
+
+    first = ranks_through_calls(launch, {"prep": Fn(prep)}, set())
+    assert first == {"x": 2}
+    # a new table of the next check, the same callee tree: the kept answer
+    memo = launch.__dict__["_argus_memo"]["ranks_through_calls"]
+    assert ranks_through_calls(launch, {"prep": Fn(prep), "other": 1}, set()) == first
+    assert launch.__dict__["_argus_memo"]["ranks_through_calls"] is memo
+    # the callee edited (another tree under the name): asked again
+    assert ranks_through_calls(launch, {"prep": Fn(prep2)}, set()) == {"x": 3}
+    assert ranks_through_calls(launch, {}, set()) == {}
+
+
+_AUTOGRAD = """
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.shape = x.shape
+        ctx.save_for_backward(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        B, L = ctx.shape
+        return g
+"""
+
+
+def test_the_forward_copy_is_kept_on_the_forward_and_its_later_ranks_follow_the_backward() -> None:
+    cls = ast.parse(_AUTOGRAD).body[0]
+    assert isinstance(cls, ast.ClassDef)
+    forward, backward = (n for n in cls.body if isinstance(n, ast.FunctionDef))
+    copied, ranks = _forward_and_ranks(forward, "ctx", backward, {})
+    assert ranks["x"] == 2  # `B, L = ctx.shape` in the backward
+    again, _ = _forward_and_ranks(forward, "ctx", backward, {})
+    assert again is copied  # (not copied again for the next kernel, or the next check)
+    other = ast.parse("def backward(ctx, g):\n    B, L, N = ctx.shape\n    return g\n").body[0]
+    assert isinstance(other, ast.FunctionDef)
+    copy2, ranks2 = _forward_and_ranks(forward, "ctx", other, {})
+    assert copy2 is copied and ranks2["x"] == 3  # an edited backward is read again
+    assert copied is not forward and forward.body[0].targets[0].__class__ is ast.Attribute  # the original untouched
+
+
+def test_a_host_functions_key_text_is_kept_on_its_tree_without_its_docstring() -> None:
+    func = ast.parse('def f(a):\n    """doc"""\n    return a + 1\n').body[0]
+    assert isinstance(func, ast.FunctionDef)
+    text = _key_text(func)
+    assert "doc" not in text and "return a + 1" in text
+    assert _key_text(func) is text
+    assert func.body[0].__class__ is ast.Expr  # the docstring stays in the tree itself
