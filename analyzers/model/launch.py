@@ -22,6 +22,7 @@ from argus.analyzers.model.binder_grid import GridBinding
 from argus.analyzers.model.binder_picks import SECOND_PICK, branch_flags
 from argus.analyzers.model.binder_sizes import SizeChoice
 from argus.analyzers.model.binder_unify import DimUnification
+from argus.analyzers.model.caller_layouts import contiguous_from_callers
 from argus.analyzers.model.caller_literals import caller_literals, caller_pick
 from argus.analyzers.model.device_picks import DEVICE_COUNT, SECOND_DEVICE_COUNT
 from argus.analyzers.model.guard_pins import guard_pins, pin_computed
@@ -248,7 +249,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         ev = self._rerecorded(self._run_host(None))
         self._unify_suffixed_names()
         self._unify_anonymous(ev)
-        self.padded_layout = stride_users(self.site)
+        # (less what every caller in the module hands over contiguous: caller_layouts.py)
+        self.padded_layout = stride_users(self.site) - contiguous_from_callers(self.site)
         kargs = self._kernel_args(ev)
         self.note_picked_params(kargs)
         self.picked_params |= set(self._helper_picks(kargs))  # helper_picks.py
