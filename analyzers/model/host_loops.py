@@ -16,7 +16,7 @@ import ast
 from typing import Any
 
 from argus.analyzers.model.host_sequences import LIST_METHODS
-from argus.analyzers.model.host_values import HostTensor, Opaque, SymInt, dotted_name
+from argus.analyzers.model.host_values import HostTensor, KnownTruth, Opaque, SymInt, dotted_name
 
 MAX_ITEMS = 64  # items of one loop or comprehension that are followed one by one
 MAX_STEPS = 2048  # loop iterations per evaluation of a launcher (nested loops included)
@@ -180,6 +180,9 @@ class HostLoops:
     # ---- the launcher's own loops and branches ---------------------------------------------
     def run_loop(self, st: ast.For | ast.While) -> None:
         """A loop of the launcher's body that does not hold the launch."""
+        if isinstance(st, ast.While) and not _leaves_early(st.body):
+            self._run_while(st)
+            return
         items = self.known_items(self.expr(st.iter)) if isinstance(st, ast.For) else None  # type: ignore[attr-defined]
         if items is None or _leaves_early(st.body) or len(items) > self.loop_steps_left:
             # a search over known items that stops early (`for bn in [128, 64]: if ...: break`)
@@ -190,6 +193,26 @@ class HostLoops:
         for item in items:
             self.loop_steps_left -= 1
             self.assign(st.target, item)  # type: ignore[attr-defined]
+            for s in st.body:
+                self.stmt(s)  # type: ignore[attr-defined]
+        for s in st.orelse:
+            self.stmt(s)  # type: ignore[attr-defined]
+
+    def _run_while(self, st: ast.While) -> None:
+        """A `while` whose test is decided at every step (`while temp > 1: temp >>= 1` of a
+        probe's concrete size: torchao's `_get_log2_d`) runs step by step within the budget;
+        one whose test is not decided, or that runs past the budget, leaves every name it
+        assigns unknown, as a loop over unknown items does."""
+        while True:
+            c = self.expr(st.test)  # type: ignore[attr-defined]
+            if isinstance(c, KnownTruth):
+                c = c.truth
+            if not _decided(c) or self.loop_steps_left <= 0:
+                self.forget(st.body + st.orelse)
+                return
+            if not c:
+                break
+            self.loop_steps_left -= 1
             for s in st.body:
                 self.stmt(s)  # type: ignore[attr-defined]
         for s in st.orelse:
@@ -276,6 +299,12 @@ def _stored(nodes: list[Any]) -> set[str]:
             ):
                 out.add(n.func.value.id)
     return out
+
+
+def _decided(c: Any) -> bool:
+    """A test value whose truth is the test's: a bool or a plain number (not a size that only
+    stands for one, not an unknown value)."""
+    return isinstance(c, bool | int | float) and not isinstance(c, SymInt | Opaque)
 
 
 def _leaves_early(body: list[ast.stmt]) -> bool:

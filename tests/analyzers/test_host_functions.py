@@ -88,8 +88,19 @@ LOCAL_LAUNCH = """    def block_of(n):
 
     rows_kernel[(T,)](x, y, x.stride(0), y.stride(0), D, BLOCK=block_of(D))"""
 
+# `while` steps decided at the probe's concrete size (torchao's `_get_log2_d`): the loop runs
+WHILE_HELPER = """
+
+def calculate_settings(n):
+    b = 1
+    while b < n:
+        b *= 2
+    return b, 4
+"""
+
 CASES = {
     "tuple": ("", SETTINGS, TUPLE_LAUNCH),
+    "while": ("", WHILE_HELPER, TUPLE_LAUNCH),
     "grid": ("", GRID_HELPER, GRID_LAUNCH),
     "kwargs": ("", KWARGS_HELPER, KWARGS_LAUNCH),
     "local": ("", "", LOCAL_LAUNCH),
@@ -128,8 +139,9 @@ def test_an_off_by_one_mask_is_found_through_the_helpers_value(case: str) -> Non
     [
         # (a value under a test the evaluator cannot decide, every side returning one, is a
         # named pick now: test_unmodelled_launch_args.py)
-        # a loop computes it: the value before the loop would be a guess
-        "def calculate_settings(n):\n    b = 1\n    while b < n:\n        b *= 2\n    return b, 4\n",
+        # a loop whose test is not decided (an environment read): the value before the loop
+        # would be a guess
+        "def calculate_settings(n):\n    b = 1\n    while b < int(os.environ.get('B', '64')):\n        b *= 2\n    return b, 4\n",
         # recursion: followed a few levels only, never forever
         "def calculate_settings(n):\n    return calculate_settings(n + 1)\n",
         # the branch taken raises at these sizes: no launch comes back
@@ -138,7 +150,7 @@ def test_an_off_by_one_mask_is_found_through_the_helpers_value(case: str) -> Non
     ids=["loop", "recursion", "raise"],
 )
 def test_what_the_helper_does_not_establish_stays_unknown(helper: str) -> None:
-    src = KERNEL.format(imports="", helpers="\n\n" + helper, body=TUPLE_LAUNCH, bound="D")
+    src = KERNEL.format(imports="import os\n", helpers="\n\n" + helper, body=TUPLE_LAUNCH, bound="D")
     notes = _ar001(check_source(src, "rows.py"))
     assert any("BLOCK" in m for m in notes), notes
 
