@@ -485,9 +485,13 @@ def _check_store_tags(
                 continue
             along = [k for k in cands if _varies(vt[k], ax)]
             if along:
-                if any(not tagops.differ(vt[k], darr).any() for k in along):
+                # a lane is its own where one of the value's coordinates along the symbol is
+                # the destination's: a value mixed from two lanes (a butterfly's `x + partner`,
+                # `tl.where` of `x + p` and `p - x`) carries both, under either key per lane
+                wrong = _differs_from_every(vt, along, darr)
+                if not wrong.any():
                     continue
-                _store_tag_fact(interp, node, t, coords, base(dk), darr, vt[along[0]])
+                _store_tag_fact(interp, node, t, coords, base(dk), darr, np.where(wrong, vt[along[0]], np.nan))
                 return
             moving = [k for k in cands if any(_varies(vt[k], a2) for a2 in range(len(shape)) if a2 != ax)]
             if moving and _known_along(vt, ax):
@@ -497,11 +501,24 @@ def _check_store_tags(
     # a row gathered through a loaded index must be scattered through the same index; judged
     # only where the destination's own coordinates are known (a stand-in layout says nothing
     # of what `out[offs]` stands for: `take`'s `out[i] = x[idx[i]]` into an unsized `out`)
-    if not t.sized:
-        return
-    dest_bases = {base(k) for k in dest}
+    if t.sized:
+        _check_scatter_index(interp, t, coords, v, vt, valid, node, shape, {base(k) for k in dest})
+
+
+def _check_scatter_index(
+    interp: OpContext,
+    t: TensorInfo,
+    coords: np.ndarray,
+    v: Val,
+    vt: dict[str, np.ndarray],
+    valid: np.ndarray,
+    node: ast.AST,
+    shape: tuple[int, ...],
+    dest_bases: set[str],
+) -> None:
+    """A value gathered through a loaded index is stored where its own index says."""
     for k in v.index_tags:
-        if k in vt and base(k) not in dest_bases and any(_varies(vt[k], ax) for ax in range(len(shape))):
+        if k in vt and k.rstrip("'") not in dest_bases and any(_varies(vt[k], ax) for ax in range(len(shape))):
             lane = tuple(int(i) for i in np.argwhere(valid & ~np.isnan(vt[k]))[0])
             interp.fact(
                 "scatter-index",
@@ -510,10 +527,18 @@ def _check_store_tags(
                 lane=list(lane),
                 dest=coords[lane].tolist(),
                 symbols=list(t.symbols),
-                index_symbol=base(k),
+                index_symbol=k.rstrip("'"),
                 index_value=int(vt[k][lane]),
             )
             return
+
+
+def _differs_from_every(vt: dict[str, np.ndarray], keys: list[str], dest: np.ndarray) -> np.ndarray:
+    """Lanes where every one of the value's coordinates under `keys` differs from `dest`."""
+    wrong = tagops.differ(vt[keys[0]], dest)
+    for k in keys[1:]:
+        wrong &= tagops.differ(vt[k], dest)
+    return wrong
 
 
 def _mixed_bases(ptr: Ptr, shape: tuple[int, ...]) -> set[str]:

@@ -1,0 +1,151 @@
+"""Three causes of false findings met on torchao's quantization kernels (fourteenth session):
+
+- a value mixed from two lanes (a Hadamard butterfly's `tl.where(left, x + p, p - x)`) carries
+  the coordinates of both, under either key per lane: DF004 asks that one of them be the
+  destination's in every lane, not that the same key be it in all lanes;
+- an internal launcher that addresses a fresh output with its input's strides is wrong for a
+  padded input, but not when every caller in the module makes the input contiguous first;
+- a launcher helper's `while` loop whose test the probe's sizes decide (`log2` of a head
+  dimension) runs, so the constexpr it computes is the launch's, not a stand-in.
+"""
+
+from __future__ import annotations
+
+from argus.analyzers import Severity, check_source
+
+_MIX = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def pair_mix(x_ptr, y_ptr, n_rows, D: tl.constexpr):
+    row = tl.program_id(0)
+    d = tl.arange(0, D)
+    partner = d ^ 1
+    x = tl.load(x_ptr + row * D + d)
+    p = tl.load(x_ptr + row * D + partner)
+    out = {value}
+    tl.store(y_ptr + row * D + d, out)
+
+
+def run(x: torch.Tensor):
+    n_rows, D = x.shape
+    y = torch.empty_like(x)
+    pair_mix[(n_rows,)](x, y, n_rows, D=D)
+    return y
+"""
+
+
+def _failing(src: str, path: str = "k.py") -> list[tuple[str, str]]:
+    return [(f.code, f.message) for f in check_source(src, path) if f.severity.fails_check and f.code != "MB003"]
+
+
+def test_a_butterfly_mixing_each_lane_with_its_partner_stores_its_own_lane() -> None:
+    assert _failing(_MIX.format(value="tl.where((d & 1) == 0, x + p, p - x)")) == []
+
+
+def test_a_store_of_the_partners_value_alone_is_still_a_tag_mismatch() -> None:
+    found = _failing(_MIX.format(value="p"))
+    assert [c for c, _ in found] == ["DF004"], found
+
+
+_CHUNKS = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def chunk_copy(x_ptr, out_ptr, stride_b, stride_s, stride_d, S, D, chunk, BLOCK: tl.constexpr):
+    pid_b = tl.program_id(0).to(tl.int64)
+    pid_c = tl.program_id(1)
+    s_start = pid_c * chunk
+    s_end = tl.minimum(s_start + chunk, S)
+    n = (s_end - s_start) * D
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        mask = offs < n
+        s_idx = s_start + offs // D
+        d_idx = offs % D
+        at = pid_b * stride_b + s_idx.to(tl.int64) * stride_s + d_idx * stride_d
+        tl.store(out_ptr + at, tl.load(x_ptr + at, mask=mask), mask=mask)
+
+
+def _copy(x: torch.Tensor, chunks: int):
+    B, S, D = x.shape
+    out = torch.empty_like(x)
+    chunk = (S + chunks - 1) // chunks
+    chunk_copy[(B, chunks)](x, out, x.stride(0), x.stride(1), x.stride(2), S, D, chunk, BLOCK=256)
+    return out
+"""
+
+
+def test_a_fresh_output_addressed_with_a_padded_inputs_strides_is_found() -> None:
+    found = {c for c, _ in _failing(_CHUNKS)}
+    assert found & {"MB002", "DF004"}, found
+
+
+def test_callers_that_make_the_input_contiguous_leave_the_padded_layout_out() -> None:
+    entry = "\n\ndef copy(x, chunks=4):\n    if not x.is_contiguous():\n        x = x.contiguous()\n    return _copy(x, chunks)\n"
+    assert _failing(_CHUNKS + entry) == []
+    passed = "\n\ndef copy(x, chunks=4):\n    return _copy(x.contiguous(), chunks)\n"
+    assert _failing(_CHUNKS + passed) == []
+
+
+def test_a_caller_that_does_not_make_it_contiguous_keeps_the_finding() -> None:
+    other = "\n\ndef copy(x, chunks=4):\n    x = x.float()\n    return _copy(x, chunks)\n"
+    assert {c for c, _ in _failing(_CHUNKS + other)} & {"MB002", "DF004"}
+    # one caller of two is enough for the padded launch to be one the code can make
+    two = (
+        "\n\ndef copy(x, chunks=4):\n    return _copy(x.contiguous(), chunks)\n"
+        "\n\ndef copy_view(x, chunks=4):\n    return _copy(x, chunks)\n"
+    )
+    assert {c for c, _ in _failing(_CHUNKS + two)} & {"MB002", "DF004"}
+    # made contiguous, then assigned again before the call
+    again = "\n\ndef copy(x, chunks=4):\n    x = x.contiguous()\n    x = x[:, ::2]\n    return _copy(x, chunks)\n"
+    assert {c for c, _ in _failing(_CHUNKS + again)} & {"MB002", "DF004"}
+
+
+_LOG2 = """
+import torch
+import triton
+import triton.language as tl
+
+
+def _log2(n: int) -> int:
+    out = 0
+    t = n
+    while t > 1:
+        t >>= 1
+        out += 1
+    return out
+
+
+@triton.jit
+def stages(x_ptr, y_ptr, D: tl.constexpr, LOG2_D: tl.constexpr):
+    row = tl.program_id(0)
+    d = tl.arange(0, D)
+    x = tl.load(x_ptr + row * D + d)
+    for s in tl.static_range(LOG2_D):
+        x = x + tl.load(x_ptr + row * D + (d ^ (1 << s)))
+    tl.store(y_ptr + row * D + d, x)
+
+
+def run(x: torch.Tensor):
+    rows, D = x.shape
+    assert D % 2 == 0
+    y = torch.empty_like(x)
+    stages[(rows,)](x, y, D=D, LOG2_D=_log2(D))
+    return y
+"""
+
+
+def test_a_while_loop_the_probe_sizes_decide_gives_the_launch_its_constexpr() -> None:
+    findings = check_source(_LOG2, "k.py")
+    assert [f for f in findings if f.code == "AR001"] == [], [f.message for f in findings]
+    assert [f for f in findings if f.severity in (Severity.ERROR, Severity.WARNING)] == []
+    # the same loop bound one stage too far reads past the row: found through the loop's value
+    wrong = _LOG2.replace("LOG2_D=_log2(D))", "LOG2_D=_log2(D) + 1)")
+    assert {f.code for f in check_source(wrong, "k.py") if f.severity.fails_check} & {"MB001"}
