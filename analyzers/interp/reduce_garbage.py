@@ -102,6 +102,11 @@ def padding_held(
         return None
     identity = identity_of(name, x.dtype)
     bad = _padding_that_counts(x, name, axis, identity)
+    if bad.any() and name == "max" and never_negative(reduced_operand(node)):
+        # `tl.max(tl.abs(x))`: no real lane is below 0, so padding at or below 0 never wins
+        # (a tie leaves the max as it is), whatever values the probe's data holds
+        with np.errstate(all="ignore"):
+            bad &= x.data > 0
     if not bad.any():
         return None
     if name in SCANS:
@@ -127,6 +132,42 @@ def padding_held(
         value=float(data[tuple(lane)]) if data.ndim else float(data),
         identity=identity,
     )
+
+
+_NEVER_NEGATIVE = frozenset({"abs", "exp", "exp2", "sqrt", "sqrt_rn", "sigmoid"})
+
+
+def reduced_operand(node: ast.AST) -> ast.expr | None:
+    """The tile `tl.max(x, ...)` or `x.max(...)` reduces, as written."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return None
+    owner = node.func.value
+    if isinstance(owner, ast.Name | ast.Attribute) and dotted_text(owner) in ("tl", "triton.language", "tl.math"):
+        return node.args[0] if node.args else None
+    return owner
+
+
+def never_negative(e: ast.expr | None) -> bool:
+    """Whether the expression's value is never below 0 by its form: `tl.abs(x)`, `tl.exp(x)`,
+    `tl.sqrt(x)`, `x * x`, `tl.maximum(x, 0)`, any of them cast (`.to(...)`)."""
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "to":
+        e = e.func.value
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
+        return ast.dump(e.left) == ast.dump(e.right)
+    if not isinstance(e, ast.Call):
+        return False
+    callee = e.func.attr if isinstance(e.func, ast.Attribute) else e.func.id if isinstance(e.func, ast.Name) else ""
+    if callee in _NEVER_NEGATIVE:
+        return True
+    return callee == "maximum" and any(isinstance(a, ast.Constant) and a.value == 0 for a in e.args)
+
+
+def dotted_text(e: ast.expr) -> str:
+    if isinstance(e, ast.Name):
+        return e.id
+    if isinstance(e, ast.Attribute):
+        return f"{dotted_text(e.value)}.{e.attr}"
+    return ""
 
 
 def identity_of(name: str, dtype: str) -> float:

@@ -1,4 +1,5 @@
-"""Three causes of false findings met on torchao's quantization kernels (fourteenth session):
+"""Four causes of false findings met on torchao's and bitsandbytes' quantization kernels
+(fourteenth session):
 
 - a value mixed from two lanes (a Hadamard butterfly's `tl.where(left, x + p, p - x)`) carries
   the coordinates of both, under either key per lane: DF004 asks that one of them be the
@@ -6,7 +7,9 @@
 - an internal launcher that addresses a fresh output with its input's strides is wrong for a
   padded input, but not when every caller in the module makes the input contiguous first;
 - a launcher helper's `while` loop whose test the probe's sizes decide (`log2` of a head
-  dimension) runs, so the constexpr it computes is the launch's, not a stand-in.
+  dimension) runs, so the constexpr it computes is the launch's, not a stand-in;
+- zero padding never wins a max over values that are never negative by their form
+  (`tl.max(tl.abs(x))`), whatever the probe's data holds.
 """
 
 from __future__ import annotations
@@ -149,3 +152,39 @@ def test_a_while_loop_the_probe_sizes_decide_gives_the_launch_its_constexpr() ->
     # the same loop bound one stage too far reads past the row: found through the loop's value
     wrong = _LOG2.replace("LOG2_D=_log2(D))", "LOG2_D=_log2(D) + 1)")
     assert {f.code for f in check_source(wrong, "k.py") if f.severity.fails_check} & {"MB001"}
+
+
+_BLOCK_MAX = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def block_absmax(a_ptr, out_ptr, n, BLOCK: tl.constexpr, ROWS: tl.constexpr):
+    start = tl.program_id(0) * ROWS
+    offs = start * BLOCK + tl.arange(0, ROWS * BLOCK)
+    a = tl.load(a_ptr + offs, mask=offs < n, other=0.0)
+    m = tl.max({operand}, axis=1)
+    rows = start + tl.arange(0, ROWS)
+    tl.store(out_ptr + rows, m, mask=rows < tl.cdiv(n, BLOCK))
+
+
+def run(a: torch.Tensor, block: int = 64):
+    n = a.numel()
+    out = torch.empty(triton.cdiv(n, block), device=a.device, dtype=torch.float32)
+    block_absmax[(triton.cdiv(n, block * 4),)](a, out, n, BLOCK=block, ROWS=4)
+    return out
+"""
+
+
+def test_zero_padding_of_a_max_over_absolute_values_never_wins() -> None:
+    # (bitsandbytes' 4-bit quantizers take each block's absmax of a tile padded with 0; over
+    # integer data the probe's values tie with the padding, which a max leaves as it is)
+    for operand in ("tl.abs(tl.reshape(a, (ROWS, BLOCK)))", "tl.abs(tl.reshape(a, (ROWS, BLOCK)).to(tl.int32))"):
+        assert [c for c, _ in _failing(_BLOCK_MAX.format(operand=operand))] == [], operand
+
+
+def test_zero_padding_of_a_max_over_signed_values_is_still_found() -> None:
+    found = _failing(_BLOCK_MAX.format(operand="tl.reshape(a, (ROWS, BLOCK))"))
+    assert "DF003" in {c for c, _ in found}, found
