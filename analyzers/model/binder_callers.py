@@ -56,13 +56,17 @@ def _guard_in_module(source: bytes, name: str) -> str | None:
         return None
     guards: list[str] = []
     checks = _raising_checks(source)
+    predicates = _predicate_checks(source)
     for func in callers.get(name, ()):
         if func.name == name:
             continue
         assigned = _local_values(func)
         for call, tests in _calls_with_guards(func.body, name, []):
             relation = next((t for t in tests if _size_relation(t, assigned)), None)
-            if relation is None:
+            checked = next((g for g in map(lambda t: _predicate_guard(t, predicates), tests) if g), None)
+            if relation is None and checked is not None:
+                guards.append(checked)
+            elif relation is None:
                 refused = _refused_before(func, call, checks, assigned)
                 if refused is None:
                     return None
@@ -99,6 +103,49 @@ def _raising_checks(source: bytes) -> dict[str, str]:
     for checks in part_answers(source, "raising_checks", _part_raising_checks) or []:
         out.update(checks)
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _predicate_checks(source: bytes) -> dict[str, str]:
+    """Module functions that answer False under a size relation at their top level (unsloth's
+    `can_use_fp8_block_small_m`: `if ... or K % 128 or N % 16: return False`): name -> that
+    test as written. A call under `if pred(...):` is guarded by it as by the test itself."""
+    out: dict[str, str] = {}
+    for checks in part_answers(source, "predicate_checks", _part_predicate_checks) or []:
+        out.update(checks)
+    return out
+
+
+def _part_predicate_checks(part: ast.Module) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for f in part.body:
+        if not isinstance(f, ast.FunctionDef):
+            continue
+        tests = [
+            st.test
+            for st in f.body
+            if isinstance(st, ast.If) and not st.orelse and len(st.body) == 1 and _returns_false(st.body[0])
+        ]
+        if tests:
+            assigned = _local_values(f)
+            test = next((t for t in tests if _size_relation(t, assigned)), None)
+            if test is not None:
+                out[f.name] = ast.unparse(test)
+    return out
+
+
+def _returns_false(st: ast.stmt) -> bool:
+    return isinstance(st, ast.Return) and isinstance(st.value, ast.Constant) and st.value.value is False
+
+
+def _predicate_guard(test: ast.expr, predicates: dict[str, str]) -> str | None:
+    """`pred(...)`, alone or a conjunct of an `and`, of a predicate check: the guard as written
+    (the call, and the relation under which it answers False)."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    for part in parts:
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and part.func.id in predicates:
+            return f"{part.func.id}(...), which answers False where {predicates[part.func.id]}"
+    return None
 
 
 def _part_raising_checks(part: ast.Module) -> dict[str, str]:

@@ -188,3 +188,48 @@ def test_zero_padding_of_a_max_over_absolute_values_never_wins() -> None:
 def test_zero_padding_of_a_max_over_signed_values_is_still_found() -> None:
     found = _failing(_BLOCK_MAX.format(operand="tl.reshape(a, (ROWS, BLOCK))"))
     assert "DF003" in {c for c, _ in found}, found
+
+
+_UNMASKED_K = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_sums(b_ptr, out_ptr, N, K, BLOCK_K: tl.constexpr):
+    n = tl.program_id(0)
+    acc = tl.zeros((BLOCK_K,), dtype=tl.float32)
+    for k0 in range(0, tl.cdiv(K, BLOCK_K) * BLOCK_K, BLOCK_K):
+        acc += tl.load(b_ptr + n * K + k0 + tl.arange(0, BLOCK_K))  # no K mask: K % 128 == 0
+    tl.store(out_ptr + n, tl.sum(acc))
+
+
+def _sums(b: torch.Tensor):
+    N, K = b.shape
+    out = torch.empty(N, device=b.device, dtype=torch.float32)
+    row_sums[(N,)](b, out, N, K, BLOCK_K=128)
+    return out
+"""
+
+_PREDICATE = """
+
+def can_use(b):
+    N, K = b.shape
+    if K % 128 or N < 1:
+        return False
+    return True
+
+
+def sums(b):
+    if can_use(b) and b.is_cuda:
+        return _sums(b)
+    return b.float().sum(-1)
+"""
+
+
+def test_a_launch_only_under_a_predicate_that_refuses_the_size_is_not_judged_on_other_sizes() -> None:
+    # (unsloth's fused small-M fp8 GEMM: every call sits under `if can_use_fp8_block_small_m(...)`)
+    assert [c for c, _ in _failing(_UNMASKED_K + _PREDICATE)] == []
+    unguarded = _PREDICATE.replace("if can_use(b) and b.is_cuda:", "if b.is_cuda:")
+    assert "MB001" in {c for c, _ in _failing(_UNMASKED_K + unguarded)}
