@@ -123,7 +123,10 @@ def _const_value(node: ast.expr) -> Any:
         except (ArithmeticError, ValueError, TypeError, RecursionError):
             v = None
     if isinstance(v, bool | int | float) and not (isinstance(v, int) and v.bit_length() > MAX_INT_BITS):
-        return scalar(v, constexpr=True)
+        try:
+            return scalar(v, constexpr=True)
+        except OverflowError:  # wider than 64 bits: no Triton constant (Python-only arithmetic)
+            return None
     return None
 
 

@@ -252,6 +252,13 @@ class PtrDType:
 
 
 def scalar(value: Any, dtype: str | None = None, **kw: Any) -> Val:
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        # a 64-bit unsigned constant (`0xC0FFEE1234567890`, sglang's canary anchor): Triton
+        # types it uint64; its bits are kept as int64 data, as every uint64 value is here
+        if not 0 <= value < 2**64:
+            raise OverflowError(f"an integer constant of {value.bit_length()} bits")
+        dtype = dtype or "uint64"
+        value -= 2**64
     if dtype is None:
         if isinstance(value, bool | np.bool_):
             dtype = "int1"
