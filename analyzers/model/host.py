@@ -18,7 +18,8 @@ from typing import Any
 from argus.analyzers.errors import HOST_ERRORS, NoLaunch
 from argus.analyzers.model.binder_ctx import AttributeTable
 from argus.analyzers.model.device_picks import DeviceCount, device_choice, device_query
-from argus.analyzers.model.guard_tests import literal_choices, size_fixed_by
+from argus.analyzers.model.guard_tests import size_fixed_by
+from argus.analyzers.model.host_asserts import HostAsserts
 from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
@@ -46,7 +47,7 @@ from argus.analyzers.model.nodes import subtree
 from argus.analyzers.model.runtime_values import RUNTIME_READS, RunTimeValue, carried, runtime_read
 
 
-class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
+class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostAsserts, HostCalls):
     """Evaluates host statements; `bind` maps names to host values. Inside a called host
     function (`call_depth` > 0) returns, raises, loops and undecided branches are followed as
     model/host_invoke.py says."""
@@ -245,44 +246,6 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostCalls):
         if isinstance(n, ast.Attribute) and n.attr == "ndim":
             return isinstance(self.expr(n.value), HostTensor)
         return False
-
-    def record_assert(self, test: ast.expr) -> None:
-        if self.undecided_depth:
-            return  # an assert on a side of an undecided `if` may never run
-        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-            for v in test.values:
-                self.record_assert(v)
-            return
-        choices = literal_choices(test)
-        if choices is not None:  # `H == 64 or H == 128` is `H in (64, 128)`
-            subject, values = choices
-            test = ast.copy_location(
-                ast.Compare(left=subject, ops=[ast.In()], comparators=[ast.Tuple(elts=values, ctx=ast.Load())]), test
-            )
-        if isinstance(test, ast.Compare) and len(test.ops) > 1:
-            # `k.shape == v.shape == (b, h, s, d)`: each neighbouring pair
-            operands = [test.left, *test.comparators]
-            for op_, a_, b_ in zip(test.ops, operands, operands[1:], strict=False):
-                self.record_assert(ast.Compare(left=a_, ops=[op_], comparators=[b_]))
-            return
-        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
-            return
-        left, right, op = self.expr(test.left), self.expr(test.comparators[0]), test.ops[0]
-        if isinstance(op, ast.Eq):
-            self.unify(left, right)
-            if not self.recording and _sizes_differ(left, right):
-                self.broken_asserts.append(test)
-            if isinstance(test.left, ast.BinOp) and isinstance(test.left.op, ast.Mod):
-                a, b = self.expr(test.left.left), self.expr(test.left.right)
-                if isinstance(a, SymInt) and isinstance(b, SymInt) and right == 0:
-                    self.dims.divisible_by[a.sym] = b.sym
-                elif isinstance(a, SymInt) and isinstance(b, int) and right == 0:
-                    root = self.dims.find(a.sym)
-                    self.dims.multiple_of[root] = max(self.dims.multiple_of.get(root, 1), int(b))
-        elif isinstance(op, ast.In) and isinstance(left, SymInt) and isinstance(right, tuple | list):
-            vals = [int(x) for x in right if isinstance(x, int)]
-            if vals:
-                self.dims.allowed[self.dims.find(left.sym)] = vals
 
     def unify(self, a: Any, b: Any) -> None:
         if isinstance(a, SymInt) and isinstance(b, SymInt):
@@ -569,14 +532,3 @@ __all__ = [
     "contiguous_strides",
     "dotted_name",
 ]
-
-
-def _sizes_differ(a: Any, b: Any) -> bool:
-    """Whether two sizes or shapes the launcher asserts equal are unequal at the probe's sizes:
-    the probe is then a launch the launcher itself would refuse (its assert raises), e.g. a
-    `view(-1, n)` that computed a size from a total the probe chose freely, or a size the
-    assert derives from others (`M == hc * hc + 2 * hc`) chosen on its own."""
-    if isinstance(a, tuple | list) and isinstance(b, tuple | list):
-        return any(_sizes_differ(x, y) for x, y in zip(a, b, strict=False))
-    sizes = [x for x in (a, b) if isinstance(x, int) and not isinstance(x, bool)]
-    return len(sizes) == 2 and any(isinstance(x, SymInt) for x in sizes) and int(a) != int(b)
