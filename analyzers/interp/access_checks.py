@@ -480,7 +480,9 @@ def _check_store_tags(
         for dk, darr in dest.items():
             if not _varies(darr, ax):
                 continue
-            cands = [k for k in vt if base(k) == base(dk)]
+            # (a coordinate a value was gathered at through a loaded index is the data's, not
+            # the lane's: `out[i] = x[idx[i]]` is judged by the scatter-index check below)
+            cands = [k for k in vt if base(k) == base(dk) and k not in v.index_tags]
             if not cands:
                 continue
             along = [k for k in cands if _varies(vt[k], ax)]

@@ -349,7 +349,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         sizes, ev = self._shrunk(kind, sizes, ev)
         if ev.broken_asserts:  # a nearby size the launcher accepts (assert_search.py)
             sizes, ev = accepted_sizes(sizes, ev, self._run_host)
-        if ev.broken_asserts:  # sizes no real launch has: what they imply is not judged
+        broken_order = _only_orderings(ev.broken_asserts)
+        if ev.broken_asserts and broken_order is None:  # sizes no real launch has: not judged
             test = ev.broken_asserts[0]
             raise Unevaluable(f"a probe size consistent with the launcher's {_refusal(test)}", test)
         kargs = self._kernel_args(ev)
@@ -393,7 +394,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
             + tuple(self.input_choices.values())
             + tuple(self.runtime_choices.values())
             + self.heuristic_choices
-            + self._constexpr_stand_ins(),
+            + self._constexpr_stand_ins()
+            + broken_order,
             guards=unsettled_guards(ev),
             loops=tuple(dict.fromkeys(ev.launch_loops)),
             grid_picks=tuple(grid_picks),
@@ -466,6 +468,18 @@ def _forward_and_ranks(
     for name, rank in later.items():
         ranks[name] = max(ranks.get(name, 0), rank)  # `B, L = ctx.shape`
     return copied, ranks
+
+
+def _only_orderings(broken: list[ast.AST]) -> tuple[str, ...] | None:
+    """Where every assert the probe's sizes break is an ordering between sizes (`assert d > dv`)
+    that no nearby size keeps (assert_search.py): the probe runs, and what it finds is at most
+    a hint naming the assert, as it is for any value the code does not establish; () where
+    nothing is broken; None where an equality or a refusal is (the launch is then not judged)."""
+    if not broken:
+        return ()
+    if all(isinstance(t, ast.Compare) and isinstance(t.ops[0], ast.Lt | ast.LtE | ast.Gt | ast.GtE) for t in broken):
+        return (f"the probe's sizes, at which the launcher's `assert {ast.unparse(broken[0])}` does not hold",)
+    return None
 
 
 def _refusal(node: ast.AST) -> str:

@@ -41,3 +41,33 @@ def test_a_probe_breaking_an_asserted_ordering_is_not_a_launch() -> None:
 def test_a_mask_one_past_the_end_is_found_at_sizes_the_assert_accepts() -> None:
     assert "MB001" in _codes(_GATHER.format(bound="V + 1"))
 
+
+
+_ROW_COPY = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_copy(x_ptr, y_ptr, D: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, D)
+    tl.store(y_ptr + row * D + offs + 1, tl.load(x_ptr + row * D + offs))
+
+
+def run(x: torch.Tensor):
+    rows, D = x.shape
+    assert {test}
+    y = torch.empty_like(x)
+    row_copy[(rows,)](x, y, D=D)
+"""
+
+
+def test_an_ordering_no_nearby_size_keeps_leaves_findings_as_hints_naming_it() -> None:
+    # the search moves sizes up: `D < 2` is kept by none of them (a tile needs 16 lanes)
+    findings = check_source(_ROW_COPY.format(test="D < 2"), "rows.py")
+    bounds = [f for f in findings if f.code == "MB002"]
+    assert bounds and all(not f.severity.fails_check and "`assert D < 2`" in f.message for f in bounds)
+    # one the search satisfies (`D >= 100000` solved directly) is judged at those sizes
+    assert "MB002" in {f.code for f in check_source(_ROW_COPY.format(test="D >= 100000"), "rows.py") if f.severity.fails_check}
