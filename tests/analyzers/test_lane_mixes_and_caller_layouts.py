@@ -233,3 +233,35 @@ def test_a_launch_only_under_a_predicate_that_refuses_the_size_is_not_judged_on_
     assert [c for c, _ in _failing(_UNMASKED_K + _PREDICATE)] == []
     unguarded = _PREDICATE.replace("if can_use(b) and b.is_cuda:", "if b.is_cuda:")
     assert "MB001" in {c for c, _ in _failing(_UNMASKED_K + unguarded)}
+
+
+_TAKE = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def take_rows(x_ptr, idx_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    src = tl.load(idx_ptr + offs, mask=mask, other=0)
+    tl.store(out_ptr + offs, tl.load(x_ptr + {source}, mask=mask), mask=mask)
+
+
+def take(x: torch.Tensor, idx: torch.Tensor):
+    n = x.numel()
+    assert idx.numel() == n
+    out = torch.empty_like(x)
+    take_rows[(triton.cdiv(n, 128),)](x, idx, out, n, BLOCK=128)
+    return out
+"""
+
+
+def test_a_gather_through_a_loaded_index_stores_each_lanes_own_value() -> None:
+    # (sglang's speculative-decoding bonus gathers: `out[i] = predicts[accept_index[i, ...]]`)
+    assert _failing(_TAKE.format(source="src")) == []
+
+
+def test_a_value_read_from_the_next_lane_is_still_a_tag_mismatch() -> None:
+    assert "DF004" in {c for c, _ in _failing(_TAKE.format(source="(offs + 1) % n"))}
