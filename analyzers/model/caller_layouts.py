@@ -21,7 +21,7 @@ import functools
 
 from argus.analyzers.model.binder_callers import _callers_index
 from argus.analyzers.model.launch_site import LaunchSite
-from argus.analyzers.model.launcher_reads import asserted_contiguous
+from argus.analyzers.model.launcher_reads import asserted_contiguous, contiguity_tested
 from argus.analyzers.model.nodes import subtree
 
 _MAX_SOURCE = 4 << 20  # as caller_literals.py: a larger module is not parsed again for its callers
@@ -123,13 +123,5 @@ def _contiguous_assignment(st: ast.stmt) -> str | None:
 def _not_contiguous_test(test: ast.expr) -> str | None:
     """`not x.is_contiguous()`: x."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = test.operand
-        if (
-            isinstance(inner, ast.Call)
-            and isinstance(inner.func, ast.Attribute)
-            and inner.func.attr == "is_contiguous"
-            and isinstance(inner.func.value, ast.Name)
-            and not inner.args
-        ):
-            return inner.func.value.id
+        return contiguity_tested(test.operand)
     return None

@@ -64,16 +64,21 @@ def asserted_contiguous(nodes: list[ast.AST]) -> set[str]:
         if not isinstance(n, ast.Assert):
             continue
         tests = n.test.values if isinstance(n.test, ast.BoolOp) and isinstance(n.test.op, ast.And) else [n.test]
-        for t in tests:
-            if (
-                isinstance(t, ast.Call)
-                and isinstance(t.func, ast.Attribute)
-                and t.func.attr == "is_contiguous"
-                and isinstance(t.func.value, ast.Name)
-                and not t.args
-            ):
-                out.add(t.func.value.id)
+        out.update(name for name in map(contiguity_tested, tests) if name is not None)
     return out
+
+
+def contiguity_tested(e: ast.expr) -> str | None:
+    """`x.is_contiguous()`: x."""
+    if (
+        isinstance(e, ast.Call)
+        and isinstance(e.func, ast.Attribute)
+        and e.func.attr == "is_contiguous"
+        and isinstance(e.func.value, ast.Name)
+        and not e.args
+    ):
+        return e.func.value.id
+    return None
 
 
 def shape_read_names(func: ast.FunctionDef) -> set[str]:
