@@ -185,6 +185,7 @@ class PadReduced(Fact):
     lane: list[int]
     value: float
     identity: float
+    sign_from: str | None = None  # the loaded tensor whose sign flipped the padding, if one did
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

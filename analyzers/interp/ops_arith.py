@@ -105,6 +105,7 @@ def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) ->
             _decided_by_one_side(op, a, b, out)
     _int_provenance(interp, op, a, b, out, node)
     _float_semantics(interp, op, a, b, out, node)
+    out.pad_sign_from = _pad_sign_source(op, a, b)
     if isinstance(op, ast.Mult):
         _zeroed_by_selector(a, b, out)
         garbage.cancel_by_zero(out, a, b)
@@ -115,6 +116,17 @@ def binop(interp: OpContext, op: ast.operator, a: Any, b: Any, node: ast.AST) ->
     elif isinstance(op, ast.Mult | ast.Div) and (a.kcover is None) != (b.kcover is None):
         out.kcover = a.kcover if a.kcover is not None else b.kcover  # scaling keeps what was summed
     return out
+
+
+def _pad_sign_source(op: ast.operator, a: Val, b: Val) -> str | None:
+    """The loaded tensor a padded tile was multiplied or divided by (`x / t` of a loaded
+    temperature): the padding's sign is then that data's, which the code does not state; kept
+    through later arithmetic (reduce_garbage.padding_held reads it)."""
+    if isinstance(op, ast.Mult | ast.Div):
+        for v, other in ((a, b), (b, a)):
+            if v.pad is not None and other.pad is None and other.src and is_float(other.dtype):
+                return other.src
+    return a.pad_sign_from or b.pad_sign_from
 
 
 def _decided_by_one_side(op: ast.operator, a: Val, b: Val, out: Val) -> None:

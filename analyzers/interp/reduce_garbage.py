@@ -121,6 +121,10 @@ def padding_held(
         spoiled = bad.any(axis=axis, keepdims=keep)
     lane = np.argwhere(bad)[0].tolist()
     data = x.data
+    value = float(data[tuple(lane)]) if data.ndim else float(data)
+    # padding holding the other infinity (`-inf / t` of a negative probe `t`) was flipped by
+    # the sign of loaded data: a hint naming that data (its sign is the caller's contract)
+    flipped = x.pad_sign_from if name in ("max", "min") and value == -identity else None
     return garbage.pend(
         interp,
         "pad-reduced",
@@ -129,8 +133,9 @@ def padding_held(
         True,
         op=name,
         lane=lane,
-        value=float(data[tuple(lane)]) if data.ndim else float(data),
+        value=value,
         identity=identity,
+        sign_from=flipped,
     )
 
 

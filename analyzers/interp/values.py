@@ -170,6 +170,7 @@ class Val:
     loopvar: bool = False
     undef_site: Any = None  # the masked load without `other=` whose lanes are undefined
     held: tuple[Any, ...] = ()  # garbage.Held: lanes a reduction or dot spoiled, events pending on them
+    pad_sign_from: str | None = None  # loaded tensor whose sign the padding was scaled by (`x / t`)
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
-from argus.analyzers.findings import Finding
+from argus.analyzers.findings import Finding, Severity
 from argus.analyzers.interp.facts import PadReduced, PointerStep, ReductionCount
 from argus.analyzers.rules.base import Rule, RuleContext, base_witness, elem, register, where
 
@@ -109,4 +110,14 @@ class ReductionCoverage(Rule[ReductionCount | PadReduced]):
                 f"{fact.identity}: they change the result"
             )
             summary = f"{where(fact.probe)}: masked-off lane {lane} holds {fact.value:.4g} when it reaches {fact.op}"
-            yield self.finding(fact, ctx, msg, base_witness(fact, summary, lane=lane, value=fact.value))
+            found = self.finding(fact, ctx, msg, base_witness(fact, summary, lane=lane, value=fact.value))
+            if fact.sign_from is not None and found.severity.fails_check:
+                found = replace(
+                    found,
+                    severity=Severity.HINT,
+                    message=(
+                        f"{msg}; reported as a hint: the padding was scaled by values loaded from "
+                        f"`{fact.sign_from}`, and only a negative one flips it (the code does not say their sign)"
+                    ),
+                )
+            yield found

@@ -265,3 +265,37 @@ def test_a_gather_through_a_loaded_index_stores_each_lanes_own_value() -> None:
 
 def test_a_value_read_from_the_next_lane_is_still_a_tag_mismatch() -> None:
     assert "DF004" in {c for c, _ in _failing(_TAKE.format(source="(offs + 1) % n"))}
+
+
+_TEMPERATURE_MAX = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scaled_max(logits_ptr, temps_ptr, out_ptr, V, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    t = tl.load(temps_ptr + row)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(logits_ptr + row * V + offs, mask=offs < V, other=-float("inf"))
+    x = {scaled}
+    tl.store(out_ptr + row, tl.max(x, axis=0))
+
+
+def run(logits: torch.Tensor, temps: torch.Tensor):
+    rows, V = logits.shape
+    out = torch.empty(rows, device=logits.device, dtype=torch.float32)
+    scaled_max[(rows,)](logits, temps, out, V, BLOCK=triton.next_power_of_2(V))
+    return out
+"""
+
+
+def test_padding_divided_by_loaded_data_is_a_hint_naming_that_data() -> None:
+    # (sglang's temperature softmax: `-inf / t` is +inf only for a negative temperature)
+    found = [f for f in check_source(_TEMPERATURE_MAX.format(scaled="x / t"), "k.py") if f.code == "DF003"]
+    assert found and all(not f.severity.fails_check and "`temps_ptr`" in f.message for f in found)
+
+
+def test_padding_negated_by_the_kernel_itself_is_still_an_error() -> None:
+    assert "DF003" in {c for c, _ in _failing(_TEMPERATURE_MAX.format(scaled="-x"))}
