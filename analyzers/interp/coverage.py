@@ -172,6 +172,26 @@ def judge_output_coverage(interp: RunContext) -> bool:
     return bool(judged) and whole
 
 
+def every_store_whole(interp: RunContext) -> bool:
+    """Every sized tensor the programs stored to was written whole by plain stores, updated in
+    place or not (nothing reported): with a grid axis the kernel reads but the launch lacks,
+    the axis at 0 then left no element of any of them undone (sglang's lightning attention
+    reads `program_id(2)` for its one feature block, `E_FBLOCK = e`)."""
+    found = False
+    for tidx, writer in interp.mem.writer.items():
+        t = _tensor_by_index(interp.launch, tidx)
+        if t is None or not t.sized or t.bounds_unjudged or tidx in interp.mem.coverage_unjudged:
+            return False
+        atomic = interp.mem.atomic.get(tidx)
+        if atomic is not None and (atomic >= 0).any():
+            return False
+        offs = _valid_offsets(t)
+        if not (writer[offs] >= 0).all():
+            return False
+        found = True
+    return found
+
+
 def _must_be_covered(mem: MemoryLog, tidx: int, t: TensorInfo) -> bool:
     """Uninitialized outputs must be fully written; a tensor the grid tiles in every dimension
     (an in-place update) too; others (caches, slices) may be partial. Sizes the launch does not

@@ -25,7 +25,7 @@ from argus.analyzers.interp import calls, expressions, pointer_steps, statements
 from argus.analyzers.interp.budget import kernel_deadline, over_time, time_exceeded
 from argus.analyzers.interp.contents import SynthesizedMemory
 from argus.analyzers.interp.context import LoopFrame, MemoryLog
-from argus.analyzers.interp.coverage import judge_output_coverage, judge_reduction_coverage
+from argus.analyzers.interp.coverage import every_store_whole, judge_output_coverage, judge_reduction_coverage
 from argus.analyzers.interp.facts import Fact, FactSink
 from argus.analyzers.interp.ops_core import Retype
 from argus.analyzers.interp.programs import choose_programs
@@ -277,7 +277,7 @@ class Interpreter:
             return  # how many programs run is not known: what they cover is not either
         whole = False
         if self.complete and not self.grid_problem:
-            whole = judge_output_coverage(self)
+            whole = judge_output_coverage(self) or every_store_whole(self)
         # `pid_z = tl.program_id(1)` on a 1-D grid is 0: where every output is still written
         # whole, each element by one plain store, the kernel does its work with that axis at 0
         # (flag-gems' Ascend mm: one K split); an output left unwritten keeps GR003 (over GR001)

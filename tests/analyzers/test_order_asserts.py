@@ -1,4 +1,4 @@
-"""An ordering the launcher asserts between sizes (`assert vocab_size <= world * shard_width`,
+"""Sglang causes (fourteenth session). An ordering the launcher asserts between sizes (`assert vocab_size <= world * shard_width`,
 sglang's gathered softcap) is a launch it refuses where the probe's sizes break it: the probe
 moves to sizes the launcher accepts (assert_search.py), and a real bug is still found there."""
 
@@ -71,3 +71,33 @@ def test_an_ordering_no_nearby_size_keeps_leaves_findings_as_hints_naming_it() -
     assert bounds and all(not f.severity.fails_check and "`assert D < 2`" in f.message for f in bounds)
     # one the search satisfies (`D >= 100000` solved directly) is judged at those sizes
     assert "MB002" in {f.code for f in check_source(_ROW_COPY.format(test="D >= 100000"), "rows.py") if f.severity.fails_check}
+
+
+_INPLACE_AXIS = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_rows(o_ptr, x_ptr, n, E: tl.constexpr, E_BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    blk = tl.program_id(1)  # one feature block: E_BLOCK == E
+    offs = blk * E_BLOCK + tl.arange(0, E_BLOCK)
+    o = tl.load(o_ptr + row * E + offs)
+    tl.store(o_ptr + row * E + offs, o + tl.load(x_ptr + row * E + offs))
+
+
+def run(o: torch.Tensor, x: torch.Tensor, blocks: int = 1):
+    n, E = o.shape
+    add_rows[(n,)](o, x, n, E=E, E_BLOCK=E // blocks)
+"""
+
+
+def test_a_missing_grid_axis_is_harmless_where_every_element_of_an_in_place_output_is_written() -> None:
+    # (sglang's lightning attention reads `program_id(2)` for its one feature block: GR003 stood
+    # wherever no output had to be written whole, an in-place one included)
+    assert "GR003" not in {f.code for f in check_source(_INPLACE_AXIS, "rows.py")}
+    # two feature blocks and still no axis for them: half of every row is never updated
+    two = _INPLACE_AXIS.replace("blocks: int = 1", "blocks: int = 2")
+    assert "GR003" in {f.code for f in check_source(two, "rows.py") if f.severity.fails_check}
