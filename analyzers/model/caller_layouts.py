@@ -21,7 +21,7 @@ import functools
 
 from argus.analyzers.model.binder_callers import _callers_index
 from argus.analyzers.model.launch_site import LaunchSite
-from argus.analyzers.model.launcher_reads import asserted_contiguous, contiguity_tested
+from argus.analyzers.model.launcher_strides import asserted_contiguous, contiguity_tested
 from argus.analyzers.model.nodes import subtree
 
 _MAX_SOURCE = 4 << 20  # as caller_literals.py: a larger module is not parsed again for its callers

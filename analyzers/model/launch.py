@@ -38,11 +38,11 @@ from argus.analyzers.model.launcher_reads import (
     ranks_through_calls,
     rows_arguments,
     shape_read_names,
-    stride_users,
     tensor_param_ranks,
     unguarded_tensor_uses,
 )
 from argus.analyzers.model.launcher_shapes import ranks_unpacked_later
+from argus.analyzers.model.launcher_strides import strides_read
 from argus.analyzers.model.node_memo import on_node
 from argus.analyzers.model.persistent import (
     grid_counts,
@@ -67,6 +67,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
     _forward_ranks: dict[str, int] = {}
     _rank_aliases: dict[str, ast.expr] | None = None  # names assigned a rank (guard_ranks.py)
     _callers: dict[str, list[Any]] = {}  # literals the module's calls pass (caller_literals.py)
+    _padded_dims: dict[str, frozenset[int] | None] = {}  # the strides each padded tensor passes
 
     def _bind_params(self, ev: HostEval) -> None:
         assert self.site is not None
@@ -170,7 +171,7 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         # its extents are not judged (no bound stands on a guessed rank)
         t.sized = name in ranks and name not in self._rank_unknown
         if self.sizes_known() and name in self.padded_layout:
-            t.strides = padded_strides(t.shape)
+            t.strides = padded_strides(t.shape, self._padded_dims.get(name))
         return t
 
     def _run_host(self, sizes: dict[str, int] | None) -> HostEval:
@@ -250,7 +251,8 @@ class LaunchBinder(DimUnification, GridBinding, SizeChoice, AssumedProbes, Helpe
         self._unify_suffixed_names()
         self._unify_anonymous(ev)
         # (less what every caller in the module hands over contiguous: caller_layouts.py)
-        self.padded_layout = stride_users(self.site) - contiguous_from_callers(self.site)
+        self._padded_dims = strides_read(self.site)
+        self.padded_layout = set(self._padded_dims) - contiguous_from_callers(self.site)
         kargs = self._kernel_args(ev)
         self.note_picked_params(kargs)
         self.picked_params |= set(self._helper_picks(kargs))  # helper_picks.py

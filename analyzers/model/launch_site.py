@@ -113,10 +113,18 @@ def find_launch_calls(tree: ast.AST, kernel: str) -> list[ast.Call]:
     return out
 
 
-def padded_strides(shape: list[int]) -> list[int]:
-    """Row-major strides with ROW_PAD elements of gap after each row of every inner dimension."""
-    strides, acc = [], 1
-    for i, s in enumerate(reversed(shape)):
-        strides.append(acc)
-        acc *= max(int(s), 1) + (ROW_PAD if i == 0 and len(shape) > 1 else 0)
-    return list(reversed(strides))
+def padded_strides(shape: list[int], dims: frozenset[int] | None = None) -> list[int]:
+    """Row-major strides with ROW_PAD elements of gap after each row of the innermost
+    dimension whose stride the launch passes (`dims`; None: all of them, so the rows of the
+    last dimension): `key.stride(0)` of a (tokens, heads, head_size) key pads between tokens
+    and leaves each token's heads contiguous, as the kernel that reads only that stride may."""
+    rank = len(shape)
+    passed = set(range(rank)) if dims is None else {d % rank for d in dims if -rank <= d < rank}
+    inner = max((d for d in passed if d < rank - 1), default=None)
+    strides, acc = [0] * rank, 1
+    for d in range(rank - 1, -1, -1):
+        strides[d] = acc
+        acc *= max(int(shape[d]), 1)
+        if inner is not None and d - 1 == inner:
+            acc += ROW_PAD
+    return strides

@@ -9,7 +9,6 @@ import ast
 from argus.analyzers.model.host_caller_args import caller_input_names
 from argus.analyzers.model.host_tensor_ops import TORCH_FUNCTION_FORMS
 from argus.analyzers.model.host_values import dotted_name
-from argus.analyzers.model.launch_site import LaunchSite
 from argus.analyzers.model.launcher_shapes import (
     param_shape,
     rank_from_slice,
@@ -41,44 +40,6 @@ TENSOR_USES = (
     "is_cuda",  # `if not (input.is_cuda and target.is_cuda): raise` (flag-gems' huber_loss)
     "to",  # `target.to(result_dtype)`
 )
-
-
-def stride_users(site: LaunchSite) -> set[str]:
-    """Host names whose `.stride(...)` the launch passes (their layout is communicated, so
-    the probes give them padded strides), less those the launcher asserts contiguous
-    (`assert q.is_contiguous() and k.is_contiguous()`): a padded `q` is a launch the
-    launcher refuses, and the kernel may rightly address a fresh output with q's strides."""
-    out = set()
-    nodes = list(subtree(site.host_func) if site.host_func else site.body_nodes)
-    for n in nodes:
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "stride":
-            if isinstance(n.func.value, ast.Name):
-                out.add(n.func.value.id)
-    return out - asserted_contiguous(nodes)
-
-
-def asserted_contiguous(nodes: list[ast.AST]) -> set[str]:
-    """Names an `assert` states contiguous: `x.is_contiguous()`, alone or in an `and`."""
-    out: set[str] = set()
-    for n in nodes:
-        if not isinstance(n, ast.Assert):
-            continue
-        tests = n.test.values if isinstance(n.test, ast.BoolOp) and isinstance(n.test.op, ast.And) else [n.test]
-        out.update(name for name in map(contiguity_tested, tests) if name is not None)
-    return out
-
-
-def contiguity_tested(e: ast.expr) -> str | None:
-    """`x.is_contiguous()`: x."""
-    if (
-        isinstance(e, ast.Call)
-        and isinstance(e.func, ast.Attribute)
-        and e.func.attr == "is_contiguous"
-        and isinstance(e.func.value, ast.Name)
-        and not e.args
-    ):
-        return e.func.value.id
-    return None
 
 
 def shape_read_names(func: ast.FunctionDef) -> set[str]:

@@ -101,3 +101,37 @@ def test_a_missing_grid_axis_is_harmless_where_every_element_of_an_in_place_outp
     # two feature blocks and still no axis for them: half of every row is never updated
     two = _INPLACE_AXIS.replace("blocks: int = 1", "blocks: int = 2")
     assert "GR003" in {f.code for f in check_source(two, "rows.py") if f.severity.fails_check}
+
+
+_TOKEN_ROWS = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_tokens(key_ptr, out_ptr, key_stride, H, D: tl.constexpr, HB: tl.constexpr, BD: tl.constexpr):
+    t = tl.program_id(0)
+    heads = tl.arange(0, HB)
+    d = tl.arange(0, BD)
+    offs = heads[:, None] * D + d[None, :]  # each token's heads contiguous
+    mask = (heads[:, None] < H) & (d[None, :] < D)
+    x = tl.load(key_ptr + {row} + offs, mask=mask)
+    tl.store(out_ptr + t * H * D + offs, x, mask=mask)
+
+
+def run(key: torch.Tensor):
+    T, H, D = key.shape
+    out = torch.empty((T, H, D), device=key.device, dtype=key.dtype)
+    copy_tokens[(T,)](key, out, key.stride(0), H, D=D, HB=triton.next_power_of_2(H), BD=triton.next_power_of_2(D))
+    return out
+"""
+
+
+def test_a_padded_probe_gaps_only_the_dimension_whose_stride_the_launch_passes() -> None:
+    # (sglang's reshape_and_cache_flash passes `key.stride(0)` and reads each token's heads as
+    # contiguous, as a key sliced from a fused projection has them: the gap goes between tokens)
+    assert "MB001" not in {f.code for f in check_source(_TOKEN_ROWS.format(row="t * key_stride"), "k.py") if f.severity.fails_check}
+    # a kernel that ignores the stride it is given reads the wrong rows of a padded key
+    found = {f.code for f in check_source(_TOKEN_ROWS.format(row="t * H * D"), "k.py") if f.severity.fails_check}
+    assert found & {"MB001", "DF004"}, found
