@@ -11,17 +11,13 @@ from argus.analyzers.model.launch_site import LaunchSite
 from argus.analyzers.model.nodes import subtree
 
 
-def stride_users(site: LaunchSite) -> set[str]:
-    """Host names whose `.stride(...)` the launch passes (their layout is communicated, so
-    the probes give them padded strides), less those the launcher asserts contiguous
-    (`assert q.is_contiguous() and k.is_contiguous()`): a padded `q` is a launch the
-    launcher refuses, and the kernel may rightly address a fresh output with q's strides."""
-    return set(strides_read(site))
-
-
 def strides_read(site: LaunchSite) -> dict[str, frozenset[int] | None]:
-    """`stride_users`, each with the dimensions whose strides it reads (`x.stride(0)`: {0};
-    negative ones as written; None for `x.stride()` or an index the text does not fix)."""
+    """Host names whose `.stride(...)` the launch passes (their layout is communicated, so the
+    probes give them padded strides), each with the dimensions it reads (`x.stride(0)`: {0};
+    negative ones as written; None for `x.stride()` or an index the text does not fix); less
+    those the launcher asserts contiguous (`assert q.is_contiguous() and k.is_contiguous()`):
+    a padded `q` is a launch the launcher refuses, and the kernel may rightly address a fresh
+    output with q's strides."""
     out: dict[str, frozenset[int] | None] = {}
     nodes = list(subtree(site.host_func) if site.host_func else site.body_nodes)
     for n in nodes:
