@@ -3,8 +3,9 @@
 The probes give a tensor whose strides the launch passes a padded layout
 (`launcher_strides.strides_read`): a launcher that communicates strides claims any layout,
 and a kernel that addresses a fresh output with the input's strides is wrong for a padded
-input (the output of `empty_like` of a non-dense tensor is contiguous). But an internal launcher is often called only by an entry
-point that makes its inputs contiguous first (torchao's `fp8_sdpa_quantize_func`:
+input (the output of `empty_like` of a non-dense tensor is contiguous). But an internal
+launcher is often called only by an entry point that makes its inputs contiguous first
+(torchao's `fp8_sdpa_quantize_func`:
 `if not q.is_contiguous(): q = q.contiguous()`, then `qkv_quantize_func(q, k, v)`): there the
 padded layout is a launch the code never makes, and what it finds stands on nothing. As with
 the literals and size tests the module's callers pass (caller_literals.py, binder_callers.py),
