@@ -149,6 +149,10 @@ class HostEval(HostStores, HostInvoke, HostLoops, HostGuards, HostAsserts, HostC
                     self.machine_branch(st)
                     return
                 if isinstance(c, Opaque):
+                    if self.call_depth == 0 and st.body and isinstance(st.body[-1], ast.Raise):
+                        # past an undecided refusal the test was false all the same: the ranks
+                        # it states hold (`if not can_fuse(gate, value): raise`, guard_ranks.py)
+                        self.note_rank_test(st.test, False)
                     if self.call_depth == 0:
                         self.join_branches(st)  # the launcher's own body: both sides, joined
                     else:

@@ -14,6 +14,7 @@ from argus.analyzers.errors import HOST_ERRORS
 from argus.analyzers.model.guard_pins import computed_pins
 from argus.analyzers.model.guard_ranks import rank_wants
 from argus.analyzers.model.host_values import KnownTruth, Opaque
+from argus.analyzers.model.node_memo import fresh_copy
 
 
 class HostGuards:
@@ -26,6 +27,8 @@ class HostGuards:
     rank_wants: dict[str, tuple[int, bool | None, str]]
     rank_alias_map: dict[str, ast.expr]
     pin_wants: dict[str, int]
+    env: dict[str, Any]
+    record_assert: Callable[[ast.expr], None]  # HostAsserts'
 
     def note_pin_test(self, test: ast.expr) -> None:
         """`elif dim == saved_v.ndim - 1:` holding the launch: the value `dim` must take there
@@ -54,10 +57,34 @@ class HostGuards:
             except (*HOST_ERRORS, RecursionError):
                 return None
 
+        inlined = self._predicate_test(test, holds)
+        if inlined is not None:  # `if not can_fuse(gate, value): raise`: what `can_fuse` returns
+            test, holds = inlined
+            if holds:  # holding on the launch's path, it relates sizes as an assert does
+                self.record_assert(test)
         for name, rank, exact, partner in rank_wants(test, holds, value, self.rank_alias_map):
             old = self.rank_wants.get(name)
             if old is None or _stronger(exact, rank, old):
                 self.rank_wants[name] = (rank, exact, partner)
+
+    def _predicate_test(self, test: ast.expr, holds: bool) -> tuple[ast.expr, bool] | None:
+        """`pred(a, b)` (or `not pred(a, b)`) of a host function whose body is one `return E`:
+        E with its parameters renamed to the plain names passed, and whether it holds on the
+        launch's path (sglang's `can_fuse_qwen4_gate_value`: `return ... and gate.dim() == 3`)."""
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, holds = test.operand, not holds
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)) or test.keywords:
+            return None
+        fn = self.env.get(test.func.id)
+        node = getattr(fn, "node", None)
+        body = [st for st in getattr(node, "body", []) if not _docstring(st)]
+        if not (isinstance(node, ast.FunctionDef) and len(body) == 1 and isinstance(body[0], ast.Return)):
+            return None
+        params = [a.arg for a in node.args.posonlyargs + node.args.args]
+        if body[0].value is None or len(test.args) != len(params) or not all(isinstance(a, ast.Name) for a in test.args):
+            return None
+        renamed = {p: a.id for p, a in zip(params, test.args, strict=True)}  # type: ignore[attr-defined]
+        return _Renamed(renamed).visit(fresh_copy(body[0].value)), holds
 
     def guard_value(self, test: ast.expr) -> Any:
         """The value of a test the launch sits under, at these sizes (Opaque when unknown)."""
@@ -103,3 +130,19 @@ def _stronger(exact: bool | None, rank: int, old: tuple[int, bool | None, str]) 
     if exact is False:
         return old[1] is None or old[0] < rank
     return False
+
+
+def _docstring(st: ast.stmt) -> bool:
+    return isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str)
+
+
+class _Renamed(ast.NodeTransformer):
+    """A predicate's parameters renamed to the caller's names (its locals are left: a test of
+    one of them names nothing of the caller's, so no rank is read off it)."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        return ast.copy_location(ast.Name(id=self.names[node.id], ctx=node.ctx), node) if node.id in self.names else node
+

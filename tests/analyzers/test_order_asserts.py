@@ -135,3 +135,47 @@ def test_a_padded_probe_gaps_only_the_dimension_whose_stride_the_launch_passes()
     # a kernel that ignores the stride it is given reads the wrong rows of a padded key
     found = {f.code for f in check_source(_TOKEN_ROWS.format(row="t * H * D"), "k.py") if f.severity.fails_check}
     assert found & {"MB001", "DF004"}, found
+
+
+_GATE = """
+import torch
+import triton
+import triton.language as tl
+
+_HC = 4
+_HIDDEN = 256
+
+
+@triton.jit
+def gate_value(gate_ptr, value_ptr, out_ptr, n, HC: tl.constexpr, HIDDEN: tl.constexpr):
+    group = tl.program_id(0)
+    token = group // HC
+    hidden = tl.arange(0, HIDDEN)
+    mask = token < n
+    g = tl.load(gate_ptr + {gate_index}).to(tl.float32)
+    v = tl.load(value_ptr + token * HIDDEN + hidden, mask=mask, other=0.0)
+    tl.store(out_ptr + group * HIDDEN + hidden, tl.sigmoid(g) * v, mask=mask)
+
+
+def can_fuse(gate: torch.Tensor, value: torch.Tensor) -> bool:
+    return gate.is_cuda and gate.dim() == 3 and gate.shape[1:] == (_HC, 1) and value.shape == (gate.shape[0], _HIDDEN)
+
+
+def fused(gate: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+    {check}
+    out = torch.empty((gate.shape[0], _HC, _HIDDEN), dtype=value.dtype, device=value.device)
+    gate_value[(gate.shape[0] * _HC,)](gate, value, out, gate.shape[0], HC=_HC, HIDDEN=_HIDDEN)
+    return out
+"""
+
+_CHECK = "if not can_fuse(gate, value):\n        raise ValueError('unsupported')"
+
+
+def test_the_ranks_a_refusing_predicate_returns_are_the_launchs() -> None:
+    # (sglang's Qwen4 gate: `gate.dim() == 3 and gate.shape[1:] == (4, 1)` inside the predicate;
+    # without it the launcher reads only `gate.shape[0]` and a rank of 1 was guessed)
+    clean = _GATE.format(gate_index="group", check=_CHECK)
+    assert {f.code for f in check_source(clean, "gate.py") if f.severity.fails_check and f.code != "MB003"} == set()
+    # one element too far is still read past the (n, 4, 1) gate at the last group
+    wrong = _GATE.format(gate_index="group + 1", check=_CHECK)
+    assert "MB001" in {f.code for f in check_source(wrong, "gate.py") if f.severity.fails_check}
