@@ -104,10 +104,13 @@ def qualify_triton_names(func: ast.FunctionDef, imports: dict[str, ImportRef]) -
     own |= {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     wanted = {k: v for k, v in renames.items() if k not in own}
     if wanted:
-        _Renamer(wanted).visit(func)
+        NameRenamer(wanted).visit(func)
 
 
-class _Renamer(ast.NodeTransformer):
+class NameRenamer(ast.NodeTransformer):
+    """Names read (`ast.Load`) renamed in place: `x` -> `y` for ("y", None), `x` -> `m.f` for
+    ("m", "f") (an import's alias resolved; a predicate's parameters renamed to the caller's)."""
+
     def __init__(self, renames: dict[str, tuple[str, str | None]]) -> None:
         self.renames = renames
 

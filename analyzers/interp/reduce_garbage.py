@@ -13,6 +13,7 @@ import numpy as np
 from argus.analyzers.interp import garbage
 from argus.analyzers.interp.ops_core import bc, to_val
 from argus.analyzers.interp.values import Val
+from argus.analyzers.model.host_values import dotted_name
 
 if TYPE_CHECKING:
     from argus.analyzers.interp.context import OpContext
@@ -147,7 +148,7 @@ def reduced_operand(node: ast.AST) -> ast.expr | None:
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
         return None
     owner = node.func.value
-    if isinstance(owner, ast.Name | ast.Attribute) and dotted_text(owner) in ("tl", "triton.language", "tl.math"):
+    if isinstance(owner, ast.Name | ast.Attribute) and dotted_name(owner) in ("tl", "triton.language", "tl.math"):
         return node.args[0] if node.args else None
     return owner
 
@@ -165,14 +166,6 @@ def never_negative(e: ast.expr | None) -> bool:
     if callee in _NEVER_NEGATIVE:
         return True
     return callee == "maximum" and any(isinstance(a, ast.Constant) and a.value == 0 for a in e.args)
-
-
-def dotted_text(e: ast.expr) -> str:
-    if isinstance(e, ast.Name):
-        return e.id
-    if isinstance(e, ast.Attribute):
-        return f"{dotted_text(e.value)}.{e.attr}"
-    return ""
 
 
 def identity_of(name: str, dtype: str) -> float:

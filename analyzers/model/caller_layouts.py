@@ -23,7 +23,7 @@ import functools
 from argus.analyzers.model.binder_callers import _callers_index
 from argus.analyzers.model.launch_site import LaunchSite
 from argus.analyzers.model.launcher_strides import asserted_contiguous, contiguity_tested
-from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.nodes import stored_names, subtree
 
 _MAX_SOURCE = 4 << 20  # as caller_literals.py: a larger module is not parsed again for its callers
 
@@ -101,8 +101,7 @@ def _made_contiguous(before: list[ast.stmt]) -> set[str]:
             tested = _not_contiguous_test(st.test)
             if tested is not None and len(st.body) == 1 and _contiguous_assignment(st.body[0]) == tested:
                 target = tested  # `if not x.is_contiguous(): x = x.contiguous()`
-        stored = {n.id for n in subtree(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        made -= stored
+        made -= stored_names([st])
         if target is not None:
             made.add(target)
         made |= asserted_contiguous([st])

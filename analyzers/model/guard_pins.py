@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from argus.analyzers.model.node_memo import on_node
-from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.nodes import stored_names, subtree
 
 
 def guard_pins(body: list[ast.stmt], call: ast.Call, params: set[str]) -> dict[str, Any]:
@@ -110,7 +110,7 @@ def pin_computed(func: ast.FunctionDef, pins: dict[str, Any], ranks: dict[str, i
     compare them with (`ev.pin_wants`, from computed_pins); True when one was pinned anew. A
     parameter the launcher assigns is left: a test of it tests that value, not the argument."""
     params = {a.arg for a in func.args.posonlyargs + func.args.args + func.args.kwonlyargs}
-    stored = on_node(func, "stored_names", lambda: _stored_names(func))
+    stored = on_node(func, "stored_names", lambda: frozenset(stored_names([func])))
     new = {
         k: v
         for k, v in ev.pin_wants.items()
@@ -118,7 +118,3 @@ def pin_computed(func: ast.FunctionDef, pins: dict[str, Any], ranks: dict[str, i
     }
     pins.update(new)
     return bool(new)
-
-
-def _stored_names(func: ast.FunctionDef) -> frozenset[str]:
-    return frozenset(n.id for n in subtree(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))

@@ -24,7 +24,7 @@ from argus.analyzers.model.host_caller_args import mapping_get
 from argus.analyzers.model.host_calls import HostCalls
 from argus.analyzers.model.host_functions import HostFunction
 from argus.analyzers.model.host_guards import HostGuards
-from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult, stored_names
+from argus.analyzers.model.host_invoke import HostInvoke, UnknownResult
 from argus.analyzers.model.host_loops import MAX_ITEMS, HostLoops
 from argus.analyzers.model.host_numbers import STRING_METHODS, string_method
 from argus.analyzers.model.host_sequences import LIST_METHODS, list_method
@@ -43,7 +43,7 @@ from argus.analyzers.model.host_values import (
     transpose,
 )
 from argus.analyzers.model.launch_loops import first_yield_of, loop_text
-from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.nodes import stored_names, subtree
 from argus.analyzers.model.runtime_values import RUNTIME_READS, RunTimeValue, carried, runtime_read
 
 

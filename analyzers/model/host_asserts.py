@@ -13,6 +13,9 @@ from typing import Any
 from argus.analyzers.model.guard_tests import literal_choices
 from argus.analyzers.model.host_values import DimClasses, SymInt
 
+#: the comparisons an ordering assert between sizes makes
+ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
 
 class HostAsserts:
     """Mixin of HostEval (which provides `expr`, `unify`, `recording`, `dims`, ...)."""
@@ -59,7 +62,7 @@ class HostAsserts:
                 elif isinstance(a, SymInt) and isinstance(b, int) and right == 0:
                     root = self.dims.find(a.sym)
                     self.dims.multiple_of[root] = max(self.dims.multiple_of.get(root, 1), int(b))
-        elif isinstance(op, ast.Lt | ast.LtE | ast.Gt | ast.GtE):
+        elif isinstance(op, ORDERINGS):
             if not self.recording and _order_broken(left, right, op):
                 # `assert vocab_size <= world * shard_width` (sglang's gathered softcap): a
                 # probe whose sizes break it is a launch the launcher refuses (assert_search.py)

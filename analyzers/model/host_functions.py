@@ -80,10 +80,10 @@ class LaunchFunctions:
 def _key_text(node: ast.FunctionDef) -> str:
     """A function's text for a cache key, docstring left out; kept on its tree (the snippet memo
     keeps an unchanged function's tree, and every check asks again for every kernel)."""
-    return on_node(node, "key_text", lambda: ast.unparse(_undocumented(node)))
+    return on_node(node, "key_text", lambda: ast.unparse(undocumented(node)))
 
 
-def _undocumented(node: ast.AST) -> ast.AST:
+def undocumented(node: ast.AST) -> ast.AST:
     """`node` without its docstring (a shallow copy; nothing reads a docstring, so typing in
     one leaves the key alone)."""
     body = getattr(node, "body", None)

@@ -11,10 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 from argus.analyzers.errors import HOST_ERRORS
+from argus.analyzers.imports import NameRenamer
 from argus.analyzers.model.guard_pins import computed_pins
 from argus.analyzers.model.guard_ranks import rank_wants
+from argus.analyzers.model.host_functions import undocumented
 from argus.analyzers.model.host_values import KnownTruth, Opaque
-from argus.analyzers.model.node_memo import fresh_copy
+from argus.analyzers.model.node_memo import fresh_copy, on_node
 
 
 class HostGuards:
@@ -75,16 +77,12 @@ class HostGuards:
             test, holds = test.operand, not holds
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name)) or test.keywords:
             return None
-        fn = self.env.get(test.func.id)
-        node = getattr(fn, "node", None)
-        body = [st for st in getattr(node, "body", []) if not _docstring(st)]
-        if not (isinstance(node, ast.FunctionDef) and len(body) == 1 and isinstance(body[0], ast.Return)):
+        node = getattr(self.env.get(test.func.id), "node", None)
+        if not isinstance(node, ast.FunctionDef):
             return None
-        params = [a.arg for a in node.args.posonlyargs + node.args.args]
-        if body[0].value is None or len(test.args) != len(params) or not all(isinstance(a, ast.Name) for a in test.args):
-            return None
-        renamed = {p: a.id for p, a in zip(params, test.args, strict=True)}  # type: ignore[attr-defined]
-        return _Renamed(renamed).visit(fresh_copy(body[0].value)), holds
+        # (kept on the call while the predicate's tree is the same: every probe runs the launcher)
+        inlined = on_node(test, "predicate_inlined", lambda: _inlined(test, node), node)
+        return None if inlined is None else (inlined, holds)
 
     def guard_value(self, test: ast.expr) -> Any:
         """The value of a test the launch sits under, at these sizes (Opaque when unknown)."""
@@ -132,17 +130,14 @@ def _stronger(exact: bool | None, rank: int, old: tuple[int, bool | None, str]) 
     return False
 
 
-def _docstring(st: ast.stmt) -> bool:
-    return isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str)
-
-
-class _Renamed(ast.NodeTransformer):
-    """A predicate's parameters renamed to the caller's names (its locals are left: a test of
-    one of them names nothing of the caller's, so no rank is read off it)."""
-
-    def __init__(self, names: dict[str, str]) -> None:
-        self.names = names
-
-    def visit_Name(self, node: ast.Name) -> ast.Name:
-        return ast.copy_location(ast.Name(id=self.names[node.id], ctx=node.ctx), node) if node.id in self.names else node
-
+def _inlined(call: ast.Call, pred: ast.FunctionDef) -> ast.expr | None:
+    """The expression `pred`'s one `return` gives, its parameters renamed to the plain names
+    `call` passes (its locals are left: a test of one names nothing of the caller's)."""
+    body = undocumented(pred).body  # type: ignore[attr-defined]
+    params = [a.arg for a in pred.args.posonlyargs + pred.args.args]
+    if not (len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None):
+        return None
+    if len(call.args) != len(params) or not all(isinstance(a, ast.Name) for a in call.args):
+        return None
+    renames = {p: (a.id, None) for p, a in zip(params, call.args, strict=True)}  # type: ignore[attr-defined]
+    return NameRenamer(renames).visit(fresh_copy(body[0].value))  # type: ignore[no-any-return]

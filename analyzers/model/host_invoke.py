@@ -16,6 +16,7 @@ from typing import Any
 from argus.analyzers.model.host_functions import MAX_CALL_DEPTH, HostFunction
 from argus.analyzers.model.host_loops import SEARCHED
 from argus.analyzers.model.host_values import Opaque
+from argus.analyzers.model.nodes import stored_names
 from argus.analyzers.model.refusal_bounds import AtLeast, refused_bound, renamed
 
 
@@ -70,15 +71,6 @@ def exits(stmts: list[ast.stmt]) -> bool:
             continue
         todo.extend(ast.iter_child_nodes(n))
     return False
-
-
-def stored_names(stmts: list[ast.stmt]) -> set[str]:
-    return {
-        n.id
-        for st in stmts
-        for n in ast.walk(st)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
 
 
 _NO_DEFAULT = object()  # a keyword-only parameter without a default (ast's kw_defaults None)

@@ -29,6 +29,7 @@ from argus.analyzers.model.guard_pins import guard_pins, pin_computed
 from argus.analyzers.model.guard_ranks import apply_rank_wants, rank_aliases
 from argus.analyzers.model.helper_picks import HelperPicks
 from argus.analyzers.model.host import HostEval
+from argus.analyzers.model.host_asserts import ORDERINGS
 from argus.analyzers.model.host_caller_args import bind_caller_args, caller_input, caller_reads
 from argus.analyzers.model.host_values import DimClasses, HostTensor, Opaque, SymInt, contiguous_strides
 from argus.analyzers.model.launch_args import evaluate_launch_args
@@ -479,7 +480,7 @@ def _only_orderings(broken: list[ast.AST]) -> tuple[str, ...] | None:
     nothing is broken; None where an equality or a refusal is (the launch is then not judged)."""
     if not broken:
         return ()
-    if all(isinstance(t, ast.Compare) and isinstance(t.ops[0], ast.Lt | ast.LtE | ast.Gt | ast.GtE) for t in broken):
+    if all(isinstance(t, ast.Compare) and isinstance(t.ops[0], ORDERINGS) for t in broken):
         return (f"the probe's sizes, at which the launcher's `assert {ast.unparse(broken[0])}` does not hold",)
     return None
 

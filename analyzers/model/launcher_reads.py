@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from argus.analyzers.model.host_caller_args import caller_input_names
+from argus.analyzers.model.host_functions import called_names
 from argus.analyzers.model.host_tensor_ops import TORCH_FUNCTION_FORMS
 from argus.analyzers.model.host_values import dotted_name
 from argus.analyzers.model.launcher_shapes import (
@@ -17,7 +18,7 @@ from argus.analyzers.model.launcher_shapes import (
     whole_shape,
 )
 from argus.analyzers.model.node_memo import on_node
-from argus.analyzers.model.nodes import subtree
+from argus.analyzers.model.nodes import stored_names, subtree
 from argus.analyzers.model.rank_asserts import asserted_ranks
 
 # attributes and methods that only a tensor has: a parameter using one is a tensor (rank >= 1)
@@ -488,7 +489,7 @@ def _unguarded_tensor_uses(func: ast.FunctionDef) -> set[str]:
     for st in func.body:
         visit(st, frozenset())
     # `if out is None: out = torch.empty(...)`: a name the launcher binds again may be None
-    rebound = {n.id for n in subtree(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    rebound = on_node(func, "stored_names", lambda: frozenset(stored_names([func])))
     return out - rebound
 
 
@@ -510,11 +511,8 @@ def ranks_through_calls(
 
 
 def _called_by_name(func: ast.FunctionDef) -> tuple[str, ...]:
-    return on_node(
-        func,
-        "called_by_name",
-        lambda: tuple(sorted({n.func.id for n in subtree(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)})),
-    )
+    """The plain names `func` calls (not `m.f`), as host_functions reads them."""
+    return on_node(func, "called_by_name", lambda: tuple(sorted(n for n in called_names([func]) if "." not in n)))
 
 
 def _ranks_through_calls(

@@ -31,6 +31,11 @@ def subtree(root: ast.AST) -> list[ast.AST]:
     return cached
 
 
+def stored_names(roots: list[ast.AST]) -> set[str]:
+    """The plain names assigned anywhere under `roots` (targets, loop variables, `with ... as`)."""
+    return {n.id for root in roots for n in ast.walk(root) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
 def assignment_parts(node: ast.AST) -> tuple[list[ast.expr], ast.expr] | None:
     """(targets, value) of a statement that binds names from a value: `a = b`, `a += b`,
     `a: T = b`, and a `for a in b` loop; None for any other node (and a bare annotation)."""
