@@ -13,6 +13,7 @@ import functools
 import re
 
 from argus.analyzers.model.launch_site import LaunchSite
+from argus.analyzers.model.nodes import subtree
 from argus.analyzers.module_ast import Place, bfs_merged, part_answers, walk_places
 
 _MAX_SOURCE = 4 << 20  # a module larger than this is not parsed again for its callers
@@ -210,6 +211,22 @@ def _part_functions(part: ast.Module) -> list[tuple[Place, tuple[Func, frozenset
         if around is not None:
             called[id(around)] |= called[id(func)]
     return [(place, (func, frozenset(called[id(func)]))) for place, func in funcs]
+
+
+def plain_calls(source: bytes, name: str) -> list[tuple[Func, ast.Call]] | None:
+    """(caller, call) for every `name(...)` call (a plain name: a method of the same name is
+    another function) in the module's functions, in the callers index's order; None where the
+    module does not parse. The callers' node lists are kept on their trees, which outlive an
+    edit elsewhere (caller_literals.py and caller_layouts.py read the calls so)."""
+    index = _callers_index(source)
+    if index is None:
+        return None
+    return [
+        (caller, call)
+        for caller in index.get(name, ())
+        for call in subtree(caller)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == name
+    ]
 
 
 def _called_name(call: ast.Call) -> str | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import functools
 
-from argus.analyzers.model.binder_callers import _callers_index
+from argus.analyzers.model.binder_callers import plain_calls
 from argus.analyzers.model.launch_site import LaunchSite
 from argus.analyzers.model.launcher_strides import asserted_contiguous, contiguity_tested
 from argus.analyzers.model.nodes import stored_names, subtree
@@ -41,23 +41,17 @@ def contiguous_from_callers(site: LaunchSite | None) -> frozenset[str]:
 @functools.lru_cache(maxsize=64)
 def _contiguous_params(source: bytes, name: str, params: tuple[str, ...]) -> frozenset[str]:
     """(once per module text and launcher: every kernel and probe of the launcher asks)"""
-    index = _callers_index(source)
-    if index is None:
-        return frozenset()
     found: set[str] | None = None
-    for caller in index.get(name, ()):
+    for caller, call in plain_calls(source, name) or ():
         if caller.name == name:
             continue  # (the launcher itself, or a method of the same name)
-        for call in subtree(caller):
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == name):
-                continue
-            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-                return frozenset()
-            made = _made_contiguous(_path_before(caller.body, call))
-            passed = [(params[i], a) for i, a in enumerate(call.args) if i < len(params)]
-            passed += [(k.arg, k.value) for k in call.keywords if k.arg]
-            here = {p for p, a in passed if _is_contiguous(a, made)}
-            found = here if found is None else found & here
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return frozenset()
+        made = _made_contiguous(_path_before(caller.body, call))
+        passed = [(params[i], a) for i, a in enumerate(call.args) if i < len(params)]
+        passed += [(k.arg, k.value) for k in call.keywords if k.arg]
+        here = {p for p, a in passed if _is_contiguous(a, made)}
+        found = here if found is None else found & here
     return frozenset(found or ())
 
 

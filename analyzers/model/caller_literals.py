@@ -16,9 +16,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from argus.analyzers.model.binder_callers import _callers_index
+from argus.analyzers.model.binder_callers import plain_calls
 from argus.analyzers.model.launch_site import LaunchSite
-from argus.analyzers.model.nodes import subtree
 
 _UNSET = object()
 _MAX_SOURCE = 4 << 20  # a module larger than this is not parsed again for its callers
@@ -32,16 +31,7 @@ def caller_literals(site: LaunchSite | None) -> dict[str, list[Any]]:
     func = site.host_func if site is not None else None
     if site is None or func is None or len(site.smap.source) > _MAX_SOURCE:
         return {}
-    index = _callers_index(site.smap.source)
-    if index is None:
-        return {}
-    calls = [  # (the callers' node lists are kept on their trees, which outlive an edit elsewhere)
-        call
-        for caller in index.get(func.name, ())
-        if caller is not func
-        for call in subtree(caller)
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == func.name
-    ]  # (a method of the same name is another function)
+    calls = [call for caller, call in plain_calls(site.smap.source, func.name) or () if caller is not func]
     if not calls:
         return {}
     params = [a.arg for a in func.args.posonlyargs + func.args.args]
